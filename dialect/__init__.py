@@ -1,0 +1,35 @@
+"""The `tile` dialect: its IRDL definition, Python op classes and context helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mlir import ir
+from mlir._mlir_libs import _mlir as _cext
+from mlir.dialects import irdl
+
+# MLIR looks up op classes of namespace `tile` in `phobos.dialect.tile`.
+_cext.globals.append_dialect_search_prefix(__name__)
+_cext.globals.register_traceback_file_exclusion(__file__)
+
+IRDL_FILE = Path(__file__).with_name("tile.irdl.mlir")
+_IRDL_TEXT = IRDL_FILE.read_text()
+
+
+def load_tile_dialect(context: ir.Context) -> None:
+    """Loads the tile dialect into `context` (once; later calls do nothing)."""
+    if context.is_registered_operation("tile.load"):
+        return
+    definition = ir.Module.parse(_IRDL_TEXT, context)
+    irdl.load_dialects(definition)
+
+
+def make_context() -> ir.Context:
+    """A new context with the upstream dialects and the tile dialect loaded."""
+    context = ir.Context()
+    load_tile_dialect(context)
+    return context
+
+
+from . import tile  # noqa: E402  (registers the op classes)
+from . import kernel  # noqa: E402

@@ -1,0 +1,124 @@
+"""Kernel facts: the attributes that make a `func.func` a tile kernel.
+
+Function attributes (on the `func.func`):
+  tile.kernel                      unit: the function is a kernel (one CTA's work).
+  tile.launch = {threads = 256 : i64[, min_blocks = N : i64][, max_regs = N : i64]}
+                                   threads per CTA (a multiple of 32), occupancy hints.
+  tile.aligned = {M = 32 : i64, ...}
+                                   `@aligned` promises: runtime extent M is a multiple of 32.
+  tile.autotune = {TM = array<i64: 32, 64>, ...}
+                                   the search space of each autotuned constant.
+  tile.bindings = {TM = 32 : i64, ...}
+                                   the values chosen for this compilation.
+  tile.pipeline, tile.tensorcore, tile.persistent
+                                   unit flags (software pipelining, tensor cores,
+                                   persistent grid).
+
+Argument attributes:
+  tile.name = "X"                  the parameter's source name (used in messages and
+                                   in the launch contract).
+  tile.dims = ["M", "N"]           on memref arguments: the symbol (or decimal literal)
+                                   of each dimension; one symbol names one extent in
+                                   every parameter that uses it.
+  tile.divisibility = array<i64: 16, 4>
+                                   launch-time specialisation: per dimension of a
+                                   memref, the power of two dividing its extent; on an
+                                   integer scalar, one entry for its value.
+  tile.stride_divisibility = array<i64: ...>
+                                   per leading dimension of a memref, the power of
+                                   two dividing its stride in elements.
+  tile.ptr_align = 16 : i64        the byte alignment of the base pointer.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from mlir import ir
+
+KERNEL = "tile.kernel"
+LAUNCH = "tile.launch"
+ALIGNED = "tile.aligned"
+AUTOTUNE = "tile.autotune"
+BINDINGS = "tile.bindings"
+PIPELINE = "tile.pipeline"
+TENSORCORE = "tile.tensorcore"
+PERSISTENT = "tile.persistent"
+FLAGS = (PIPELINE, TENSORCORE, PERSISTENT)
+
+ARG_NAME = "tile.name"
+ARG_DIMS = "tile.dims"
+ARG_DIVISIBILITY = "tile.divisibility"
+ARG_STRIDE_DIVISIBILITY = "tile.stride_divisibility"
+ARG_PTR_ALIGN = "tile.ptr_align"
+
+DEFAULT_THREADS = 256
+FUNC_ATTRS = (KERNEL, LAUNCH, ALIGNED, AUTOTUNE, BINDINGS) + FLAGS
+ARG_ATTRS = (ARG_NAME, ARG_DIMS, ARG_DIVISIBILITY, ARG_STRIDE_DIVISIBILITY, ARG_PTR_ALIGN)
+
+
+def is_kernel(op: ir.Operation) -> bool:
+    return op.name == "func.func" and KERNEL in op.attributes
+
+
+def _int_dict(attr: Optional[ir.Attribute]) -> Dict[str, int]:
+    if attr is None:
+        return {}
+    return {named.name: ir.IntegerAttr(named.attr).value for named in ir.DictAttr(attr)}
+
+
+def _get(op: ir.Operation, name: str) -> Optional[ir.Attribute]:
+    return op.attributes[name] if name in op.attributes else None
+
+
+def launch(op: ir.Operation) -> Dict[str, int]:
+    """The kernel's launch facts, with `threads` defaulted."""
+    facts = _int_dict(_get(op, LAUNCH))
+    facts.setdefault("threads", DEFAULT_THREADS)
+    return facts
+
+
+def aligned(op: ir.Operation) -> Dict[str, int]:
+    return _int_dict(_get(op, ALIGNED))
+
+
+def bindings(op: ir.Operation) -> Dict[str, int]:
+    return _int_dict(_get(op, BINDINGS))
+
+
+def autotune(op: ir.Operation) -> Dict[str, List[int]]:
+    attr = _get(op, AUTOTUNE)
+    if attr is None:
+        return {}
+    return {n.name: list(ir.DenseI64ArrayAttr(n.attr)) for n in ir.DictAttr(attr)}
+
+
+def flags(op: ir.Operation) -> List[str]:
+    return [f for f in FLAGS if f in op.attributes]
+
+
+def arg_attrs(op: ir.Operation, index: int) -> Dict[str, ir.Attribute]:
+    """The attribute dictionary of argument `index` ({} when there is none)."""
+    if "arg_attrs" not in op.attributes:
+        return {}
+    attrs = ir.ArrayAttr(op.attributes["arg_attrs"])
+    if index >= len(attrs):
+        return {}
+    return {n.name: n.attr for n in ir.DictAttr(attrs[index])}
+
+
+def arg_name(op: ir.Operation, index: int) -> str:
+    attr = arg_attrs(op, index).get(ARG_NAME)
+    return ir.StringAttr(attr).value if attr is not None else f"arg{index}"
+
+
+def arg_dims(op: ir.Operation, index: int) -> Optional[List[str]]:
+    attr = arg_attrs(op, index).get(ARG_DIMS)
+    if attr is None:
+        return None
+    return [ir.StringAttr(a).value for a in ir.ArrayAttr(attr)]
+
+
+def arg_i64_array(op: ir.Operation, index: int, name: str) -> Optional[List[int]]:
+    attr = arg_attrs(op, index).get(name)
+    return list(ir.DenseI64ArrayAttr(attr)) if attr is not None else None

@@ -1,0 +1,473 @@
+"""Python op classes of the `tile` dialect.
+
+The dialect itself is defined in IRDL (tile.irdl.mlir beside this file); these
+classes give the builder API and the passes real `OpView` subclasses with typed
+constructors and named accessors. MLIR finds them through the dialect search
+prefix `phobos.dialect` (this module is `phobos.dialect.tile`), so
+`op.opview` of a parsed `tile.*` op is an instance of the class below.
+
+Each class documents the rules `tile-verify` checks beyond what IRDL can.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from mlir import ir
+from mlir._mlir_libs import _mlir as _cext
+
+_cext.globals.register_traceback_file_exclusion(__file__)
+
+
+@_cext.register_dialect
+class _Dialect(ir.Dialect):
+    DIALECT_NAMESPACE = "tile"
+
+
+def _i64(value: int) -> ir.IntegerAttr:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+
+
+def _tensor(shape: Sequence[int], element_type: ir.Type) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(shape), element_type)
+
+
+class _TileOp(ir.OpView):
+    """Common constructor: every tile op is built in the generic form."""
+
+    _ODS_REGIONS = (0, True)
+
+    def _build(self, results, operands, attributes=None, loc=None, ip=None):
+        super().__init__(
+            self.OPERATION_NAME,
+            self._ODS_REGIONS,
+            None,
+            None,
+            attributes=attributes or {},
+            results=results,
+            operands=operands,
+            successors=None,
+            regions=None,
+            loc=loc,
+            ip=ip,
+        )
+
+    @property
+    def result(self) -> ir.Value:
+        return self.operation.results[0]
+
+
+@_cext.register_operation(_Dialect)
+class BlockIdOp(_TileOp):
+    """`tile.block_id {dim}`: the CTA's index along grid dimension `dim` (0..2)."""
+
+    OPERATION_NAME = "tile.block_id"
+
+    def __init__(self, dim: int, *, loc=None, ip=None):
+        self._build([ir.IndexType.get()], [], {"dim": _i64(dim)}, loc, ip)
+
+    @property
+    def dim(self) -> int:
+        return ir.IntegerAttr(self.operation.attributes["dim"]).value
+
+
+@_cext.register_operation(_Dialect)
+class GridDimOp(_TileOp):
+    """`tile.grid_dim {dim}`: the number of CTAs along grid dimension `dim` (0..2)."""
+
+    OPERATION_NAME = "tile.grid_dim"
+
+    def __init__(self, dim: int, *, loc=None, ip=None):
+        self._build([ir.IndexType.get()], [], {"dim": _i64(dim)}, loc, ip)
+
+    @property
+    def dim(self) -> int:
+        return ir.IntegerAttr(self.operation.attributes["dim"]).value
+
+
+@_cext.register_operation(_Dialect)
+class RangeOp(_TileOp):
+    """`tile.range {start, end}` -> tensor<(end-start) x iN>: [start, ..., end-1].
+
+    Verified: 0 <= start < end, a 1-D result of extent end - start with an
+    integer or index element type.
+    """
+
+    OPERATION_NAME = "tile.range"
+
+    def __init__(self, start: int, end: int, element_type: Optional[ir.Type] = None, *, loc=None, ip=None):
+        element_type = element_type or ir.IntegerType.get_signless(32)
+        self._build(
+            [_tensor([end - start], element_type)],
+            [],
+            {"start": _i64(start), "end": _i64(end)},
+            loc,
+            ip,
+        )
+
+    @property
+    def start(self) -> int:
+        return ir.IntegerAttr(self.operation.attributes["start"]).value
+
+    @property
+    def end(self) -> int:
+        return ir.IntegerAttr(self.operation.attributes["end"]).value
+
+
+@_cext.register_operation(_Dialect)
+class BroadcastOp(_TileOp):
+    """`tile.broadcast %t` -> a tile of the same rank and element type whose
+    dimensions equal the source's except where the source has extent 1."""
+
+    OPERATION_NAME = "tile.broadcast"
+
+    def __init__(self, source: ir.Value, shape: Sequence[int], *, loc=None, ip=None):
+        element_type = ir.RankedTensorType(source.type).element_type
+        self._build([_tensor(shape, element_type)], [source], None, loc, ip)
+
+    @property
+    def source(self) -> ir.Value:
+        return self.operation.operands[0]
+
+
+@_cext.register_operation(_Dialect)
+class TransposeOp(_TileOp):
+    """`tile.transpose %t {permutation}`: result dim i is source dim permutation[i]."""
+
+    OPERATION_NAME = "tile.transpose"
+
+    def __init__(self, source: ir.Value, permutation: Sequence[int], *, loc=None, ip=None):
+        source_type = ir.RankedTensorType(source.type)
+        shape = [source_type.shape[p] for p in permutation]
+        self._build(
+            [_tensor(shape, source_type.element_type)],
+            [source],
+            {"permutation": ir.DenseI64ArrayAttr.get(list(permutation))},
+            loc,
+            ip,
+        )
+
+    @property
+    def source(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def permutation(self) -> list:
+        return list(ir.DenseI64ArrayAttr(self.operation.attributes["permutation"]))
+
+
+class _SliceAccess(_TileOp):
+    """Shared accessors of the slice-form load and store.
+
+    Verified: one `index` start per dimension of `base`, the tile has the rank
+    and element type of `base`, static extents of `base` are not smaller than
+    the tile when the start is known. Optional attribute `in_bounds`
+    (array<i1>, one per dimension) marks dimensions proven never to leave the
+    tensor; unmarked dimensions are masked.
+    """
+
+    @property
+    def in_bounds(self) -> list:
+        attrs = self.operation.attributes
+        if "in_bounds" not in attrs:
+            return [False] * len(self.starts)
+        return [bool(x) for x in ir.DenseBoolArrayAttr(attrs["in_bounds"])]
+
+
+@_cext.register_operation(_Dialect)
+class LoadSliceOp(_SliceAccess):
+    """`tile.load_slice %base, %starts...` -> the tile at `starts` (see _SliceAccess)."""
+
+    OPERATION_NAME = "tile.load_slice"
+
+    def __init__(self, base: ir.Value, starts: Sequence[ir.Value], shape: Sequence[int], *, loc=None, ip=None):
+        element_type = ir.MemRefType(base.type).element_type
+        self._build([_tensor(shape, element_type)], [base, *starts], None, loc, ip)
+
+    @property
+    def base(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def starts(self) -> list:
+        return list(self.operation.operands)[1:]
+
+
+@_cext.register_operation(_Dialect)
+class StoreSliceOp(_SliceAccess):
+    """`tile.store_slice %value, %base, %starts...` (see _SliceAccess)."""
+
+    OPERATION_NAME = "tile.store_slice"
+
+    def __init__(self, value: ir.Value, base: ir.Value, starts: Sequence[ir.Value], *, loc=None, ip=None):
+        self._build([], [value, base, *starts], None, loc, ip)
+
+    @property
+    def value(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def base(self) -> ir.Value:
+        return self.operation.operands[1]
+
+    @property
+    def starts(self) -> list:
+        return list(self.operation.operands)[2:]
+
+
+@_cext.register_operation(_Dialect)
+class LoadOp(_TileOp):
+    """`tile.load %base, %offsets[, %mask]` -> base.flat[offsets] where mask.
+
+    Verified: integer/index offsets; the mask is i1 of the offsets' shape; the
+    result has the offsets' shape and the base's element type.
+    """
+
+    OPERATION_NAME = "tile.load"
+
+    def __init__(self, base: ir.Value, offsets: ir.Value, mask: Optional[ir.Value] = None, *, loc=None, ip=None):
+        shape = ir.RankedTensorType(offsets.type).shape
+        element_type = ir.MemRefType(base.type).element_type
+        operands = [base, offsets] + ([mask] if mask is not None else [])
+        self._build([_tensor(shape, element_type)], operands, None, loc, ip)
+
+    @property
+    def base(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def offsets(self) -> ir.Value:
+        return self.operation.operands[1]
+
+    @property
+    def mask(self) -> Optional[ir.Value]:
+        operands = self.operation.operands
+        return operands[2] if len(operands) > 2 else None
+
+
+@_cext.register_operation(_Dialect)
+class StoreOp(_TileOp):
+    """`tile.store %value, %base, %offsets[, %mask]`: base.flat[offsets] = value where mask.
+
+    Verified as `tile.load`, and the value has the offsets' shape and the
+    base's element type.
+    """
+
+    OPERATION_NAME = "tile.store"
+
+    def __init__(self, value: ir.Value, base: ir.Value, offsets: ir.Value, mask: Optional[ir.Value] = None, *, loc=None, ip=None):
+        operands = [value, base, offsets] + ([mask] if mask is not None else [])
+        self._build([], operands, None, loc, ip)
+
+    @property
+    def value(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def base(self) -> ir.Value:
+        return self.operation.operands[1]
+
+    @property
+    def offsets(self) -> ir.Value:
+        return self.operation.operands[2]
+
+    @property
+    def mask(self) -> Optional[ir.Value]:
+        operands = self.operation.operands
+        return operands[3] if len(operands) > 3 else None
+
+
+@_cext.register_operation(_Dialect)
+class DotOp(_TileOp):
+    """`tile.dot %lhs, %rhs, %acc`: acc + lhs x rhs.
+
+    Verified: 2-D [M, K] x [K, N] with an [M, N] accumulator and result; lhs
+    and rhs share an element type; acc and result share theirs (a float type
+    at least as wide as the inputs').
+    """
+
+    OPERATION_NAME = "tile.dot"
+
+    def __init__(self, lhs: ir.Value, rhs: ir.Value, acc: ir.Value, *, loc=None, ip=None):
+        self._build([acc.type], [lhs, rhs, acc], None, loc, ip)
+
+    @property
+    def lhs(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def rhs(self) -> ir.Value:
+        return self.operation.operands[1]
+
+    @property
+    def acc(self) -> ir.Value:
+        return self.operation.operands[2]
+
+
+REDUCE_KINDS = ("sum", "max")
+SCAN_KINDS = ("sum",)
+
+
+def _reduced_type(source_type: ir.RankedTensorType, axis: int) -> ir.Type:
+    shape = [d for i, d in enumerate(source_type.shape) if i != axis]
+    return _tensor(shape, source_type.element_type) if shape else source_type.element_type
+
+
+@_cext.register_operation(_Dialect)
+class ReduceOp(_TileOp):
+    """`tile.reduce %t {kind, axis}`: reduces along `axis`, which leaves the shape.
+
+    Verified: kind in REDUCE_KINDS, 0 <= axis < rank, the result is the source
+    shape without `axis` (the element type itself for a 1-D source).
+    """
+
+    OPERATION_NAME = "tile.reduce"
+
+    def __init__(self, source: ir.Value, kind: str, axis: int, *, loc=None, ip=None):
+        result_type = _reduced_type(ir.RankedTensorType(source.type), axis)
+        self._build(
+            [result_type],
+            [source],
+            {"kind": ir.StringAttr.get(kind), "axis": _i64(axis)},
+            loc,
+            ip,
+        )
+
+    @property
+    def source(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def kind(self) -> str:
+        return ir.StringAttr(self.operation.attributes["kind"]).value
+
+    @property
+    def axis(self) -> int:
+        return ir.IntegerAttr(self.operation.attributes["axis"]).value
+
+
+@_cext.register_operation(_Dialect)
+class ScanOp(_TileOp):
+    """`tile.scan %t {kind, axis}`: inclusive prefix scan along `axis`.
+
+    Verified: kind in SCAN_KINDS, 0 <= axis < rank, result type = source type.
+    """
+
+    OPERATION_NAME = "tile.scan"
+
+    def __init__(self, source: ir.Value, kind: str, axis: int, *, loc=None, ip=None):
+        self._build(
+            [source.type],
+            [source],
+            {"kind": ir.StringAttr.get(kind), "axis": _i64(axis)},
+            loc,
+            ip,
+        )
+
+    @property
+    def source(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def kind(self) -> str:
+        return ir.StringAttr(self.operation.attributes["kind"]).value
+
+    @property
+    def axis(self) -> int:
+        return ir.IntegerAttr(self.operation.attributes["axis"]).value
+
+
+HINT_NAMES = ("divisibility", "contiguity", "constancy")
+
+
+@_cext.register_operation(_Dialect)
+class HintOp(_TileOp):
+    """`tile.hint %v {divisibility?, contiguity?, constancy?}` -> %v with user facts.
+
+    Verified: an integer/index scalar or tile operand, result type = operand
+    type, at least one hint, each an array<i64> of positive powers of two with
+    one entry per dimension (one for a scalar); contiguity and constancy do not
+    exceed the extent of their dimension.
+    """
+
+    OPERATION_NAME = "tile.hint"
+
+    def __init__(
+        self,
+        value: ir.Value,
+        *,
+        divisibility: Optional[Sequence[int]] = None,
+        contiguity: Optional[Sequence[int]] = None,
+        constancy: Optional[Sequence[int]] = None,
+        loc=None,
+        ip=None,
+    ):
+        attributes = {}
+        for name, facts in zip(HINT_NAMES, (divisibility, contiguity, constancy)):
+            if facts is not None:
+                attributes[name] = ir.DenseI64ArrayAttr.get([int(f) for f in facts])
+        self._build([value.type], [value], attributes, loc, ip)
+
+    @property
+    def value(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    def facts(self, name: str) -> Optional[list]:
+        """The hinted array for `name` (one of HINT_NAMES), or None."""
+        attrs = self.operation.attributes
+        if name not in attrs:
+            return None
+        return list(ir.DenseI64ArrayAttr(attrs[name]))
+
+
+@_cext.register_operation(_Dialect)
+class CheckMultipleOp(_TileOp):
+    """`tile.check_multiple %extent {divisor, symbol}` -> %extent, trapping if
+    `extent % divisor != 0` (the entry check of `@aligned(symbol = divisor)`).
+
+    Verified: divisor > 0; used only at the top level of a kernel.
+    """
+
+    OPERATION_NAME = "tile.check_multiple"
+
+    def __init__(self, value: ir.Value, divisor: int, symbol: str, *, loc=None, ip=None):
+        self._build(
+            [value.type],
+            [value],
+            {"divisor": _i64(divisor), "symbol": ir.StringAttr.get(symbol)},
+            loc,
+            ip,
+        )
+
+    @property
+    def value(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def divisor(self) -> int:
+        return ir.IntegerAttr(self.operation.attributes["divisor"]).value
+
+    @property
+    def symbol(self) -> str:
+        return ir.StringAttr(self.operation.attributes["symbol"]).value
+
+
+@_cext.register_operation(_Dialect)
+class BarrierOp(_TileOp):
+    """`tile.barrier`: all threads of the CTA reach it before any continues."""
+
+    OPERATION_NAME = "tile.barrier"
+
+    def __init__(self, *, loc=None, ip=None):
+        self._build([], [], None, loc, ip)
+
+
+@_cext.register_operation(_Dialect)
+class GridBarrierOp(_TileOp):
+    """`tile.grid_barrier`: all CTAs of a `tile.persistent` kernel reach it
+    before any continues."""
+
+    OPERATION_NAME = "tile.grid_barrier"
+
+    def __init__(self, *, loc=None, ip=None):
+        self._build([], [], None, loc, ip)
