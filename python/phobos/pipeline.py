@@ -1,0 +1,120 @@
+"""Pass pipelines that mix Phobos Python passes with upstream MLIR passes.
+
+MLIR's textual pipeline parser does not know Python passes, so the text is
+split here: `builtin.module(tile-verify, canonicalize, tile-lower-to-gpu{chip=sm_90})`
+becomes the Python pass tile-verify, the upstream text `canonicalize`, and the
+Python pass tile-lower-to-gpu with its options, added in order to one
+PassManager (so IR printing and verification cover all of them). Consecutive
+upstream elements are handed to `PassManager.add` together, so an all-upstream
+pipeline is parsed exactly as mlir-opt parses it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Tuple
+
+from mlir import ir, passmanager
+
+from phobos.passes import registry
+
+
+class PipelineError(ValueError):
+    """A pipeline that cannot be built; the message is what mlir-opt would print."""
+
+
+_ANCHORED = re.compile(r"^\s*([A-Za-z_][\w.$-]*)\s*\((.*)\)\s*$", re.S)
+_CLOSE = {"(": ")", "{": "}", "[": "]"}
+
+
+def split_elements(text: str) -> List[str]:
+    """Splits `a, b{x=1}, c(d, e)` at top-level commas (brackets and quotes nest)."""
+    elements, depth, start, quote = [], [], 0, None
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in _CLOSE:
+            depth.append(_CLOSE[ch])
+        elif depth and ch == depth[-1]:
+            depth.pop()
+        elif ch == "," and not depth:
+            elements.append(text[start:i].strip())
+            start = i + 1
+    elements.append(text[start:].strip())
+    return [e for e in elements if e]
+
+
+def element_name(element: str) -> str:
+    m = re.match(r"[^{(\s]*", element)
+    return m.group(0)
+
+
+def _options(element: str) -> Tuple[str, Optional[str]]:
+    """(name, options text or None) of `name{options}`; None if nested `name(...)`."""
+    name = element_name(element)
+    rest = element[len(name):].strip()
+    if not rest:
+        return name, ""
+    if rest.startswith("{") and rest.endswith("}"):
+        return name, rest[1:-1]
+    return name, None
+
+
+def _nested_phobos_pass(element: str) -> Optional[str]:
+    """The first Phobos pass named inside an anchored sub-pipeline `op(...)`."""
+    for word in re.findall(r"[A-Za-z][\w-]*", element):
+        if registry.lookup(word) is not None:
+            return word
+    return None
+
+
+def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> passmanager.PassManager:
+    """A PassManager for `pipeline`; raises PipelineError with mlir-opt's wording."""
+    m = _ANCHORED.match(pipeline)
+    if m is None:
+        raise PipelineError("expected pass pipeline to be wrapped with the anchor operation type, e.g. 'builtin.module(...)'")
+    anchor, inner = m.group(1), m.group(2)
+    context = context or ir.Context.current
+    if anchor != "any" and not context.is_registered_operation(anchor):
+        raise PipelineError(f"'{anchor}' is not a registered operation to anchor a pass pipeline on")
+    pm = passmanager.PassManager(anchor, context)
+    pending: List[str] = []
+
+    def flush():
+        if pending:
+            try:
+                pm.add(",".join(pending))
+            except ValueError as e:
+                raise PipelineError(str(e)) from None
+            pending.clear()
+
+    for element in split_elements(inner):
+        name, options = _options(element)
+        info = registry.lookup(name)
+        if info is None:
+            nested = _nested_phobos_pass(element) if options is None else None
+            if nested is not None:
+                raise PipelineError(f"Phobos pass '{nested}' runs on the top-level module only; "
+                                    f"it cannot be nested in '{name}(...)'")
+            pending.append(element)
+            continue
+        if options is None:
+            raise PipelineError(f"Phobos pass '{name}' takes options in braces, e.g. '{name}{{opt=value}}'")
+        if anchor != "builtin.module":
+            raise PipelineError(f"Phobos pass '{name}' runs on 'builtin.module', but the pipeline is anchored on '{anchor}'")
+        try:
+            run = info.bind(options)
+        except ValueError as e:
+            raise PipelineError(str(e)) from None
+        flush()
+        pm.add(run, name=info.name, argument=info.argument, description=info.summary)
+    flush()
+    return pm
+
+
+def run_pipeline(module: ir.Module, pipeline: str) -> None:
+    """Runs `pipeline` on `module`; MLIR reports failures through ir.MLIRError."""
+    build_pass_manager(pipeline, module.context).run(module.operation)
