@@ -174,7 +174,7 @@ class _Driver:
 
         from phobos.diagnostics import Collector
         from phobos.dialect import make_context
-        from phobos.pipeline import PipelineError, build_pass_manager
+        from phobos.pipeline import PipelineError, build_pass_manager, check_module
 
         args = self.args
         context = make_context()
@@ -193,6 +193,7 @@ class _Driver:
                 if self.pipeline:
                     try:
                         pm = build_pass_manager(self.pipeline, context)
+                        check_module(module, self.pipeline)
                     except PipelineError as e:
                         self.report(collector.take())
                         sys.stderr.write(f"<unknown>:0: error: {e}\n")
@@ -326,19 +327,30 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except Exception as e:  # a compiler bug: say so without a traceback unless asked
+        if os.environ.get("PHOBOS_DEBUG"):
+            raise
+        sys.stderr.write(f"{_PROG}: internal error: {type(e).__name__}: {e}\n"
+                         f"{_PROG}: this is a bug in Phobos; rerun with PHOBOS_DEBUG=1 for a traceback\n")
+        return 1
 
 
 def _run(args, pipeline: Optional[str]) -> int:
-    if args.input == "-":
-        name, text = "<stdin>", sys.stdin.read()
-    else:
-        try:
-            with open(args.input, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as e:
-            sys.stderr.write(f"cannot open input file '{args.input}': {getattr(e, 'strerror', None) or e}\n")
-            return 1
-        name = args.input
+    name = "<stdin>" if args.input == "-" else args.input
+    try:
+        if args.input == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(args.input, "rb") as f:
+                data = f.read()
+    except OSError as e:
+        sys.stderr.write(f"cannot open input file '{args.input}': {e.strerror}\n")
+        return 1
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        sys.stderr.write(f"{name}: error: the input is not UTF-8 text (byte {e.start}); MLIR bytecode is not supported\n")
+        return 1
     driver = _Driver(args, pipeline, name, text)
     chunks = _split(text, args.split_input_file) if args.split_input_file else [(text, 1)]
     outputs, ok = [], True

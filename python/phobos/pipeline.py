@@ -16,6 +16,7 @@ from typing import List, Optional, Tuple
 
 from mlir import ir, passmanager
 
+from phobos import targets
 from phobos.passes import registry
 
 
@@ -78,6 +79,9 @@ def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> p
         raise PipelineError("expected pass pipeline to be wrapped with the anchor operation type, e.g. 'builtin.module(...)'")
     anchor, inner = m.group(1), m.group(2)
     context = context or ir.Context.current
+    problem = targets.check_pipeline_text(inner)
+    if problem:
+        raise PipelineError(problem)
     if anchor != "any" and not context.is_registered_operation(anchor):
         raise PipelineError(f"'{anchor}' is not a registered operation to anchor a pass pipeline on")
     pm = passmanager.PassManager(anchor, context)
@@ -115,6 +119,40 @@ def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> p
     return pm
 
 
+_TARGET = re.compile(r"#nvvm\.target<(.*?)>")
+
+
+def nvvm_targets(module: ir.Module) -> List[Tuple[str, str]]:
+    """(chip, features) of every #nvvm.target on the module's gpu.module ops."""
+    found = []
+
+    def visit(op):
+        if op.name == "gpu.module" and "targets" in op.attributes:
+            for m in _TARGET.finditer(str(op.attributes["targets"])):
+                chip = re.search(r'chip = "([^"]*)"', m.group(1))
+                features = re.search(r'features = "([^"]*)"', m.group(1))
+                found.append((chip.group(1) if chip else "sm_50", features.group(1) if features else "+ptx60"))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
+
+
+_SERIALIZES = re.compile(r"gpu-module-to-binary|gpu-lower-to-nvvm-pipeline")
+
+
+def check_module(module: ir.Module, pipeline: str) -> None:
+    """Raises PipelineError when `pipeline` would serialise a target of the
+    module that aborts LLVM."""
+    if not _SERIALIZES.search(pipeline):
+        return
+    problem = targets.check_module_targets(nvvm_targets(module))
+    if problem:
+        raise PipelineError(problem)
+
+
 def run_pipeline(module: ir.Module, pipeline: str) -> None:
     """Runs `pipeline` on `module`; MLIR reports failures through ir.MLIRError."""
-    build_pass_manager(pipeline, module.context).run(module.operation)
+    pm = build_pass_manager(pipeline, module.context)
+    check_module(module, pipeline)
+    pm.run(module.operation)
