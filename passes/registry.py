@@ -82,7 +82,10 @@ class PassInfo:
         run = self.run
 
         def bound(op, pass_):
-            run(op, pass_, **values)
+            # Types and attributes built in a pass need an active context and
+            # a default location; ops a pass creates should carry their own.
+            with op.context, ir.Location.unknown(op.context):
+                run(op, pass_, **values)
 
         bound.__name__ = self.name
         return bound

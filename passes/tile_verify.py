@@ -237,7 +237,8 @@ class _Checker:
                 continue
             facts = list(attr)
             if len(facts) != len(shape):
-                self.error(op, f"expects {name} to have {len(shape)} entries (one per dimension), got {len(facts)}")
+                entries = "entry" if len(shape) == 1 else "entries"
+                self.error(op, f"expects {name} to have {len(shape)} {entries} (one per dimension), got {len(facts)}")
                 continue
             for d, (f, extent) in enumerate(zip(facts, shape)):
                 if not _is_pow2(f):

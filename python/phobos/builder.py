@@ -150,7 +150,8 @@ class Value:
     """An SSA value with NumPy-style operators that emit `arith` ops.
 
     Python numbers are turned into constants of the other operand's type;
-    scalars and tiles of extent 1 broadcast to the other operand's shape.
+    scalars and tiles of extent 1 broadcast to the other operand's shape; an
+    `index` operand meeting a fixed-width integer is converted to that type.
     Integer `/` and `//` divide with truncation toward zero (`arith.divsi`),
     `%` is the matching remainder (`arith.remsi`), as in C and Triton.
     """
@@ -277,6 +278,11 @@ def _as_value(x: Operand, like: ir.Type, loc) -> Value:
     return constant(x, like, loc=loc)
 
 
+def _index_to(v: Value, element: ir.Type, loc) -> Value:
+    target = ir.RankedTensorType.get(v.shape, element) if _is_tile(v.type) else element
+    return Value(arith.IndexCastOp(target, v.value, loc=loc).result)
+
+
 def _coerce_pair(a: Operand, b: Operand, loc) -> tuple:
     """Turns numbers into constants and broadcasts both operands to one shape."""
     if not isinstance(a, (Value, ir.Value)) and not isinstance(b, (Value, ir.Value)):
@@ -287,6 +293,12 @@ def _coerce_pair(a: Operand, b: Operand, loc) -> tuple:
     if not isinstance(b, (Value, ir.Value)):
         b = constant(b, element_type_of(like), loc=loc)
     a, b = Value(unwrap(a)), Value(unwrap(b))
+    # An index (block id, extent) meets a fixed-width integer: convert the
+    # index, as offsets computed from program ids are i32 in Triton.
+    if isinstance(a.element_type, ir.IndexType) and isinstance(b.element_type, ir.IntegerType):
+        a = _index_to(a, b.element_type, loc)
+    elif isinstance(b.element_type, ir.IndexType) and isinstance(a.element_type, ir.IntegerType):
+        b = _index_to(b, a.element_type, loc)
     if a.element_type != b.element_type:
         raise TypeError(f"element types differ: {a.element_type} and {b.element_type}")
     if a.type != b.type:

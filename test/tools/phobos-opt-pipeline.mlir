@@ -1,0 +1,38 @@
+// Phobos Python passes and upstream passes mix in one pipeline, given as
+// --pass-pipeline or as individual flags, and IR printing covers both.
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-verify,canonicalize,tile-verify)' | FileCheck %s
+// RUN: phobos-opt %s --tile-verify --canonicalize | FileCheck %s
+// RUN: phobos-opt %s -tile-verify -canonicalize -o %t && FileCheck %s < %t
+// RUN: phobos-opt < %s --pass-pipeline='builtin.module(tile-verify,cse)' | FileCheck %s
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-verify,canonicalize)' --mlir-print-ir-after-all 2>&1 >/dev/null | FileCheck %s --check-prefix=DUMP
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-verify)' --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
+// RUN: phobos-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+
+// CHECK-LABEL: func.func @scale
+// CHECK: "tile.load_slice"
+// CHECK-NOT: arith.addi
+// CHECK: "tile.store_slice"
+
+// DUMP: // -----// IR Dump After TileVerify (tile-verify) //----- //
+// DUMP: // -----// IR Dump After Canonicalizer (canonicalize) //----- //
+
+// LOC: "tile.block_id"() {dim = 0 : i64} : () -> index loc(#[[L:loc[0-9]*]])
+
+// GENERIC: "func.func"()
+// GENERIC: "arith.addi"
+
+func.func @scale(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["M", "N"]},
+                 %Y: memref<?x?xf32> {tile.name = "Y", tile.dims = ["M", "N"]}, %alpha: f32 {tile.name = "alpha"})
+    attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  // LOC: #[[L]] = loc("{{.*}}phobos-opt-pipeline.mlir":[[@LINE+1]]:9)
+  %pm = "tile.block_id"() {dim = 0 : i64} : () -> index
+  %i = arith.muli %pm, %c32 : index
+  %j = arith.addi %c0, %c0 : index
+  %x = "tile.load_slice"(%X, %i, %j) : (memref<?x?xf32>, index, index) -> tensor<32x128xf32>
+  %a = tensor.splat %alpha : tensor<32x128xf32>
+  %y = arith.mulf %a, %x : tensor<32x128xf32>
+  "tile.store_slice"(%y, %Y, %i, %j) : (tensor<32x128xf32>, memref<?x?xf32>, index, index) -> ()
+  return
+}
