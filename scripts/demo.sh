@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The main job: take an example tile kernel through the compiler.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== examples/scale.mlir: verified tile IR (phobos-opt)"
+phobos-opt examples/scale.mlir --pass-pipeline='builtin.module(tile-verify,canonicalize)'
