@@ -112,16 +112,20 @@ index = ScalarType("index")
 class Tensor:
     """A global tensor parameter: `Tensor(f32, "M", "N")` is a row-major
     `memref<?x?xf32>` whose extents are the symbols M and N (an int gives a
-    static extent)."""
+    static extent). `static` gives symbols a compile-time extent (e.g. an
+    @autotune constant): the memref dimension is static, the symbol stays
+    in tile.dims."""
 
-    def __init__(self, element: ScalarType, *dims: Union[str, int]):
+    def __init__(self, element: ScalarType, *dims: Union[str, int], static: Optional[Dict[str, int]] = None):
         if not dims:
             raise ValueError("a tensor parameter needs at least one dimension")
         self.element = element
         self.dims = list(dims)
+        self.static = dict(static or {})
 
     def mlir(self) -> ir.Type:
-        shape = [d if isinstance(d, int) else ir.ShapedType.get_dynamic_size() for d in self.dims]
+        dynamic = ir.ShapedType.get_dynamic_size()
+        shape = [d if isinstance(d, int) else self.static.get(d, dynamic) for d in self.dims]
         return ir.MemRefType.get(shape, self.element.mlir())
 
     def dim_names(self) -> List[str]:
