@@ -1,0 +1,260 @@
+"""The syntax tree of a `.ph` program.
+
+Every node carries the source position of the token a diagnostic about it
+should point at (`line`, `col`, 1-based, and the token's `length` for the
+underline). The checker annotates expressions in place: `ty` (a
+`phobos.frontend.types` type) and `const` (the value of a compile-time
+constant, else None); names also get `symbol` (the declaration they resolve
+to). The lowering reads those annotations and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Union
+
+
+@dataclass
+class Pos:
+    line: int
+    col: int
+    length: int = 1
+
+
+@dataclass(eq=False)
+class Node:
+    pos: Pos
+
+
+# ----------------------------------------------------------------------------- types
+
+
+@dataclass(eq=False)
+class DimRef(Node):
+    """One dimension in a type: a symbol name or an integer literal."""
+
+    name: Optional[str] = None
+    value: Optional[int] = None
+
+    def text(self) -> str:
+        return self.name if self.name is not None else str(self.value)
+
+
+@dataclass(eq=False)
+class TypeRef(Node):
+    """`f32`, `tensor<f32>[M, N]` or `tile<f32>[32, 32]` as written."""
+
+    kind: str  # "scalar", "tensor" or "tile"
+    element: str
+    dims: List[DimRef] = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- expressions
+
+
+@dataclass(eq=False)
+class Expr(Node):
+    # Filled in by the checker.
+    def __post_init__(self):
+        self.ty = None
+        self.const = None
+
+
+@dataclass(eq=False)
+class IntLit(Expr):
+    value: int
+
+
+@dataclass(eq=False)
+class FloatLit(Expr):
+    value: float
+
+
+@dataclass(eq=False)
+class BoolLit(Expr):
+    value: bool
+
+
+@dataclass(eq=False)
+class Name(Expr):
+    name: str
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.symbol = None
+
+
+@dataclass(eq=False)
+class Unary(Expr):
+    op: str  # "-" or "!"
+    operand: Expr
+
+
+@dataclass(eq=False)
+class Binary(Expr):
+    op: str  # "+", "-", "*", "/", "%", "==", ..., "&&", "||"
+    lhs: Expr
+    rhs: Expr
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    callee: Expr
+    args: List[Expr]
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.builtin = None  # the builtin's name, set by the checker
+
+
+@dataclass(eq=False)
+class Member(Expr):
+    """`base.name` (only `ctx.block.x` and friends mean something)."""
+
+    base: Expr
+    name: str
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.grid_query = None  # ("block" | "grid", dim), set by the checker
+
+
+@dataclass(eq=False)
+class Subscript(Node):
+    """One subscript of a slice.
+
+    kind "full" (`:`), "point" (`i`), "range" (`a : b`) or "span" (`s :+ n`).
+    The checker sets `length` (the static extent of the slice along this
+    dimension) and, for "full", the start is 0.
+    """
+
+    kind: str
+    start: Optional[Expr] = None
+    end: Optional[Expr] = None  # `b` of a range, `n` of a span
+
+    def __post_init__(self):
+        self.length = None
+
+
+@dataclass(eq=False)
+class Index(Expr):
+    """`base[subscripts]`: a slice of a tensor parameter."""
+
+    base: Expr
+    subscripts: List[Subscript]
+    bracket: Optional[Pos] = None
+
+
+# ----------------------------------------------------------------------------- statements
+
+
+@dataclass(eq=False)
+class Stmt(Node):
+    pass
+
+
+@dataclass(eq=False)
+class Block(Node):
+    stmts: List[Stmt]
+
+
+@dataclass(eq=False)
+class Decl(Stmt):
+    """`let x [: T] = e` or `var x [: T] = e`."""
+
+    mutable: bool
+    name: str
+    type: Optional[TypeRef]
+    value: Expr
+
+    def __post_init__(self):
+        self.symbol = None
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    """`target op value` with op in `=`, `+=`, `-=`, `*=`; target a Name or an Index."""
+
+    target: Union[Name, Index]
+    op: str
+    value: Expr
+    op_pos: Optional[Pos] = None
+
+    def __post_init__(self):
+        # For compound assignments the checker builds `target op value` here.
+        self.combined = None
+
+
+@dataclass(eq=False)
+class For(Stmt):
+    var: str
+    var_pos: Pos
+    start: Expr
+    stop: Expr
+    step: Optional[Expr]
+    body: Block
+
+    def __post_init__(self):
+        self.symbol = None
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    cond: Expr
+    body: Block
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr
+    then: Block
+    orelse: Optional[Union[Block, "If"]] = None
+
+
+@dataclass(eq=False)
+class ExprStmt(Stmt):
+    expr: Expr
+
+
+# ----------------------------------------------------------------------------- kernels
+
+
+@dataclass(eq=False)
+class AttrArg(Node):
+    """One argument of an attribute.
+
+    kind "space" (`X in [a, b]`: name, values), "keyword" (`D = v`: name,
+    value) or "positional" (`v`: value). A value is an IntLit, FloatLit or Name
+    (a negative literal keeps its sign in the IntLit).
+    """
+
+    kind: str
+    name: Optional[str] = None
+    value: Optional[Expr] = None
+    values: List[IntLit] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Attribute(Node):
+    name: str
+    args: List[AttrArg]
+    has_parens: bool = False
+
+
+@dataclass(eq=False)
+class Param(Node):
+    name: str
+    type: TypeRef
+
+
+@dataclass(eq=False)
+class Kernel(Node):
+    name: str
+    attributes: List[Attribute]
+    params: List[Param]
+    body: Block
+
+
+@dataclass(eq=False)
+class Program(Node):
+    kernels: List[Kernel]

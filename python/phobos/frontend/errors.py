@@ -1,0 +1,78 @@
+"""Front-end diagnostics: a collector for one source buffer and `CompileError`.
+
+Diagnostics are `phobos.diagnostics.Diagnostic` records, printed by its
+`render` in the compiler style (`file:line:col: error: message`, the source
+line, a caret under the token). `CompileError.diagnostics` gives them as plain
+tuples `(filename, line, col, severity, message)`, notes after their error.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from phobos.diagnostics import Diagnostic, Sources, render
+
+from .ast import Pos
+
+DiagnosticTuple = Tuple[str, int, int, str, str]
+
+
+class Diagnostics:
+    """Collects the diagnostics about one source buffer."""
+
+    def __init__(self, filename: str, source: str):
+        self.filename = filename
+        self.source = source
+        self.records: List[Diagnostic] = []
+
+    def error(self, pos: Optional[Pos], message: str, notes: Tuple[Tuple[Pos, str], ...] = ()) -> Diagnostic:
+        diag = self._make("error", pos, message)
+        diag.notes = [self._make("note", p, m) for p, m in notes]
+        self.records.append(diag)
+        return diag
+
+    def _make(self, severity: str, pos: Optional[Pos], message: str) -> Diagnostic:
+        if pos is None:
+            return Diagnostic(severity, message, self.filename, 0, 0)
+        return Diagnostic(severity, message, self.filename, pos.line, pos.col, pos.length)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == "error" for d in self.records)
+
+    def raise_if_errors(self) -> None:
+        if self.has_errors:
+            raise CompileError(self.records, {self.filename: self.source})
+
+
+def as_tuples(records: List[Diagnostic]) -> List[DiagnosticTuple]:
+    out: List[DiagnosticTuple] = []
+    for d in records:
+        out.append((d.filename or "<unknown>", d.line, d.col, d.severity, d.message))
+        out.extend(as_tuples(d.notes))
+    return out
+
+
+class CompileError(Exception):
+    """A program the front end rejects. `str()` is the full report (every
+    diagnostic with its source line and caret); `.diagnostics` the tuples
+    `(filename, line, col, severity, message)`; `.records` the Diagnostic
+    objects."""
+
+    def __init__(self, records: List[Diagnostic], sources: Optional[dict] = None):
+        self.records = list(records)
+        self.diagnostics = as_tuples(self.records)
+        self._sources = Sources()
+        for name, text in (sources or {}).items():
+            self._sources.add(name, text)
+        super().__init__(self.report())
+
+    def report(self) -> str:
+        text = "".join(render(d, self._sources) for d in self.records)
+        count = sum(1 for d in self.records if d.severity == "error")
+        if count > 1:
+            text += f"{count} errors generated.\n"
+        return text
+
+    def __str__(self) -> str:
+        return self.report()

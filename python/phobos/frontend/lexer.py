@@ -1,0 +1,167 @@
+"""The lexer: source text to tokens with positions.
+
+A newline ends a statement, so the lexer emits NEWLINE tokens, except inside
+`(...)` and `[...]` where a parameter list or subscript may span lines (the
+innermost open bracket decides; `{` opens a block where newlines count again).
+Comments run from `//` to the end of the line. Bad characters and malformed
+numbers are reported and skipped, so the parser still sees the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List
+
+from .ast import Pos
+from .errors import Diagnostics
+
+KEYWORDS = frozenset({"kernel", "let", "var", "if", "else", "for", "in", "while", "true", "false"})
+
+# Longest first: the lexer tries them in this order.
+PUNCTUATION = (
+    ":+", "+=", "-=", "*=", "==", "!=", "<=", ">=", "&&", "||",
+    "+", "-", "*", "/", "%", "<", ">", "!", "=", ":", ",", ";", ".", "@",
+    "(", ")", "[", "]", "{", "}",
+)
+
+INT_MAX = 2**63 - 1
+
+# Token kinds besides the punctuation strings themselves and the keywords.
+IDENT, INT, FLOAT, NEWLINE, EOF = "ident", "int", "float", "newline", "end of file"
+
+
+@dataclass
+class Token:
+    kind: str  # IDENT, INT, FLOAT, NEWLINE, EOF, a keyword or a punctuation string
+    text: str
+    line: int
+    col: int
+    value: object = None  # int or float for numbers
+
+    @property
+    def pos(self) -> Pos:
+        return Pos(self.line, self.col, max(len(self.text), 1))
+
+    def describe(self) -> str:
+        """How a message names this token."""
+        if self.kind == NEWLINE:
+            return "end of line"
+        if self.kind == EOF:
+            return "end of file"
+        return f"'{self.text}'"
+
+
+def _is_ident_start(ch: str) -> bool:
+    return ch == "_" or ("a" <= ch <= "z") or ("A" <= ch <= "Z")
+
+
+def _is_digit(ch: str) -> bool:
+    return "0" <= ch <= "9"
+
+
+def _is_ident_char(ch: str) -> bool:
+    return _is_ident_start(ch) or _is_digit(ch)
+
+
+def tokenize(source: str, diags: Diagnostics) -> List[Token]:
+    tokens: List[Token] = []
+    brackets: List[str] = []  # open brackets, innermost last
+    i, line, line_start, n = 0, 1, 0, len(source)
+
+    def newline_counts() -> bool:
+        return not brackets or brackets[-1] == "{"
+
+    while i < n:
+        ch = source[i]
+        col = i - line_start + 1
+        if ch == "\n":
+            if newline_counts() and tokens and tokens[-1].kind != NEWLINE:
+                tokens.append(Token(NEWLINE, "\n", line, col))
+            i += 1
+            line += 1
+            line_start = i
+            continue
+        if ch in " \t\r\f\v":
+            i += 1
+            continue
+        if source.startswith("//", i):
+            end = source.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if _is_ident_start(ch):
+            j = i + 1
+            while j < n and _is_ident_char(source[j]):
+                j += 1
+            text = source[i:j]
+            tokens.append(Token(text if text in KEYWORDS else IDENT, text, line, col))
+            i = j
+            continue
+        if _is_digit(ch):
+            i = _number(source, i, line, col, tokens, diags)
+            continue
+        for punct in PUNCTUATION:
+            if source.startswith(punct, i):
+                tokens.append(Token(punct, punct, line, col))
+                _track_brackets(punct, brackets)
+                i += len(punct)
+                break
+        else:
+            shown = ch if ch.isprintable() else repr(ch)
+            diags.error(Pos(line, col), f"unexpected character '{shown}'")
+            i += 1
+    tokens.append(Token(EOF, "", line, n - line_start + 1))
+    return tokens
+
+
+def _track_brackets(punct: str, brackets: List[str]) -> None:
+    if punct in "([{":
+        brackets.append(punct)
+    elif punct in ")]":
+        if brackets and brackets[-1] == {")": "(", "]": "["}[punct]:
+            brackets.pop()
+    elif punct == "}":
+        # A `}` closes its block and any bracket left open inside it.
+        while brackets and brackets[-1] != "{":
+            brackets.pop()
+        if brackets:
+            brackets.pop()
+
+
+def _number(source: str, i: int, line: int, col: int, tokens: List[Token], diags: Diagnostics) -> int:
+    n = len(source)
+    j = i
+    while j < n and _is_digit(source[j]):
+        j += 1
+    is_float = False
+    if j + 1 < n and source[j] == "." and _is_digit(source[j + 1]):
+        is_float = True
+        j += 1
+        while j < n and _is_digit(source[j]):
+            j += 1
+    if j < n and source[j] in "eE":
+        k = j + 1
+        if k < n and source[k] in "+-":
+            k += 1
+        if k < n and _is_digit(source[k]):
+            is_float = True
+            j = k
+            while j < n and _is_digit(source[j]):
+                j += 1
+    # A number running into letters (`12abc`) is one bad token, not two.
+    k = j
+    while k < n and _is_ident_char(source[k]):
+        k += 1
+    text = source[i:k]
+    if k > j:
+        diags.error(Pos(line, col, len(text)), f"invalid number '{text}'")
+        tokens.append(Token(INT, text, line, col, 0))
+        return k
+    if is_float:
+        tokens.append(Token(FLOAT, text, line, col, float(text)))
+    else:
+        value = int(text)
+        if value > INT_MAX:
+            diags.error(Pos(line, col, len(text)), f"integer literal {text} is too large (the limit is {INT_MAX})")
+            value = 0
+        tokens.append(Token(INT, text, line, col, value))
+    return k

@@ -1,0 +1,438 @@
+"""The lowering: a checked syntax tree to tile IR, through the builder API.
+
+Each kernel becomes a `func.func` built by `builder.build_kernel` (which
+emits the parameter extents and the `@aligned` entry checks). Every op carries
+the `file:line:col` of the construct it comes from. Slices become
+`tile.load_slice`/`tile.store_slice` (masked; proving masks away is the job
+of a later pass). `var`s live in SSA form: a loop or branch that assigns a
+`var` declared outside it carries it as an `scf.for`/`scf.while` iter_arg or
+an `scf.if` result.
+
+The lowering trusts the checker: it runs only on programs without errors,
+and anything unexpected here is a compiler bug (an exception), not a user error.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence
+
+from mlir import ir
+from mlir.dialects import arith, scf, tensor
+
+from phobos import builder as tb
+from phobos.dialect import kernel as K
+from phobos.dialect import load_tile_dialect
+from phobos.dialect import tile as TD
+
+from . import ast as A
+from . import types as T
+from .checker import KernelInfo, Symbol
+
+_ARITH_KIND = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
+_CMP_KIND = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+_ACCUMULATE = ("dot", "dot_t")
+
+
+def mlir_element(name: str) -> ir.Type:
+    return tb.ScalarType(name).mlir()
+
+
+def mlir_type(ty: T.Type) -> ir.Type:
+    if isinstance(ty, T.Tile):
+        return ir.RankedTensorType.get(list(ty.shape), mlir_element(ty.element))
+    return mlir_element(ty.element)
+
+
+def _reassociation(kept: Sequence[bool]) -> List[List[int]]:
+    """Groups the dims of a slice so that each kept dim absorbs the dropped
+    (point) dims before it; trailing dropped dims join the last group."""
+    groups: List[List[int]] = []
+    pending: List[int] = []
+    for axis, keep in enumerate(kept):
+        pending.append(axis)
+        if keep:
+            groups.append(pending)
+            pending = []
+    if pending:
+        groups[-1].extend(pending)
+    return groups
+
+
+def assigned_outer(stmts: Sequence[A.Stmt]) -> List[Symbol]:
+    """The symbols assigned in `stmts` (at any depth) that are declared outside them, in order."""
+    assigned: List[Symbol] = []
+    declared = set()
+
+    def visit(s: A.Stmt) -> None:
+        if isinstance(s, A.Decl):
+            declared.add(id(s.symbol))
+        elif isinstance(s, A.Assign) and isinstance(s.target, A.Name):
+            if s.target.symbol not in assigned:
+                assigned.append(s.target.symbol)
+        elif isinstance(s, A.For):
+            declared.add(id(s.symbol))
+            for inner in s.body.stmts:
+                visit(inner)
+        elif isinstance(s, A.While):
+            for inner in s.body.stmts:
+                visit(inner)
+        elif isinstance(s, A.If):
+            for inner in s.then.stmts:
+                visit(inner)
+            if isinstance(s.orelse, A.Block):
+                for inner in s.orelse.stmts:
+                    visit(inner)
+            elif s.orelse is not None:
+                visit(s.orelse)
+
+    for s in stmts:
+        visit(s)
+    return [sym for sym in assigned if id(sym) not in declared]
+
+
+class KernelLowering:
+    def __init__(self, kernel: A.Kernel, filename: str):
+        self.kernel = kernel
+        self.info: KernelInfo = kernel.info
+        self.filename = filename
+        self.env: Dict[Symbol, tb.Value] = {}
+
+    def loc(self, pos: A.Pos) -> ir.Location:
+        return ir.Location.file(self.filename, pos.line, pos.col)
+
+    # ------------------------------------------------------------------ kernel
+
+    def lower(self) -> None:
+        info = self.info
+        params = []
+        for param, sym in zip(self.kernel.params, info.params):
+            if isinstance(sym.ty, T.Tensor):
+                dims = [int(d) if d.isdigit() else d for d in sym.ty.dims]
+                spec = tb.Tensor(tb.ScalarType(sym.ty.element), *dims, static=dict(info.bindings))
+            else:
+                spec = tb.ScalarType(sym.ty.element)
+            params.append((param.name, spec))
+        fn = tb.build_kernel(
+            self.kernel.name, params, self._body,
+            launch=info.launch["threads"] if info.launch else None,
+            aligned=dict(info.aligned) or None,
+            autotune=dict(info.space) or None,
+            bindings=dict(info.bindings) or None,
+            pipeline="pipeline" in info.flags,
+            tensorcore="tensorcore" in info.flags,
+            persistent="persistent" in info.flags,
+            loc=self.loc(self.kernel.pos),
+        )
+        if info.launch and len(info.launch) > 1:
+            i64 = ir.IntegerType.get_signless(64)
+            fn.attributes[K.LAUNCH] = ir.DictAttr.get({k: ir.IntegerAttr.get(i64, v) for k, v in info.launch.items()})
+
+    def _body(self, *args, extents):
+        for sym, arg in zip(self.info.params, args):
+            self.env[sym] = arg
+        for name, sym in self.info.dims.items():
+            if sym.const is None:
+                self.env[sym] = extents[name]
+        self.lower_block(self.kernel.body)
+
+    # ------------------------------------------------------------------ statements
+
+    def lower_block(self, block: A.Block) -> None:
+        for s in block.stmts:
+            self.lower_stmt(s)
+
+    def lower_stmt(self, s: A.Stmt) -> None:
+        if isinstance(s, A.Decl):
+            ty = s.symbol.ty
+            self.env[s.symbol] = self.coerce(self.lower_as(s.value, ty), ty, s.value.pos)
+        elif isinstance(s, A.Assign):
+            if isinstance(s.target, A.Index):
+                self.lower_store(s)
+            else:
+                self.lower_assign(s)
+        elif isinstance(s, A.For):
+            self.lower_for(s)
+        elif isinstance(s, A.While):
+            self.lower_while(s)
+        elif isinstance(s, A.If):
+            self.lower_if(s)
+        elif isinstance(s, A.ExprStmt):
+            self.lower_expr(s.expr)
+        else:
+            raise AssertionError(type(s).__name__)
+
+    def lower_assign(self, s: A.Assign) -> None:
+        sym = s.target.symbol
+        value = s.value
+        if (s.op == "+=" and isinstance(value, A.Call) and value.builtin in _ACCUMULATE and value.ty == sym.ty):
+            # acc += dot(a, b) accumulates in the dot itself.
+            new = self.lower_dot(value, acc=self.env[sym])
+        elif s.combined is not None:
+            new = self.lower_expr(s.combined)
+        else:
+            new = self.lower_as(value, sym.ty)
+        self.env[sym] = self.coerce(new, sym.ty, value.pos)
+
+    def coerce(self, v: tb.Value, ty: T.Type, pos: A.Pos) -> tb.Value:
+        """Broadcasts `v` to a tile type (scalars splat, extent-1 dims expand)."""
+        if isinstance(ty, T.Tile) and v.shape != list(ty.shape):
+            return tb.broadcast_to(v, list(ty.shape), loc=self.loc(pos))
+        return v
+
+    def to_index(self, v: tb.Value, pos: A.Pos) -> ir.Value:
+        value = v.value
+        if not isinstance(value.type, ir.IndexType):
+            value = arith.IndexCastOp(ir.IndexType.get(), value, loc=self.loc(pos)).result
+        return value
+
+    def lower_for(self, s: A.For) -> None:
+        carried = assigned_outer(s.body.stmts)
+        loc = self.loc(s.pos)
+        bounds = [self.to_index(self.lower_as(b, T.INDEX), b.pos) for b in (s.start, s.stop)]
+        step = self.to_index(self.lower_as(s.step, T.INDEX), s.step.pos) if s.step is not None else \
+            arith.ConstantOp(ir.IndexType.get(), 1, loc=loc).result
+        loop = scf.ForOp(bounds[0], bounds[1], step, [self.env[c].value for c in carried], loc=loc)
+        saved = dict(self.env)
+        with ir.InsertionPoint(loop.body):
+            self.env[s.symbol] = tb.Value(loop.induction_variable)
+            for sym, arg in zip(carried, loop.inner_iter_args):
+                self.env[sym] = tb.Value(arg)
+            self.lower_block(s.body)
+            scf.YieldOp([self.env[c].value for c in carried], loc=loc)
+        self.env = saved
+        for sym, result in zip(carried, loop.results):
+            self.env[sym] = tb.Value(result)
+
+    def lower_while(self, s: A.While) -> None:
+        carried = assigned_outer(s.body.stmts)
+        loc = self.loc(s.pos)
+        types = [self.env[c].type for c in carried]
+        loop = scf.WhileOp(types, [self.env[c].value for c in carried], loc=loc)
+        saved = dict(self.env)
+        before = loop.before.blocks.append(*types, arg_locs=[loc] * len(types))
+        with ir.InsertionPoint(before):
+            for sym, arg in zip(carried, before.arguments):
+                self.env[sym] = tb.Value(arg)
+            cond = self.lower_expr(s.cond)
+            scf.ConditionOp(cond.value, list(before.arguments), loc=loc)
+        self.env = dict(saved)
+        after = loop.after.blocks.append(*types, arg_locs=[loc] * len(types))
+        with ir.InsertionPoint(after):
+            for sym, arg in zip(carried, after.arguments):
+                self.env[sym] = tb.Value(arg)
+            self.lower_block(s.body)
+            scf.YieldOp([self.env[c].value for c in carried], loc=loc)
+        self.env = saved
+        for sym, result in zip(carried, loop.results):
+            self.env[sym] = tb.Value(result)
+
+    def lower_if(self, s: A.If) -> None:
+        else_stmts = s.orelse.stmts if isinstance(s.orelse, A.Block) else ([s.orelse] if s.orelse else [])
+        carried = assigned_outer(s.then.stmts)
+        for sym in assigned_outer(else_stmts):
+            if sym not in carried:
+                carried.append(sym)
+        loc = self.loc(s.pos)
+        cond = self.lower_expr(s.cond)
+        has_else = bool(carried) or s.orelse is not None
+        op = scf.IfOp(cond.value, [self.env[c].type for c in carried], has_else=has_else, loc=loc)
+        saved = dict(self.env)
+        for block, stmts in ((op.then_block, s.then.stmts), (op.else_block if has_else else None, else_stmts)):
+            if block is None:
+                continue
+            with ir.InsertionPoint(block):
+                for stmt in stmts:
+                    self.lower_stmt(stmt)
+                scf.YieldOp([self.env[c].value for c in carried], loc=loc)
+            self.env = dict(saved)
+        for sym, result in zip(carried, op.results):
+            self.env[sym] = tb.Value(result)
+
+    # ------------------------------------------------------------------ slices
+
+    def slice_starts(self, idx: A.Index) -> List[ir.Value]:
+        starts = []
+        for sub in idx.subscripts:
+            if sub.kind == "full":
+                starts.append(arith.ConstantOp(ir.IndexType.get(), 0, loc=self.loc(sub.pos)).result)
+            else:
+                starts.append(self.to_index(self.lower_as(sub.start, T.INDEX), sub.start.pos))
+        return starts
+
+    def load_slice(self, idx: A.Index, starts: Optional[List[ir.Value]] = None) -> tb.Value:
+        loc = self.loc(idx.pos)
+        starts = starts if starts is not None else self.slice_starts(idx)
+        full = [sub.length for sub in idx.subscripts]
+        kept = [sub.kind != "point" for sub in idx.subscripts]
+        tile = tb.load_slice(self.env[idx.base.symbol], starts, full, loc=loc)
+        if all(kept):
+            return tile
+        if not any(kept):
+            zero = arith.ConstantOp(ir.IndexType.get(), 0, loc=loc).result
+            return tb.Value(tensor.ExtractOp(tile.value, [zero] * len(full), loc=loc).result)
+        result_type = mlir_type(idx.ty)
+        return tb.Value(tensor.CollapseShapeOp(result_type, tile.value, _reassociation(kept), loc=loc).result)
+
+    def lower_store(self, s: A.Assign) -> None:
+        idx = s.target
+        loc = self.loc(idx.pos)
+        starts = self.slice_starts(idx)
+        target_ty = idx.ty
+        if s.combined is not None:
+            old = self.load_slice(idx, starts)
+            rhs = self.lower_as(s.value, T.with_element(s.combined.ty, s.combined.operand_element))
+            value = tb.binary(_ARITH_KIND[s.combined.op], old, rhs, loc=self.loc(s.combined.pos))
+        else:
+            value = self.lower_as(s.value, target_ty)
+        full = [sub.length for sub in idx.subscripts]
+        kept = [sub.kind != "point" for sub in idx.subscripts]
+        if not isinstance(value.type, ir.RankedTensorType):
+            tile = tb.full(full, value, loc=loc)
+        else:
+            kept_shape = [n for n, k in zip(full, kept) if k]
+            tile = tb.broadcast_to(value, kept_shape, loc=loc)
+            if not all(kept):
+                full_type = ir.RankedTensorType.get(full, tile.element_type)
+                tile = tb.Value(tensor.ExpandShapeOp(full_type, tile.value, _reassociation(kept), [], full,
+                                                     loc=loc).result)
+        tb.store_slice(self.env[idx.base.symbol], starts, tile, loc=loc)
+
+    # ------------------------------------------------------------------ expressions
+
+    def lower_as(self, e: A.Expr, ty: T.Type) -> tb.Value:
+        """Lowers `e` where a value of element type `ty.element` is wanted: an
+        untyped constant becomes a constant of that type (a dense tile constant
+        when `ty` is a tile)."""
+        if isinstance(e.ty, T.Scalar) and T.is_untyped(e.ty.element):
+            elem = T.default_element(ty.element) if ty is not None else T.default_element(e.ty.element)
+            target = T.with_element(ty, elem) if isinstance(ty, T.Tile) else T.Scalar(elem)
+            return tb.constant(e.const, mlir_type(target), loc=self.loc(e.pos))
+        return self.lower_expr(e)
+
+    def lower_expr(self, e: A.Expr) -> tb.Value:
+        ty = e.ty
+        loc = self.loc(e.pos)
+        if isinstance(ty, T.Scalar) and e.const is not None:
+            elem = T.default_element(ty.element)
+            return tb.constant(e.const, mlir_element(elem), loc=loc)
+        if isinstance(e, A.Name):
+            return self.env[e.symbol]
+        if isinstance(e, A.Member):
+            return self.grid_query(e.grid_query, loc)
+        if isinstance(e, A.Unary):
+            v = self.lower_expr(e.operand)
+            if e.op == "-":
+                return tb.negate(v, loc=loc)
+            return tb.binary("xor", v, tb.constant(True, mlir_type(e.operand.ty), loc=loc), loc=loc)
+        if isinstance(e, A.Binary):
+            operand_ty = T.with_element(ty, e.operand_element)
+            a = self.lower_as(e.lhs, operand_ty)
+            b = self.lower_as(e.rhs, operand_ty)
+            if e.op in _ARITH_KIND:
+                return tb.binary(_ARITH_KIND[e.op], a, b, loc=loc)
+            if e.op in _CMP_KIND:
+                return tb.compare(_CMP_KIND[e.op], a, b, loc=loc)
+            return tb.binary("and" if e.op == "&&" else "or", a, b, loc=loc)
+        if isinstance(e, A.Call):
+            return self.lower_call(e)
+        if isinstance(e, A.Index):
+            return self.load_slice(e)
+        raise AssertionError(type(e).__name__)
+
+    def grid_query(self, query, loc) -> tb.Value:
+        kind, dim = query
+        return tb.block_id(dim, loc=loc) if kind == "block" else tb.grid_dim(dim, loc=loc)
+
+    # ------------------------------------------------------------------ builtins
+
+    def lower_dot(self, e: A.Call, acc: Optional[tb.Value] = None) -> tb.Value:
+        loc = self.loc(e.pos)
+        a = self.lower_expr(e.args[0])
+        b = self.lower_expr(e.args[1])
+        if e.builtin == "dot_t":
+            b = tb.transpose(b, (1, 0), loc=loc)
+        if acc is None:
+            acc = tb.constant(0, mlir_type(e.ty), loc=loc)
+        return tb.Value(TD.DotOp(a.value, b.value, acc.value, loc=loc).result)
+
+    def lower_call(self, e: A.Call) -> tb.Value:
+        name = e.builtin
+        loc = self.loc(e.pos)
+        if name in _ACCUMULATE:
+            return self.lower_dot(e)
+        if name == "program_id":
+            return self.grid_query(e.grid_query, loc)
+        if name == "barrier":
+            tb.barrier(loc=loc)
+            return None
+        if name == "grid_barrier":
+            TD.GridBarrierOp(loc=loc)
+            return None
+        if name in ("exp", "log", "sqrt", "tanh", "abs"):
+            return tb.unary_math(name, self.lower_as(e.args[0], e.ty), loc=loc)
+        if name in ("tmax", "tmin", "where"):
+            operand_ty = T.with_element(e.ty, e.operand_element)
+            *cond, a, b = e.args
+            a, b = self.lower_as(a, operand_ty), self.lower_as(b, operand_ty)
+            if name == "where":
+                return tb.where(self.lower_expr(cond[0]), a, b, loc=loc)
+            return (tb.maximum if name == "tmax" else tb.minimum)(a, b, loc=loc)
+        if name in ("f16", "bf16", "f32", "f64", "i8", "i32", "i64"):
+            return self.convert(self.lower_expr(e.args[0]), e.args[0].ty.element, name, loc)
+        v = self.lower_expr(e.args[0])
+        rank = len(v.shape)
+        if name == "sum":
+            axis = getattr(e, "axis", None)
+            if axis is not None:
+                return tb.reduce(v, "sum", axis, loc=loc)
+            while isinstance(v.type, ir.RankedTensorType):
+                v = tb.reduce(v, "sum", len(v.shape) - 1, loc=loc)
+            return v
+        if name in ("rowsum", "rowmax"):
+            r = tb.reduce(v, "sum" if name == "rowsum" else "max", rank - 1, loc=loc)
+            if rank == 1:
+                return tb.full([1], r, loc=loc)
+            return tb.expand_dims(r, rank - 1, loc=loc)
+        if name == "transpose":
+            return tb.transpose(v, (1, 0), loc=loc)
+        if name == "cumsum":
+            return tb.scan(v, "sum", rank - 1, loc=loc)
+        if name == "tril":
+            return self.tril(v, loc)
+        raise AssertionError(name)
+
+    def tril(self, v: tb.Value, loc) -> tb.Value:
+        """Keeps x[i, j] for j <= i and zeroes the rest: ranges, compare, select."""
+        rows, cols = v.shape
+        r = tb.broadcast_to(tb.expand_dims(tb.arange(0, rows, loc=loc), 1, loc=loc), [rows, cols], loc=loc)
+        c = tb.broadcast_to(tb.expand_dims(tb.arange(0, cols, loc=loc), 0, loc=loc), [rows, cols], loc=loc)
+        keep = tb.compare("ge", r, c, loc=loc)
+        return tb.where(keep, v, tb.constant(0, v.type, loc=loc), loc=loc)
+
+    def convert(self, v: tb.Value, src: str, dst: str, loc) -> tb.Value:
+        if src == dst:
+            return v
+        shape = v.shape
+
+        def like(elem: str) -> ir.Type:
+            return mlir_type(T.make(elem, shape))
+
+        if src == "bool":
+            op = arith.UIToFPOp if T.is_float(dst) else arith.ExtUIOp
+            return tb.Value(op(like(dst), v.value, loc=loc).result)
+        if src == "index" and T.is_float(dst):
+            v = tb.Value(arith.IndexCastOp(like("i64"), v.value, loc=loc).result)
+        if {src, dst} == {"f16", "bf16"}:
+            v = tb.cast(v, tb.f32, loc=loc)
+        return tb.cast(v, tb.ScalarType(dst), loc=loc)
+
+
+def lower_program(program: A.Program, filename: str, context: ir.Context) -> ir.Module:
+    """Builds the tile IR module of a checked program in `context`."""
+    load_tile_dialect(context)
+    with context, ir.Location.unknown(context):
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            for kernel in program.kernels:
+                KernelLowering(kernel, filename).lower()
+    return module

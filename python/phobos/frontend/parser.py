@@ -1,0 +1,490 @@
+"""The parser: tokens to the syntax tree of LANGUAGE.md's grammar.
+
+Recursive descent, one method per grammar rule. A syntax error is reported
+where it is found and the parser resynchronises at the end of the statement
+(skipping any block the broken statement opened) or, outside kernel bodies,
+at the next `kernel` or attribute, so one run reports several errors.
+Nesting is bounded (MAX_DEPTH) so that no input can exhaust the Python stack.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from . import ast as A
+from .errors import Diagnostics
+from .lexer import EOF, FLOAT, IDENT, INT, NEWLINE, Token, tokenize
+
+SCALAR_TYPES = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64", "bool")
+ASSIGN_OPS = ("=", "+=", "-=", "*=")
+COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+
+# Deepest expression tree (in nodes), bracket nesting and block nesting accepted.
+MAX_EXPR_DEPTH = 64
+MAX_NESTING = 32
+MAX_BLOCK_DEPTH = 24
+
+
+class _SyntaxError(Exception):
+    """Unwinds to the nearest recovery point; the diagnostic is already reported."""
+
+
+def _depth(e: A.Expr) -> int:
+    return getattr(e, "depth", 1)
+
+
+class Parser:
+    def __init__(self, tokens: List[Token], diags: Diagnostics):
+        self.tokens = tokens
+        self.i = 0
+        self.diags = diags
+        self.block_depth = 0
+        self.nesting = 0
+
+    # ------------------------------------------------------------------ tokens
+
+    def peek(self, k: int = 0) -> Token:
+        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+
+    def at(self, *kinds: str) -> bool:
+        return self.peek().kind in kinds
+
+    def advance(self) -> Token:
+        tok = self.peek()
+        if tok.kind != EOF:
+            self.i += 1
+        return tok
+
+    def accept(self, kind: str) -> Optional[Token]:
+        return self.advance() if self.at(kind) else None
+
+    def error(self, tok: Token, message: str, notes=()) -> _SyntaxError:
+        self.diags.error(tok.pos, message, notes)
+        return _SyntaxError()
+
+    def expect(self, kind: str, context: str) -> Token:
+        if self.at(kind):
+            return self.advance()
+        what = f"'{kind}'" if kind not in (IDENT, INT) else ("a name" if kind == IDENT else "an integer")
+        raise self.error(self.peek(), f"expected {what} {context}, got {self.peek().describe()}")
+
+    def skip_newlines(self) -> None:
+        while self.at(NEWLINE, ";"):
+            self.advance()
+
+    def _node(self, node: A.Expr, *children: Optional[A.Expr]) -> A.Expr:
+        node.depth = 1 + max((_depth(c) for c in children if c is not None), default=0)
+        if node.depth > MAX_EXPR_DEPTH:
+            self.diags.error(node.pos, f"expression is nested too deeply (more than {MAX_EXPR_DEPTH} levels)")
+            raise _SyntaxError()
+        return node
+
+    # ------------------------------------------------------------------ program
+
+    def parse_program(self) -> A.Program:
+        kernels: List[A.Kernel] = []
+        start = self.peek().pos
+        while True:
+            self.skip_newlines()
+            if self.at(EOF):
+                break
+            try:
+                kernels.append(self.parse_kernel())
+            except _SyntaxError:
+                self.sync_top_level()
+        return A.Program(start, kernels)
+
+    def sync_top_level(self) -> None:
+        """Skips to the next `@` or `kernel` outside any block."""
+        depth = 0
+        while not self.at(EOF):
+            tok = self.peek()
+            if depth == 0 and tok.kind in ("@", "kernel"):
+                return
+            if tok.kind == "{":
+                depth += 1
+            elif tok.kind == "}":
+                depth = max(depth - 1, 0)
+            self.advance()
+
+    def parse_kernel(self) -> A.Kernel:
+        attributes = []
+        while self.at("@"):
+            attributes.append(self.parse_attribute())
+            self.skip_newlines()
+        if not self.at("kernel"):
+            context = "after the attributes" if attributes else "at the top level"
+            tok = self.advance()
+            raise self.error(tok, f"expected 'kernel' {context}, got {tok.describe()}")
+        self.advance()
+        name = self.expect(IDENT, "after 'kernel'")
+        self.expect("(", f"after the kernel name '{name.text}'")
+        params = []
+        if not self.at(")"):
+            params.append(self.parse_param())
+            while self.accept(","):
+                params.append(self.parse_param())
+        self.expect(")", "after the parameters")
+        body = self.parse_block()
+        return A.Kernel(name.pos, name.text, attributes, params, body)
+
+    def parse_attribute(self) -> A.Attribute:
+        at = self.advance()
+        name = self.expect(IDENT, "after '@'")
+        pos = A.Pos(at.line, at.col, name.col + len(name.text) - at.col)
+        args: List[A.AttrArg] = []
+        has_parens = False
+        if self.accept("("):
+            has_parens = True
+            if not self.at(")"):
+                args.append(self.parse_attr_arg())
+                while self.accept(","):
+                    args.append(self.parse_attr_arg())
+            self.expect(")", f"after the arguments of '@{name.text}'")
+        if not self.at(NEWLINE, "@", "kernel", EOF):
+            raise self.error(self.peek(), f"expected a new line after '@{name.text}', got {self.peek().describe()}")
+        return A.Attribute(pos, name.text, args, has_parens)
+
+    def parse_attr_arg(self) -> A.AttrArg:
+        tok = self.peek()
+        if tok.kind == IDENT and self.peek(1).kind == "in":
+            self.advance()
+            self.advance()
+            self.expect("[", f"after '{tok.text} in'")
+            values = [self.parse_attr_int()]
+            while self.accept(","):
+                values.append(self.parse_attr_int())
+            self.expect("]", "after the values")
+            return A.AttrArg(tok.pos, "space", name=tok.text, values=values)
+        if tok.kind == IDENT and self.peek(1).kind == "=":
+            self.advance()
+            self.advance()
+            return A.AttrArg(tok.pos, "keyword", name=tok.text, value=self.parse_attr_value())
+        return A.AttrArg(tok.pos, "positional", value=self.parse_attr_value())
+
+    def parse_attr_int(self) -> A.IntLit:
+        value = self.parse_attr_value()
+        if not isinstance(value, A.IntLit):
+            self.diags.error(value.pos, "expected an integer")
+            raise _SyntaxError()
+        return value
+
+    def parse_attr_value(self) -> A.Expr:
+        """A literal (optionally negative) or a name."""
+        tok = self.peek()
+        sign = 1
+        if tok.kind == "-":
+            self.advance()
+            sign = -1
+        num = self.peek()
+        if num.kind == INT:
+            self.advance()
+            return A.IntLit(self._span(tok, num), sign * num.value)
+        if num.kind == FLOAT:
+            self.advance()
+            return A.FloatLit(self._span(tok, num), sign * num.value)
+        if num.kind == IDENT and sign == 1:
+            self.advance()
+            return A.Name(num.pos, num.text)
+        raise self.error(num, f"expected a literal or a name, got {num.describe()}")
+
+    @staticmethod
+    def _span(first: Token, last: Token) -> A.Pos:
+        if first.line != last.line:
+            return last.pos
+        return A.Pos(first.line, first.col, last.col + len(last.text) - first.col)
+
+    def parse_param(self) -> A.Param:
+        name = self.expect(IDENT, "as a parameter name")
+        self.expect(":", f"after the parameter name '{name.text}'")
+        return A.Param(name.pos, name.text, self.parse_type())
+
+    def parse_type(self) -> A.TypeRef:
+        tok = self.peek()
+        if tok.kind != IDENT:
+            raise self.error(tok, f"expected a type, got {tok.describe()}")
+        self.advance()
+        if tok.text in ("tensor", "tile"):
+            self.expect("<", f"after '{tok.text}'")
+            element = self.expect(IDENT, "as the element type")
+            self.check_scalar(element)
+            self.expect(">", "after the element type")
+            self.expect("[", f"after '{tok.text}<{element.text}>' (the dimensions)")
+            dims = [self.parse_dim()]
+            while self.accept(","):
+                dims.append(self.parse_dim())
+            self.expect("]", "after the dimensions")
+            return A.TypeRef(tok.pos, tok.text, element.text, dims)
+        if tok.text in SCALAR_TYPES:
+            return A.TypeRef(tok.pos, "scalar", tok.text)
+        raise self.error(tok, f"unknown type '{tok.text}' (expected one of {', '.join(SCALAR_TYPES)}, "
+                              "tensor<T>[dims] or tile<T>[dims])")
+
+    def check_scalar(self, tok: Token) -> None:
+        if tok.text not in SCALAR_TYPES:
+            raise self.error(tok, f"unknown element type '{tok.text}' (expected one of {', '.join(SCALAR_TYPES)})")
+
+    def parse_dim(self) -> A.DimRef:
+        tok = self.peek()
+        if tok.kind == IDENT:
+            self.advance()
+            return A.DimRef(tok.pos, name=tok.text)
+        if tok.kind == INT:
+            self.advance()
+            return A.DimRef(tok.pos, value=tok.value)
+        raise self.error(tok, f"expected a dimension (a name or an integer), got {tok.describe()}")
+
+    # ------------------------------------------------------------------ statements
+
+    def parse_block(self) -> A.Block:
+        lbrace = self.expect("{", "to open a block")
+        if self.block_depth >= MAX_BLOCK_DEPTH:
+            raise self.error(lbrace, f"blocks are nested too deeply (more than {MAX_BLOCK_DEPTH} levels)")
+        self.block_depth += 1
+        try:
+            stmts: List[A.Stmt] = []
+            while True:
+                self.skip_newlines()
+                if self.at("}"):
+                    self.advance()
+                    break
+                if self.at(EOF):
+                    raise self.error(self.peek(), "expected '}' at the end of the block",
+                                     notes=((lbrace.pos, "the block starts here"),))
+                try:
+                    stmts.append(self.parse_statement())
+                except _SyntaxError:
+                    self.sync_statement()
+            return A.Block(lbrace.pos, stmts)
+        finally:
+            self.block_depth -= 1
+
+    def sync_statement(self) -> None:
+        """Skips the rest of a broken statement, including any block it opened,
+        up to its end (consumed) or the `}` of the enclosing block (kept)."""
+        depth = 0
+        while not self.at(EOF):
+            tok = self.peek()
+            if tok.kind == "{":
+                depth += 1
+            elif tok.kind == "}":
+                if depth == 0:
+                    return
+                depth -= 1
+                if depth == 0:
+                    self.advance()
+                    if not self.at("else"):
+                        return
+                    continue
+            elif depth == 0 and tok.kind in (NEWLINE, ";"):
+                self.advance()
+                return
+            self.advance()
+
+    def parse_statement(self) -> A.Stmt:
+        tok = self.peek()
+        if tok.kind in ("let", "var"):
+            return self.parse_decl()
+        if tok.kind == "for":
+            return self.parse_for()
+        if tok.kind == "while":
+            self.advance()
+            cond = self.parse_expr()
+            return A.While(tok.pos, cond, self.parse_block())
+        if tok.kind == "if":
+            return self.parse_if()
+        if tok.kind == "else":
+            raise self.error(tok, "'else' without a matching 'if' (it must follow the '}' of the if block on the same line)")
+        if tok.kind == "kernel" or tok.kind == "@":
+            raise self.error(tok, f"expected '}}' before {tok.describe()} (kernels cannot be nested)")
+        expr = self.parse_expr()
+        if self.at(*ASSIGN_OPS):
+            op = self.advance()
+            if not self._is_lvalue(expr):
+                raise self.error(op, f"cannot assign to this expression (expected a name or a slice such as 'Y[i :+ 32]' before '{op.text}')")
+            value = self.parse_expr()
+            self.expect_end()
+            return A.Assign(expr.pos, expr, op.text, value, op.pos)
+        self.expect_end()
+        return A.ExprStmt(expr.pos, expr)
+
+    @staticmethod
+    def _is_lvalue(e: A.Expr) -> bool:
+        return isinstance(e, A.Name) or (isinstance(e, A.Index) and isinstance(e.base, A.Name))
+
+    def expect_end(self) -> None:
+        if self.at(NEWLINE, ";"):
+            self.advance()
+        elif not self.at("}", EOF):
+            raise self.error(self.peek(), f"expected the end of the statement (a new line or ';'), got {self.peek().describe()}")
+
+    def parse_decl(self) -> A.Decl:
+        kw = self.advance()
+        name = self.expect(IDENT, f"after '{kw.text}'")
+        type_ref = self.parse_type() if self.accept(":") else None
+        self.expect("=", f"after '{kw.text} {name.text}' (a declaration needs a value)")
+        value = self.parse_expr()
+        self.expect_end()
+        return A.Decl(name.pos, kw.kind == "var", name.text, type_ref, value)
+
+    def parse_for(self) -> A.For:
+        kw = self.advance()
+        var = self.expect(IDENT, "after 'for'")
+        self.expect("in", f"after 'for {var.text}'")
+        rng = self.peek()
+        if rng.kind != IDENT or rng.text != "range":
+            raise self.error(rng, f"expected 'range(start, stop[, step])' after 'in', got {rng.describe()}")
+        self.advance()
+        self.expect("(", "after 'range'")
+        start = self.parse_expr()
+        self.expect(",", "after the start of the range (range takes start, stop and an optional step)")
+        stop = self.parse_expr()
+        step = self.parse_expr() if self.accept(",") else None
+        self.expect(")", "after the range")
+        body = self.parse_block()
+        return A.For(kw.pos, var.text, var.pos, start, stop, step, body)
+
+    def parse_if(self) -> A.If:
+        kw = self.advance()
+        cond = self.parse_expr()
+        then = self.parse_block()
+        orelse = None
+        if self.at(NEWLINE) and self.peek(1).kind == "else":
+            # Report it, then read it as the else it was meant to be.
+            self.advance()
+            self.diags.error(self.peek().pos, "'else' must follow the '}' of the if block on the same line")
+        if self.accept("else"):
+            orelse = self.parse_if() if self.at("if") else self.parse_block()
+        return A.If(kw.pos, cond, then, orelse)
+
+    # ------------------------------------------------------------------ expressions
+
+    def parse_expr(self) -> A.Expr:
+        # Every nested parenthesis, argument list and subscript comes through
+        # here: bound the recursion before it happens.
+        if self.nesting >= MAX_NESTING:
+            raise self.error(self.peek(), f"expression is nested too deeply (more than {MAX_NESTING} levels)")
+        self.nesting += 1
+        try:
+            return self.parse_or()
+        finally:
+            self.nesting -= 1
+
+    def parse_or(self) -> A.Expr:
+        lhs = self.parse_and()
+        while self.at("||"):
+            op = self.advance()
+            rhs = self.parse_and()
+            lhs = self._node(A.Binary(op.pos, "||", lhs, rhs), lhs, rhs)
+        return lhs
+
+    def parse_and(self) -> A.Expr:
+        lhs = self.parse_cmp()
+        while self.at("&&"):
+            op = self.advance()
+            rhs = self.parse_cmp()
+            lhs = self._node(A.Binary(op.pos, "&&", lhs, rhs), lhs, rhs)
+        return lhs
+
+    def parse_cmp(self) -> A.Expr:
+        lhs = self.parse_sum()
+        if self.at(*COMPARISONS):
+            op = self.advance()
+            rhs = self.parse_sum()
+            lhs = self._node(A.Binary(op.pos, op.text, lhs, rhs), lhs, rhs)
+            if self.at(*COMPARISONS):
+                raise self.error(self.peek(), "comparisons cannot be chained; combine them with '&&'")
+        return lhs
+
+    def parse_sum(self) -> A.Expr:
+        lhs = self.parse_prod()
+        while self.at("+", "-"):
+            op = self.advance()
+            rhs = self.parse_prod()
+            lhs = self._node(A.Binary(op.pos, op.text, lhs, rhs), lhs, rhs)
+        return lhs
+
+    def parse_prod(self) -> A.Expr:
+        lhs = self.parse_unary()
+        while self.at("*", "/", "%"):
+            op = self.advance()
+            rhs = self.parse_unary()
+            lhs = self._node(A.Binary(op.pos, op.text, lhs, rhs), lhs, rhs)
+        return lhs
+
+    def parse_unary(self) -> A.Expr:
+        ops = []
+        while self.at("-", "!"):
+            ops.append(self.advance())
+        expr = self.parse_postfix()
+        for op in reversed(ops):
+            expr = self._node(A.Unary(op.pos, op.text, expr), expr)
+        return expr
+
+    def parse_postfix(self) -> A.Expr:
+        expr = self.parse_primary()
+        while True:
+            if self.at("["):
+                bracket = self.advance()
+                subs = [self.parse_subscript()]
+                while self.accept(","):
+                    subs.append(self.parse_subscript())
+                self.expect("]", "after the subscripts")
+                children = [expr] + [e for s in subs for e in (s.start, s.end)]
+                expr = self._node(A.Index(expr.pos, expr, subs, bracket.pos), *children)
+            elif self.at("("):
+                paren = self.advance()
+                args: List[A.Expr] = []
+                if not self.at(")"):
+                    args.append(self.parse_expr())
+                    while self.accept(","):
+                        args.append(self.parse_expr())
+                self.expect(")", "after the arguments")
+                expr = self._node(A.Call(expr.pos, expr, args), expr, *args)
+            elif self.at("."):
+                self.advance()
+                field = self.expect(IDENT, "after '.'")
+                expr = self._node(A.Member(field.pos, expr, field.text), expr)
+            else:
+                return expr
+
+    def parse_subscript(self) -> A.Subscript:
+        tok = self.peek()
+        if tok.kind == ":":
+            self.advance()
+            if not self.at(",", "]"):
+                raise self.error(self.peek(), "expected ',' or ']' after ':' (a range needs a start, as in 'a : b')")
+            return A.Subscript(tok.pos, "full")
+        start = self.parse_expr()
+        if self.accept(":"):
+            return A.Subscript(start.pos, "range", start, self.parse_expr())
+        if self.accept(":+"):
+            return A.Subscript(start.pos, "span", start, self.parse_expr())
+        return A.Subscript(start.pos, "point", start)
+
+    def parse_primary(self) -> A.Expr:
+        tok = self.peek()
+        if tok.kind == INT:
+            self.advance()
+            return A.IntLit(tok.pos, tok.value)
+        if tok.kind == FLOAT:
+            self.advance()
+            return A.FloatLit(tok.pos, tok.value)
+        if tok.kind in ("true", "false"):
+            self.advance()
+            return A.BoolLit(tok.pos, tok.kind == "true")
+        if tok.kind == IDENT:
+            self.advance()
+            return A.Name(tok.pos, tok.text)
+        if tok.kind == "(":
+            self.advance()
+            inner = self.parse_expr()
+            self.expect(")", "to close the parenthesis")
+            return inner
+        raise self.error(tok, f"expected an expression, got {tok.describe()}")
+
+
+def parse(source: str, diags: Diagnostics) -> A.Program:
+    """Parses a whole `.ph` source; errors go to `diags`."""
+    tokens = tokenize(source, diags)
+    return Parser(tokens, diags).parse_program()

@@ -1,0 +1,160 @@
+"""The front end's types (plain Python, no MLIR).
+
+Scalars are named by their element type (`f32`, `i32`, `bool`, and `index`
+for extents, block ids and loop counters). Integer and float literals start
+out untyped (`INT_LITERAL`, `FLOAT_LITERAL`) and take the type of the other
+operand; alone they default to `index` and `f32`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence, Tuple
+
+FLOATS = ("f16", "bf16", "f32", "f64")
+INTS = ("i8", "i32", "i64", "index")
+INT_WIDTH = {"i8": 8, "i32": 32, "i64": 64, "index": 64}
+FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+INT_LITERAL = "int literal"
+FLOAT_LITERAL = "float literal"
+
+
+class Type:
+    pass
+
+
+@dataclass(frozen=True)
+class Scalar(Type):
+    element: str
+
+    def __str__(self) -> str:
+        return self.element
+
+
+@dataclass(frozen=True)
+class Tile(Type):
+    element: str
+    shape: Tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"tile<{self.element}>[{', '.join(map(str, self.shape))}]"
+
+
+@dataclass(frozen=True)
+class Tensor(Type):
+    """A tensor parameter: `dims` as written, `static` the compile-time extents (None: runtime)."""
+
+    element: str
+    dims: Tuple[str, ...]
+    static: Tuple[Optional[int], ...]
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    def __str__(self) -> str:
+        return f"tensor<{self.element}>[{', '.join(self.dims)}]"
+
+
+@dataclass(frozen=True)
+class Void(Type):
+    def __str__(self) -> str:
+        return "no value"
+
+
+@dataclass(frozen=True)
+class Builtin(Type):
+    """A builtin function named as a value (only calling it means something)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"builtin '{self.name}'"
+
+
+@dataclass(frozen=True)
+class Ctx(Type):
+    """`ctx`, `ctx.block` or `ctx.grid` (only `.x/.y/.z` of the latter two are values)."""
+
+    path: Tuple[str, ...]
+
+    def __str__(self) -> str:
+        return ".".join(("ctx",) + self.path)
+
+
+@dataclass(frozen=True)
+class Error(Type):
+    """The type of an expression already reported as wrong (silences follow-up errors)."""
+
+    def __str__(self) -> str:
+        return "<error>"
+
+
+ERROR = Error()
+VOID = Void()
+INDEX = Scalar("index")
+BOOL = Scalar("bool")
+
+
+def is_value(t: Type) -> bool:
+    return isinstance(t, (Scalar, Tile))
+
+
+def element(t: Type) -> Optional[str]:
+    return t.element if isinstance(t, (Scalar, Tile, Tensor)) else None
+
+
+def shape(t: Type) -> Tuple[int, ...]:
+    return t.shape if isinstance(t, Tile) else ()
+
+
+def with_element(t: Type, elem: str) -> Type:
+    return Tile(elem, t.shape) if isinstance(t, Tile) else Scalar(elem)
+
+
+def make(elem: str, shape_: Sequence[int]) -> Type:
+    return Tile(elem, tuple(shape_)) if len(shape_) else Scalar(elem)
+
+
+def is_untyped(elem: Optional[str]) -> bool:
+    return elem in (INT_LITERAL, FLOAT_LITERAL)
+
+
+def is_float(elem: Optional[str]) -> bool:
+    return elem in FLOATS or elem == FLOAT_LITERAL
+
+
+def is_int(elem: Optional[str]) -> bool:
+    return elem in INTS or elem == INT_LITERAL
+
+
+def is_numeric(elem: Optional[str]) -> bool:
+    return is_float(elem) or is_int(elem)
+
+
+def default_element(elem: str) -> str:
+    """The type an untyped literal takes when nothing else decides."""
+    return {INT_LITERAL: "index", FLOAT_LITERAL: "f32"}.get(elem, elem)
+
+
+def int_range(elem: str) -> Tuple[int, int]:
+    width = INT_WIDTH[elem]
+    return -(2 ** (width - 1)), 2 ** (width - 1) - 1
+
+
+def broadcast(a: Sequence[int], b: Sequence[int]) -> Optional[Tuple[int, ...]]:
+    """NumPy's broadcast of two shapes; None if they do not broadcast."""
+    rank = max(len(a), len(b))
+    a = (1,) * (rank - len(a)) + tuple(a)
+    b = (1,) * (rank - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(max(x, y))
+    return tuple(out)
+
+
+def fmt_shape(s: Sequence[int]) -> str:
+    return "[" + ", ".join(map(str, s)) + "]"
