@@ -2,6 +2,42 @@
 
 Importing `phobos` does not import MLIR: the runtime works on machines that have
 only cuda-bindings and numpy. The compiler parts load on first use.
+
+    import phobos
+    k = phobos.compile("examples/scale.ph")   # lazy; compiled per specialisation key
+    k(x, y, 2.0)                              # numpy, torch or cupy arrays
+    k = phobos.load("aot/scale")              # launch from an ahead-of-time folder
 """
 
 __version__ = "0.1.0"
+
+# name -> (module, attribute): resolved on first access (PEP 562), so that
+# `import phobos` stays cheap and MLIR-free.
+_LAZY = {
+    "compile": ("phobos.kernel", "compile"),
+    "load": ("phobos.kernel", "load"),
+    "Kernel": ("phobos.kernel", "Kernel"),
+    "LoadedKernel": ("phobos.kernel", "LoadedKernel"),
+    "CompilerUnavailableError": ("phobos.kernel", "CompilerUnavailableError"),
+    "compile_ahead": ("phobos.aot", "compile_ahead"),
+    "synchronize": ("phobos.runtime", "synchronize"),
+    "CudaError": ("phobos.runtime", "CudaError"),
+    "KernelFault": ("phobos.runtime", "KernelFault"),
+    "NoCudaDriverError": ("phobos.runtime", "NoCudaDriverError"),
+    "SpecKey": ("phobos.specialization", "SpecKey"),
+}
+
+
+def __getattr__(name):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'phobos' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(target[0]), target[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_LAZY))

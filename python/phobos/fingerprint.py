@@ -16,6 +16,12 @@ from pathlib import Path
 _PACKAGE = Path(__file__).resolve().parent
 # Modules that only load and launch kernels; editing them does not change code.
 _RUNTIME_ONLY = {"runtime.py", "cache.py", "fingerprint.py", "__init__.py"}
+# Runtime modules and packages directly under python/phobos (by path: dialect/kernel.py is compiler code).
+_RUNTIME_PATHS = {"kernel.py", "aot.py", "runtime"}
+
+
+def _runtime_only(root: Path, path: Path) -> bool:
+    return path.name in _RUNTIME_ONLY or (root == _PACKAGE and path.relative_to(root).parts[0] in _RUNTIME_PATHS)
 
 
 def _roots():
@@ -29,7 +35,7 @@ def _roots():
 def _sources():
     for root in _roots():
         for path in sorted(root.rglob("*")):
-            if path.suffix in (".py", ".mlir") and path.name not in _RUNTIME_ONLY and "__pycache__" not in path.parts:
+            if path.suffix in (".py", ".mlir") and not _runtime_only(root, path) and "__pycache__" not in path.parts:
                 yield root.name, path
 
 

@@ -97,3 +97,55 @@ class SpecKey:
 
     def __hash__(self) -> int:
         return hash(self.to_text())
+
+
+# ----------------------------------------------------------------------------- from arguments
+
+
+def tensor_facts(ptr: int, extents: Tuple[int, ...], strides: Tuple[int, ...]) -> TensorFacts:
+    """The facts of one device tensor: base address in bytes, extents and strides in elements.
+
+    Only the leading strides count (the last dimension is contiguous by contract).
+    """
+    return TensorFacts(
+        POINTER_ALIGN if ptr % POINTER_ALIGN == 0 else 1,
+        tuple(divisibility_class(e) for e in extents),
+        tuple(divisibility_class(s) for s in strides[: max(0, len(extents) - 1)]),
+    )
+
+
+def _divides(need: int, have: int) -> bool:
+    return have % need == 0
+
+
+def implies(have: SpecKey, need: SpecKey) -> bool:
+    """Whether arguments with facts `have` may run a variant compiled for `need`.
+
+    A variant is correct for any arguments that satisfy at least its facts: a
+    class-4 extent runs a class-1 variant, a 16-byte aligned pointer runs an a1
+    variant. A parameter `need` does not mention asks for nothing.
+    """
+    for name, want in need.params.items():
+        got = have.params.get(name)
+        if got is None:
+            return False
+        if isinstance(want, TensorFacts):
+            if not isinstance(got, TensorFacts) or len(got.extents) != len(want.extents):
+                return False
+            pairs = [(want.align, got.align)] + list(zip(want.extents, got.extents)) + list(zip(want.strides, got.strides))
+            if not all(_divides(w, g) for w, g in pairs):
+                return False
+        elif isinstance(got, TensorFacts) or not _divides(want, got):
+            return False
+    return True
+
+
+def strength(key: SpecKey) -> int:
+    """How much a key promises (for picking the most specialised of several variants)."""
+    total = 0
+    for facts in key.params.values():
+        if isinstance(facts, TensorFacts):
+            total += facts.align + sum(facts.extents) + sum(facts.strides)
+        else:
+            total += facts
+    return total

@@ -1,0 +1,136 @@
+"""Ahead-of-time compilation into a folder (for shipping, and for GPU machines without MLIR).
+
+    python -m phobos.aot examples/scale.ph -o aot/scale \\
+        --args 'f32[4096,4096] f32[4096,4096] 2.0' --args 'f32[4097,129] f32[4097,129] 2.0'
+
+compiles the generic variant of the kernel plus one variant per `--args`
+(example arguments: `dtype[extents]` tensors, optionally `@a1` for a base
+address that is not 16-byte aligned, and numbers for scalars) or `--key`
+(a specialisation key's text). The folder uses the cache layout
+(phobos.cache), so either
+
+    k = phobos.load("aot/scale")             # picks the best variant per launch
+    PHOBOS_CACHE_DIR=aot/scale python ...    # phobos.compile(...) finds its variants
+
+launches from it, on a machine without MLIR. From Python:
+
+    phobos.compile_ahead("examples/scale.ph", "aot/scale",
+                         examples=[(phobos.aot.like("f32", (4097, 129)),) * 2 + (2.0,)])
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from typing import Iterable, List, Optional, Sequence
+
+from .runtime.arrays import ITEMSIZE, contiguous_strides
+from .specialization import SpecKey
+
+_BASE = 1 << 32  # a made-up, 16-byte aligned device address
+
+
+class like:
+    """A placeholder device array: shape, element type, strides and alignment, no memory.
+
+    Stands in for real arguments where only their layout matters (ahead-of-time
+    compilation, `Kernel.key`, `Kernel.warmup`); never launch with it."""
+
+    def __init__(self, dtype: str, shape: Sequence[int], strides: Optional[Sequence[int]] = None, align: int = 16):
+        if dtype not in ITEMSIZE:
+            raise ValueError(f"unknown element type {dtype!r} (one of {', '.join(ITEMSIZE)})")
+        self.dtype = dtype
+        self.shape = tuple(int(s) for s in shape)
+        self.strides = tuple(strides) if strides is not None else contiguous_strides(self.shape)
+        self.align = align
+        size = ITEMSIZE[dtype]
+        typestr = {"f16": "<f2", "bf16": "<V2", "f32": "<f4", "f64": "<f8", "i1": "|b1", "i8": "|i1", "i32": "<i4", "i64": "<i8"}[dtype]
+        self.__cuda_array_interface__ = {
+            "shape": self.shape, "typestr": typestr, "strides": tuple(s * size for s in self.strides),
+            "data": (_BASE if align >= 16 else _BASE + size, False), "version": 3,
+        }
+        if dtype == "bf16":  # no typestr for bf16: the binder reads the dtype from here
+            self.__cuda_array_interface__["typestr"] = "bf16"
+
+    def __repr__(self):
+        return f"like({self.dtype!r}, {self.shape}{'' if self.align >= 16 else ', align=1'})"
+
+
+_TENSOR = re.compile(r"^(?P<dtype>[a-z0-9]+)\[(?P<dims>[0-9, ]*)\](?:@a(?P<align>\d+))?$")
+
+
+def parse_args_text(text: str) -> List[object]:
+    """Example arguments from text: 'f32[4097,129] f32[4097,129]@a1 2.0 7'."""
+    out: List[object] = []
+    for token in text.split():
+        m = _TENSOR.match(token)
+        if m:
+            dims = [int(d) for d in m.group("dims").replace(" ", "").split(",") if d]
+            out.append(like(m.group("dtype"), dims, align=int(m.group("align") or 16)))
+        elif token in ("true", "false"):
+            out.append(token == "true")
+        else:
+            try:
+                out.append(int(token))
+            except ValueError:
+                try:
+                    out.append(float(token))
+                except ValueError:
+                    raise ValueError(f"example argument {token!r} is neither a tensor (f32[M,N]) nor a number") from None
+    return out
+
+
+def compile_ahead(source, out_dir, *, kernel: Optional[str] = None, chip: str = "sm_90", defines: Optional[dict] = None,
+                  options: Optional[dict] = None, keys: Iterable = (), examples: Iterable[Sequence[object]] = (),
+                  check: bool = True) -> List[str]:
+    """Compile the generic variant and one per key / example argument list into `out_dir`.
+
+    Returns the keys stored. Example arguments may be real arrays or `like(...)`
+    placeholders; `check=False` also accepts examples that break an @aligned
+    promise (to ship the variant a raw launch would use)."""
+    from .kernel import Kernel
+
+    k = Kernel(source, kernel=kernel, chip=chip, defines=defines, options=options, cache_dir=out_dir)
+    stored = [""]
+    k.artifact(None)
+    for key in keys:
+        text = key.to_text() if isinstance(key, SpecKey) else SpecKey.from_text(str(key)).to_text()
+        k.artifact(text)
+        stored.append(text)
+    for args in examples:
+        stored.append(k.key(*args).to_text())
+        k.warmup(*args, check=check)
+    return list(dict.fromkeys(stored))
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m phobos.aot", description="Compile Phobos kernels ahead of time into a folder.")
+    parser.add_argument("source", help=".ph or .mlir file")
+    parser.add_argument("-o", "--out", required=True, help="output folder (cache layout; launch with phobos.load)")
+    parser.add_argument("--kernel", help="kernel name when the source has several")
+    parser.add_argument("--chip", default="sm_90")
+    parser.add_argument("-D", "--define", action="append", default=[], metavar="NAME=VALUE", help="bind a constant")
+    parser.add_argument("--key", action="append", default=[], help="a specialisation key's text")
+    parser.add_argument("--args", action="append", default=[], help="example arguments, e.g. 'f32[1024,1024] f32[1024,1024] 2.0'")
+    parser.add_argument("--no-check", action="store_true", help="accept examples that break @aligned promises")
+    ns = parser.parse_args(argv)
+    defines = {}
+    for d in ns.define:
+        name, eq, value = d.partition("=")
+        if not eq:
+            parser.error(f"--define {d!r}: expected NAME=VALUE")
+        defines[name] = int(value) if value.lstrip("-").isdigit() else value
+    try:
+        keys = compile_ahead(ns.source, ns.out, kernel=ns.kernel, chip=ns.chip, defines=defines or None, keys=ns.key,
+                             examples=[parse_args_text(a) for a in ns.args], check=not ns.no_check)
+    except (OSError, ValueError, TypeError, RuntimeError) as e:
+        print(f"phobos.aot: error: {e}", file=sys.stderr)
+        return 1
+    for key in keys:
+        print(f"{ns.out}: {key or '(generic)'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,368 @@
+"""Kernel objects: what `phobos.compile` and `phobos.load` return.
+
+    k = phobos.compile("examples/scale.ph")      # lazy: nothing is compiled yet
+    k(x, y, 2.0)                                 # grid from the kernel's rule
+    k[(m_tiles, n_tiles)](x, y, 2.0)              # or an explicit grid, Triton style
+    k.asm["ptx"]                                 # stage texts of the variant last used
+
+A launch computes the specialisation key of its arguments (alignment and
+divisibility of pointers, extents, strides, integer scalars) and runs the
+variant compiled for that key: from memory, else from the on-disk cache, else
+compiled now (which needs MLIR; without it the error says how to compile ahead
+of time). Argument layouts seen before skip the checks and the key: see
+phobos.runtime.launch.Plan.
+
+`phobos.load(folder)` launches from an ahead-of-time folder without the
+source: each launch picks the most specialised variant in the folder whose
+key the arguments satisfy.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence, Union
+
+from . import cache as _cache
+from .fingerprint import compiler_fingerprint
+from .runtime import arrays, driver
+from .runtime.arrays import HOST
+from .runtime.binding import Signature
+from .runtime.launch import Plan, Variant, current_device, stream_handle
+from .specialization import SpecKey, divisibility_class, implies, strength
+
+_MAX_PLANS = 512
+
+
+class CompilerUnavailableError(RuntimeError):
+    """A variant is missing from the cache and this machine cannot compile (no MLIR)."""
+
+
+def _key_text(key) -> str:
+    if key is None:
+        return ""
+    if isinstance(key, SpecKey):
+        return key.to_text()
+    return SpecKey.from_text(str(key)).to_text()
+
+
+class _Launchable:
+    """Argument binding and the launch fast path, shared by compiled and loaded kernels."""
+
+    def __init__(self):
+        self._plans: Dict[tuple, Plan] = {}
+        self._signature: Optional[Signature] = None
+        self._last: Optional[Variant] = None
+
+    # subclasses: the contract of the kernel, and the variant for a key
+    def _get_signature(self) -> Signature:
+        raise NotImplementedError
+
+    def _variant(self, key: SpecKey, signature: Signature) -> Variant:
+        raise NotImplementedError
+
+    @property
+    def signature(self) -> Signature:
+        if self._signature is None:
+            self._signature = self._get_signature()
+        return self._signature
+
+    @property
+    def name(self) -> str:
+        return self.signature.name
+
+    def __call__(self, *args, grid=None, stream=None, sync: bool = False, check: bool = True):
+        """Launch on `args`. grid: the contract's rule unless given (a tuple, an int, or a
+        callable of the bound extents and bindings); stream: a handle, torch or cupy stream,
+        else the current stream of the arguments' framework, else the default stream;
+        sync: wait and raise a KernelFault naming the kernel if it failed; check=False skips
+        the @aligned checks (the kernel's own entry check then traps on a broken promise)."""
+        sig = self._signature or self.signature
+        views = sig.describe(args)
+        layout = self._layout(sig, args, views, grid, check)
+        plan = self._plans.get(layout)
+        if plan is None:
+            plan = self._plan(sig, args, views, grid, check, layout)
+        if stream is None:
+            handle = 0
+            for i in sig.tensors:
+                if views[i].device != HOST:
+                    handle = arrays.current_stream(views[i], args[i])
+                    break
+        else:
+            handle = stream_handle(stream)
+        try:
+            plan.launch(args, views, handle, sync)
+        except (struct.error, TypeError, ValueError, OverflowError) as e:
+            # a scalar the fast path could not pack: the full check says which and why
+            plan.signature.bind(args, views, grid=None if callable(grid) else grid, check_promises=check)
+            raise
+        self._last = plan.variant
+
+    def __getitem__(self, grid) -> "_GridLaunch":
+        return _GridLaunch(self, grid)
+
+    # ------------------------------------------------------------------------- plans
+
+    @staticmethod
+    def _layout(sig: Signature, args, views, grid, check: bool) -> tuple:
+        layout = [views[i].layout for i in sig.tensors]
+        for i in sig.int_scalars:
+            v = args[i]
+            layout.append((type(v), divisibility_class(v)) if type(v) is int else type(v))
+        if grid is not None:
+            if callable(grid):
+                grid = "callable"
+            elif not isinstance(grid, int):
+                grid = tuple(grid)
+        layout.append(grid)
+        layout.append(check)
+        return tuple(layout)
+
+    def _plan(self, sig: Signature, args, views, grid, check: bool, layout: tuple) -> Plan:
+        binding = sig.bind(args, views, grid=grid, check_promises=check)
+        variant = self._variant(binding.key, sig)
+        if variant.signature.contract is not sig.contract and variant.signature.abi != sig.abi:
+            binding = variant.signature.bind(args, views, grid=grid, check_promises=check)
+        ordinal = binding.device
+        unknown = [views[i] for i in sig.tensors if views[i].device is None]
+        for view in unknown:  # generic __cuda_array_interface__ arrays: ask the driver
+            view_device = driver.pointer_device(view.ptr)
+            if ordinal is None:
+                ordinal = view_device
+            elif view_device != ordinal:
+                raise ValueError(f"{sig.name}: device arrays on cuda:{view_device} and cuda:{ordinal}; "
+                                 "all device arrays of one launch must be on the same GPU")
+        if ordinal is None:
+            ordinal = current_device()
+        plan = Plan(variant, binding, driver.get_device(ordinal), grid_fn=grid if callable(grid) else None)
+        if unknown:
+            return plan  # not cached: the device of a generic array is not part of its layout
+        if len(self._plans) >= _MAX_PLANS:
+            self._plans.clear()
+        self._plans[layout] = plan
+        return plan
+
+    # ------------------------------------------------------------------------- introspection
+
+    def key(self, *args) -> SpecKey:
+        """The specialisation key a launch on `args` would use."""
+        sig = self.signature
+        views = sig.describe(args)
+        return sig.key(args, views)
+
+    def warmup(self, *args, grid=None, check: bool = True):
+        """Make (compile or load) the variant for `args` without launching; returns its artifact.
+
+        Needs no GPU: arguments may be `phobos.aot.like(...)` placeholders."""
+        sig = self.signature
+        binding = sig.bind(args, sig.describe(args), grid=grid, check_promises=check)
+        variant = self._variant(binding.key, sig)
+        self._last = variant
+        return _artifact(variant)
+
+    @property
+    def asm(self) -> Mapping[str, str]:
+        """Stage texts (e.g. "tile", "gpu", "ptx") of the variant last launched (else the generic one)."""
+        variant = self._last or self._variant(SpecKey(), self.signature)
+        return dict(variant.asm)
+
+    @property
+    def contract(self) -> dict:
+        return self.signature.contract
+
+
+class _GridLaunch:
+    """`k[grid]`: a launcher with the grid fixed."""
+
+    __slots__ = ("kernel", "grid")
+
+    def __init__(self, kernel: _Launchable, grid):
+        self.kernel = kernel
+        self.grid = grid
+
+    def __call__(self, *args, stream=None, sync: bool = False, check: bool = True):
+        return self.kernel(*args, grid=self.grid, stream=stream, sync=sync, check=check)
+
+
+def _artifact(variant: Variant):
+    return _cache._artifact_class()(cubin=variant.cubin, contract=variant.contract, asm=dict(variant.asm))
+
+
+def _variant_from_entry(entry: "_cache.Entry") -> Variant:
+    return Variant(entry.cubin(), entry.contract(), entry.asm())
+
+
+# ----------------------------------------------------------------------------- compiled from source
+
+
+def _source(source) -> tuple:
+    """(text to hash, where it came from, what to hand the compiler)."""
+    if hasattr(source, "operation"):  # an mlir Module (MLIR is loaded if the caller built one)
+        return str(source), "<module>", source
+    if isinstance(source, bytes):
+        source = source.decode()
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and len(source) < 4096
+                                           and (source.endswith((".ph", ".mlir")) or os.path.exists(source))):
+        path = Path(source)
+        if not path.is_file():
+            raise FileNotFoundError(f"kernel source {str(path)!r} does not exist")
+        return path.read_text(), str(path), str(path)
+    if isinstance(source, str):
+        return source, "<text>", source
+    raise TypeError(f"a kernel source is a .ph/.mlir path, its text, or an MLIR module; got {type(source).__name__}")
+
+
+class Kernel(_Launchable):
+    """A kernel compiled from source, one variant per specialisation key, on first use."""
+
+    def __init__(self, source, *, kernel: Optional[str] = None, chip: str = "sm_90", defines: Optional[dict] = None,
+                 options: Optional[dict] = None, cache_dir: Optional[os.PathLike] = None):
+        super().__init__()
+        self._text, self.origin, self._compile_source = _source(source)
+        self.kernel_name = kernel
+        self.chip = chip
+        self.defines = dict(defines or {})
+        self.options = dict(options or {})
+        self.cache = _cache.Cache(cache_dir)
+        self.family = _cache.family_digest(self._text, kernel, self.defines, chip, self.options, compiler_fingerprint())
+        self._variants: Dict[str, Variant] = {}
+
+    def __repr__(self):
+        return f"<phobos.Kernel {self.kernel_name or '?'} from {self.origin} for {self.chip}>"
+
+    def _get_signature(self) -> Signature:
+        return self._variant(SpecKey(), None).signature
+
+    def _variant(self, key: SpecKey, signature: Optional[Signature]) -> Variant:
+        text = _key_text(key)
+        variant = self._variants.get(text)
+        if variant is not None:
+            return variant
+        entry = self.cache.get(self.family, text)
+        if entry is None:
+            entry = self._compile(text)
+        variant = self._variants[text] = _variant_from_entry(entry)
+        return variant
+
+    def _compile(self, key_text: str) -> "_cache.Entry":
+        compiler = _compiler(self, key_text)
+        artifact = compiler.compile_artifact(
+            self._compile_source, kernel=self.kernel_name, key=SpecKey.from_text(key_text) if key_text else None,
+            chip=self.chip, defines=self.defines or None, options=self.options or None,
+        )
+        meta = {"source": self.origin, "chip": self.chip, "defines": self.defines, "options": self.options,
+                "fingerprint": compiler_fingerprint(), "kernel": artifact.contract.get("name", self.kernel_name or "")}
+        return self.cache.put(self.family, key_text, artifact, meta)
+
+    def artifact(self, key=None):
+        """The artifact (cubin, contract, asm) of one variant: the generic one unless `key`
+        (a SpecKey or its text) is given. Compiles on a cache miss."""
+        return _artifact(self._variant(SpecKey.from_text(_key_text(key)), None))
+
+    def stages(self, key=None) -> Dict[str, str]:
+        """All stage texts of one variant, straight from the compiler (needs MLIR)."""
+        compiler = _compiler(self, _key_text(key))
+        text = _key_text(key)
+        return compiler.compile_stages(self._compile_source, kernel=self.kernel_name,
+                                       key=SpecKey.from_text(text) if text else None, chip=self.chip,
+                                       defines=self.defines or None, options=self.options or None)
+
+
+def _compiler(kernel: Kernel, key_text: str):
+    """phobos.compiler, or a CompilerUnavailableError that says how to compile ahead of time."""
+    try:
+        from . import compiler
+    except ImportError as e:
+        missing = (getattr(e, "name", None) or "").split(".")[0]
+        if missing != "mlir" and "mlir" not in str(e):
+            raise
+        what = f"kernel {kernel.kernel_name or kernel.origin!r}"
+        variant = f"the variant for key '{key_text}'" if key_text else "its generic variant"
+        raise CompilerUnavailableError(
+            f"{what} needs {variant} (chip {kernel.chip}), which is not in the cache at {kernel.cache.root}, and this "
+            f"machine cannot compile it: the MLIR Python bindings are not installed ({e}). Compile it ahead of time "
+            f"on a machine with Phobos's compiler:\n"
+            f"    python -m phobos.aot {kernel.origin} -o DIR{' --kernel ' + kernel.kernel_name if kernel.kernel_name else ''}"
+            f"{' --key ' + repr(key_text) if key_text else ''}\n"
+            f"(or phobos.aot.compile_ahead(source, DIR, examples=[args])), copy DIR here, and launch with "
+            f"phobos.load(DIR) or with PHOBOS_CACHE_DIR=DIR."
+        ) from e
+    return compiler
+
+
+def compile(source, *, kernel: Optional[str] = None, chip: str = "sm_90", defines: Optional[dict] = None,
+            options: Optional[dict] = None, cache_dir: Optional[os.PathLike] = None) -> Kernel:
+    """A launchable kernel from a .ph/.mlir path, its text or an MLIR module (compiled lazily per key)."""
+    return Kernel(source, kernel=kernel, chip=chip, defines=defines, options=options, cache_dir=cache_dir)
+
+
+# ----------------------------------------------------------------------------- loaded from a folder
+
+
+class LoadedKernel(_Launchable):
+    """A kernel launched from an ahead-of-time folder: no source, no compiler."""
+
+    def __init__(self, folder: Path, name: str, entries: List["_cache.Entry"]):
+        super().__init__()
+        self.folder = folder
+        self.kernel_name = name
+        self._entries = entries
+        self._variants: Dict[str, Variant] = {}
+        self._keys = [(e, SpecKey.from_text(e.key)) for e in entries]
+
+    def __repr__(self):
+        return f"<phobos.LoadedKernel {self.kernel_name} from {self.folder} ({len(self._entries)} variants)>"
+
+    @property
+    def keys(self) -> List[str]:
+        return [e.key for e in self._entries]
+
+    def _get_signature(self) -> Signature:
+        generic = [e for e in self._entries if not e.key] or self._entries
+        return self._load(generic[0]).signature
+
+    def _load(self, entry) -> Variant:
+        variant = self._variants.get(str(entry.path))
+        if variant is None:
+            variant = self._variants[str(entry.path)] = _variant_from_entry(entry)
+        return variant
+
+    def _variant(self, key: SpecKey, signature: Optional[Signature]) -> Variant:
+        fits = [(strength(k), e) for e, k in self._keys if implies(key, k)]
+        if not fits:
+            raise CompilerUnavailableError(
+                f"no variant of '{self.kernel_name}' in {self.folder} fits these arguments (key '{key.to_text()}'); "
+                f"it has: {', '.join(repr(e.key) for e in self._entries)}. Compile one ahead of time: "
+                f"python -m phobos.aot SOURCE -o {self.folder} --key '{key.to_text()}'"
+            )
+        fits.sort(key=lambda f: f[0])
+        return self._load(fits[-1][1])
+
+    def artifact(self, key=None):
+        return _artifact(self._variant(SpecKey.from_text(_key_text(key)), None))
+
+
+def load(folder: Union[str, os.PathLike], name: Optional[str] = None) -> LoadedKernel:
+    """The kernel `name` of an ahead-of-time folder (written by phobos.aot or a PHOBOS cache)."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise FileNotFoundError(f"no ahead-of-time folder at {str(root)!r}")
+    entries = list(_cache.Cache(root).entries())
+    names = sorted({e.kernel for e in entries})
+    if not entries:
+        raise FileNotFoundError(f"{str(root)!r} holds no compiled kernels (write one with python -m phobos.aot)")
+    if name is None:
+        if len(names) > 1:
+            raise ValueError(f"{str(root)!r} holds several kernels ({', '.join(names)}); pass name=")
+        name = names[0]
+    chosen = [e for e in entries if e.kernel == name]
+    if not chosen:
+        raise KeyError(f"{str(root)!r} has no kernel '{name}' (it has {', '.join(names)})")
+    families = sorted({e.meta.get("family", "") for e in chosen})
+    if len(families) > 1:
+        builds = sorted({f"{e.meta.get('source')} (chip {e.meta.get('chip')}, defines {e.meta.get('defines')})" for e in chosen})
+        raise ValueError(f"{str(root)!r} holds '{name}' from {len(families)} different builds ({'; '.join(builds)}); "
+                         "keep one build per ahead-of-time folder")
+    return LoadedKernel(root, name, chosen)

@@ -1,0 +1,29 @@
+"""The Phobos runtime: load cubins and launch them from Python (no MLIR needed).
+
+  driver    the CUDA driver through cuda-bindings: init, contexts, modules, errors
+  arrays    numpy / torch / cupy / __cuda_array_interface__ / DLPack arguments
+  binding   checking arguments against a kernel's contract; specialisation keys
+  launch    compiled variants, the per-layout launch fast path, numpy copies
+
+The user-facing objects (phobos.compile, phobos.load, Kernel) are in phobos.kernel.
+"""
+
+from .binding import Binding, Signature
+from .driver import CudaError, KernelFault, NoCudaDriverError, available, device_count, get_device, synchronize_context
+from .launch import Plan, Variant, stream_handle
+
+__all__ = [
+    "Binding", "CudaError", "KernelFault", "NoCudaDriverError", "Plan", "Signature", "Variant",
+    "available", "device_count", "get_device", "stream_handle", "synchronize",
+]
+
+
+def synchronize(stream=None) -> None:
+    """Wait for `stream` (or the whole current context); a kernel fault raises KernelFault."""
+    from . import driver
+
+    if stream is None:
+        driver.synchronize_context()
+    else:
+        driver.init()
+        driver.synchronize(stream_handle(stream))

@@ -1,0 +1,274 @@
+"""The CUDA driver as the runtime uses it (cuda-bindings, `cuda.bindings.driver`).
+
+* `cuInit` runs on first use; a machine without the driver library gets a
+  `NoCudaDriverError` (cuda-bindings raises cuda.pathfinder's
+  DynamicLibNotFoundError there, which says nothing about what to do).
+* One primary context per device (the one torch and cupy use too, so their
+  pointers are valid in it), made current on the calling thread when needed.
+* Modules are loaded once per (device, cubin) and functions looked up once.
+* Every driver call is checked; errors carry the CUDA name and text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from typing import Dict, Optional, Tuple
+
+try:  # cuda-bindings is a dependency, but keep `import phobos.runtime` working without it
+    from cuda.bindings import driver as cu
+except ImportError as _e:  # pragma: no cover - exercised only where cuda-bindings is missing
+    cu = None
+    _IMPORT_ERROR: Optional[ImportError] = _e
+else:
+    _IMPORT_ERROR = None
+
+
+class CudaError(RuntimeError):
+    """A CUDA driver call failed."""
+
+    def __init__(self, message: str, code: int = 0, name: str = ""):
+        super().__init__(message)
+        self.code = code
+        self.name = name
+
+
+class NoCudaDriverError(CudaError):
+    """This machine has no usable CUDA driver or no GPU."""
+
+
+class KernelFault(CudaError):
+    """A kernel failed on the device (a trap, an illegal address, ...)."""
+
+    def __init__(self, message: str, code: int = 0, name: str = "", kernel: str = ""):
+        super().__init__(message, code, name)
+        self.kernel = kernel
+
+
+# Errors after which the context is unusable for the rest of the process.
+_STICKY = {
+    "CUDA_ERROR_ILLEGAL_ADDRESS",
+    "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+    "CUDA_ERROR_MISALIGNED_ADDRESS",
+    "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+    "CUDA_ERROR_INVALID_PC",
+    "CUDA_ERROR_LAUNCH_FAILED",
+    "CUDA_ERROR_HARDWARE_STACK_ERROR",
+    "CUDA_ERROR_ASSERT",
+}
+
+
+def error_text(code) -> Tuple[str, str]:
+    """(name, description) of a CUresult."""
+    try:
+        err, name = cu.cuGetErrorName(code)
+        name = name.decode() if not err else getattr(code, "name", str(code))
+        err, text = cu.cuGetErrorString(code)
+        text = text.decode() if not err else ""
+    except Exception:  # the driver library itself may be missing
+        name, text = getattr(code, "name", str(code)), ""
+    return name, text
+
+
+def raise_error(code, what: str, kernel: Optional[str] = None, certain: bool = True):
+    """Raise the CudaError for `code`; a KernelFault naming `kernel` when one is given.
+
+    `certain=False` when the fault only showed up at a later synchronisation, so
+    `kernel` is the last one Phobos launched rather than surely the culprit.
+    """
+    name, text = error_text(code)
+    detail = f"{name}: {text}" if text else name
+    if kernel is not None:
+        if certain:
+            msg = f"kernel '{kernel}' failed: {detail}"
+        else:
+            msg = f"{what} failed: {detail} (the last kernel Phobos launched was '{kernel}')"
+        if name in _STICKY:
+            msg += " (the CUDA context is now unusable; restart the process)"
+        if name in ("CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_ILLEGAL_INSTRUCTION"):
+            msg += "; a kernel traps when a promise it checks at entry (@aligned) is broken"
+        raise KernelFault(msg, int(code), name, kernel)
+    raise CudaError(f"{what} failed: {detail}", int(code), name)
+
+
+def check(result, what: str):
+    """Unpack a cuda-bindings result tuple, raising on a non-zero CUresult."""
+    err = result[0]
+    if err:
+        raise_error(err, what)
+    if len(result) == 1:
+        return None
+    return result[1] if len(result) == 2 else result[1:]
+
+
+# ----------------------------------------------------------------------------- init
+
+_init_lock = threading.Lock()
+_initialized = False
+_devices: Dict[int, "Device"] = {}
+
+
+def _no_driver(reason: str, cause: Optional[BaseException] = None) -> NoCudaDriverError:
+    return NoCudaDriverError(
+        f"no CUDA driver: {reason}. Phobos runs kernels on an NVIDIA GPU through the CUDA driver; "
+        "compiling (phobos.compile(...).artifact(), python -m phobos.aot) works without one."
+    )
+
+
+def init() -> None:
+    """cuInit once per process; raises NoCudaDriverError where there is no driver or GPU."""
+    global _initialized
+    if _initialized:
+        return
+    with _init_lock:
+        if _initialized:
+            return
+        if cu is None:
+            raise _no_driver(f"cuda-bindings is not importable ({_IMPORT_ERROR})") from _IMPORT_ERROR
+        try:
+            (err,) = cu.cuInit(0)
+        except Exception as e:  # cuda.pathfinder's DynamicLibNotFoundError (a RuntimeError), OSError
+            raise _no_driver(f"the driver library (libcuda.so) was not found ({type(e).__name__})") from e
+        if err:
+            name, text = error_text(err)
+            raise _no_driver(f"cuInit returned {name} ({text})")
+        count = check(cu.cuDeviceGetCount(), "cuDeviceGetCount")
+        if count == 0:
+            raise _no_driver("the driver reports no CUDA device")
+        _initialized = True
+
+
+def available() -> bool:
+    """Whether a CUDA driver and at least one GPU are present (never raises)."""
+    try:
+        init()
+        return True
+    except CudaError:
+        return False
+
+
+def device_count() -> int:
+    init()
+    return check(cu.cuDeviceGetCount(), "cuDeviceGetCount")
+
+
+def get_device(ordinal: int = 0) -> "Device":
+    dev = _devices.get(ordinal)
+    if dev is None:
+        init()
+        with _init_lock:
+            dev = _devices.get(ordinal)
+            if dev is None:
+                dev = _devices[ordinal] = Device(ordinal)
+    return dev
+
+
+# ----------------------------------------------------------------------------- devices
+
+class Device:
+    """One GPU: its primary context and the modules loaded into it."""
+
+    def __init__(self, ordinal: int):
+        count = device_count()
+        if not 0 <= ordinal < count:
+            raise ValueError(f"CUDA device {ordinal} does not exist (this machine has {count})")
+        self.ordinal = ordinal
+        self.handle = check(cu.cuDeviceGet(ordinal), "cuDeviceGet")
+        self.context = check(cu.cuDevicePrimaryCtxRetain(self.handle), "cuDevicePrimaryCtxRetain")
+        self.context_id = int(self.context)
+        major = check(cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.handle), "cuDeviceGetAttribute")
+        minor = check(cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.handle), "cuDeviceGetAttribute")
+        self.capability = (major, minor)
+        self.name = check(cu.cuDeviceGetName(256, self.handle), "cuDeviceGetName").split(b"\0")[0].decode()
+        self._modules: Dict[str, object] = {}
+        self._functions: Dict[Tuple[str, str], object] = {}
+        self._lock = threading.Lock()
+        self.make_current()
+
+    @property
+    def chip(self) -> str:
+        return f"sm_{self.capability[0]}{self.capability[1]}"
+
+    def make_current(self) -> None:
+        """Make this device's primary context current on the calling thread (cheap when it is)."""
+        err, ctx = cu.cuCtxGetCurrent()
+        if err or int(ctx) != self.context_id:
+            check(cu.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+
+    def function(self, cubin: bytes, entry: str, shared_bytes: int = 0):
+        """The CUfunction `entry` of `cubin`, loading the module on first use."""
+        digest = hashlib.sha256(cubin).hexdigest()
+        fn = self._functions.get((digest, entry))
+        if fn is not None:
+            return fn
+        with self._lock:
+            self.make_current()
+            module = self._modules.get(digest)
+            if module is None:
+                err, module = cu.cuModuleLoadData(cubin)
+                if err:
+                    name, text = error_text(err)
+                    hint = ""
+                    if name == "CUDA_ERROR_NO_BINARY_FOR_GPU" or name == "CUDA_ERROR_INVALID_IMAGE":
+                        hint = f" (the device '{self.name}' is {self.chip}; compile for it with chip='{self.chip}')"
+                    raise CudaError(f"loading the cubin of '{entry}' failed: {name}: {text}{hint}", int(err), name)
+                self._modules[digest] = module
+            fn = check(cu.cuModuleGetFunction(module, entry.encode()), f"cuModuleGetFunction('{entry}')")
+            if shared_bytes > 48 * 1024:  # dynamic shared memory beyond the default needs an opt-in
+                attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+                check(cu.cuFuncSetAttribute(fn, attr, shared_bytes), "cuFuncSetAttribute")
+            self._functions[(digest, entry)] = fn
+            return fn
+
+    # -- memory, for numpy arguments (copied in and out around a synchronous launch)
+
+    def alloc(self, nbytes: int) -> int:
+        return int(check(cu.cuMemAlloc(max(nbytes, 1)), "cuMemAlloc"))
+
+    def free(self, ptr: int) -> None:
+        check(cu.cuMemFree(ptr), "cuMemFree")
+
+    def copy_in(self, dst: int, host_ptr: int, nbytes: int, stream: int) -> None:
+        if nbytes:
+            check(cu.cuMemcpyHtoDAsync(dst, host_ptr, nbytes, stream), "cuMemcpyHtoDAsync")
+
+    def copy_out(self, host_ptr: int, src: int, nbytes: int, stream: int) -> None:
+        if nbytes:
+            check(cu.cuMemcpyDtoHAsync(host_ptr, src, nbytes, stream), "cuMemcpyDtoHAsync")
+
+
+def pointer_device(ptr: int) -> int:
+    """The ordinal of the device that owns a device pointer (slow: for generic arrays only)."""
+    init()
+    attr = cu.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+    err, ordinal = cu.cuPointerGetAttribute(attr, ptr)
+    if err:
+        name, _ = error_text(err)
+        raise ValueError(f"address {ptr:#x} is not device memory known to the CUDA driver ({name})")
+    return int(ordinal)
+
+
+def synchronize(stream: int = 0, kernel: Optional[str] = None) -> None:
+    """Wait for `stream` (0: the legacy default stream, which waits for all blocking streams)."""
+    (err,) = cu.cuStreamSynchronize(stream)
+    if err:
+        raise_error(err, "cuStreamSynchronize", kernel=kernel or last_kernel() or "<unknown>", certain=kernel is not None)
+
+
+def synchronize_context() -> None:
+    """Wait for all work in the current context; a fault names the last kernel Phobos launched."""
+    init()
+    (err,) = cu.cuCtxSynchronize()
+    if err:
+        raise_error(err, "cuCtxSynchronize", kernel=last_kernel() or "<unknown>", certain=False)
+
+
+_last = {"kernel": None}
+
+
+def note_launch(kernel: str) -> None:
+    _last["kernel"] = kernel
+
+
+def last_kernel() -> Optional[str]:
+    return _last["kernel"]
