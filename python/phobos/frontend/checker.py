@@ -151,11 +151,15 @@ class Checker:
         kernel.info = info
         self.kernel_scope = {}
         self.scopes = []
+        self.broken_consts: Dict[str, A.Pos] = {}
         by_name = self._attributes_by_name(kernel)
         if "autotune" in by_name:
             self._autotune(by_name["autotune"], info)
         for name, value in info.bindings.items():
             self.kernel_scope[name] = Symbol("const", name, T.INDEX, by_name["autotune"].pos, const=value)
+        for name, pos in self.broken_consts.items():
+            # Already reported: uses of the name stay quiet.
+            self.kernel_scope.setdefault(name, Symbol("const", name, T.ERROR, pos))
         self._params(kernel, info)
         if "launch" in by_name:
             info.launch = self._launch(by_name["launch"])
@@ -194,6 +198,7 @@ class Checker:
                 continue
             values = self._space_values(arg)
             if values is None:
+                self.broken_consts[arg.name] = arg.pos
                 continue
             info.space[arg.name] = values
             if arg.name in self.defines:
@@ -201,7 +206,7 @@ class Checker:
                 chosen = self.defines[arg.name]
                 if chosen not in values:
                     self.error(arg.pos, f"-D {arg.name}={chosen} is not in the @autotune space of '{arg.name}': {values}")
-                    continue
+                    chosen = values[0]  # keeps checking the rest with a valid binding
                 info.bindings[arg.name] = chosen
             else:
                 info.bindings[arg.name] = values[0]
@@ -281,6 +286,8 @@ class Checker:
         if isinstance(value, A.Name):
             if value.name in self.info.bindings:
                 return self.info.bindings[value.name]
+            if value.name in self.broken_consts:
+                return None
             self.error(value.pos, f"unknown constant '{value.name}' in {what} (expected a literal or an @autotune constant)")
             return None
         self.error(value.pos, f"{what} expects an integer, got {value.value}")
@@ -435,6 +442,8 @@ class Checker:
                 sym = self.lookup(dim.name)
                 if sym is None:
                     return self.error(dim.pos, f"unknown identifier '{dim.name}'")
+                if sym.ty == T.ERROR:
+                    return T.ERROR
                 value = sym.const if sym.kind in ("const", "dim", "let") and isinstance(sym.const, int) \
                     and T.is_int(T.element(sym.ty)) else None
                 if value is None:
@@ -536,7 +545,10 @@ class Checker:
             else:
                 ok = isinstance(value_ty, T.Scalar) or T.broadcast(value_ty.shape, target.shape) == target.shape
         if not ok:
-            self.error(pos, message())
+            hint = ""
+            if ve != te and T.is_numeric(ve) and te in CONVERSIONS and not T.is_untyped(ve):
+                hint = f" (convert with {te}(...))"
+            self.error(pos, message() + hint)
             return False
         return self.fits(value, te)
 

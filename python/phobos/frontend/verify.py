@@ -32,7 +32,9 @@ def verification_errors(module: ir.Module) -> List[Diagnostic]:
     previous = context.emit_error_diagnostics
     collector = Collector(context)
     try:
-        ok = verify_tile_ir(module.operation)
+        # tile-verify builds types (e.g. a reduction's result), which needs a location.
+        with context, ir.Location.unknown(context):
+            ok = verify_tile_ir(module.operation)
         records = [from_mlir(d) for d in collector.take()]
     finally:
         collector.detach()
