@@ -1,0 +1,385 @@
+"""Axis-info analysis over tile IR: contiguity, divisibility, constancy.
+
+    analysis = AxisInfoAnalysis(module_or_func)
+    info = analysis.get(value)          # AxisInfo, or None for non-integers
+    analysis.known_multiple(start)      # an exact integer dividing a scalar
+
+The facts and their meanings are Triton's (see lattice.py); the transfer
+rules are in transfer.py. This module walks the IR: every integer or index
+scalar and tile (i1 included) gets facts, in program order, through
+structured control flow:
+
+  * `scf.for`: the induction variable is lb + k * step; loop-carried values
+    start optimistic (their initial value alone) and are joined with what the
+    body yields until nothing changes; the results are the fixed point;
+  * `scf.if`: results join what both branches yield;
+  * other ops with regions: their block arguments and results are unknown.
+
+Entry facts: integer kernel arguments from `tile.divisibility` (launch-time
+specialisation); `memref.dim` of a tensor parameter from its static extent,
+the `@aligned` promise of its symbol and specialisation (kernel_facts.py);
+`tile.block_id`/`tile.grid_dim` are unknown but non-negative (hardware ids);
+`tile.hint` replaces what was computed (an unchecked user promise).
+"""
+
+from __future__ import annotations
+
+from math import gcd
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from mlir import ir
+
+from . import transfer as R
+from .kernel_facts import KernelFacts, kernel_facts, lcm, pointer_alignment_facts  # noqa: F401  (re-exported)
+from .lattice import AxisInfo, join
+
+__all__ = ["AxisInfo", "AxisInfoAnalysis", "pointer_alignment_facts", "integer_shape"]
+
+_CMP_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+_CASTS = {  # op name -> signed extension?
+    "arith.index_cast": True,
+    "arith.extsi": True,
+    "arith.trunci": True,
+    "arith.index_castui": False,
+    "arith.extui": False,
+}
+# Ops that are the identity of their operand when both operands are one value.
+_IDEMPOTENT = ("arith.andi", "arith.ori", "arith.minsi", "arith.maxsi", "arith.minui", "arith.maxui")
+# Ops whose result is 0 when both operands are one value.
+_SELF_CANCELLING = ("arith.subi", "arith.xori")
+# On i1 only the bitwise ops are tracked (the others read i1 as signed).
+_I1_BINARY = ("arith.andi", "arith.ori", "arith.xori")
+_FIXED_POINT_LIMIT = 256
+
+
+def _width(element: ir.Type) -> Optional[int]:
+    if isinstance(element, ir.IndexType):
+        return 64
+    if isinstance(element, ir.IntegerType):
+        return element.width
+    return None
+
+
+def integer_shape(t: ir.Type) -> Optional[Tuple[Tuple[int, ...], int]]:
+    """(shape, bit width) of an integer/index scalar ((1,)) or static tile; None otherwise."""
+    if isinstance(t, ir.RankedTensorType):
+        width = _width(t.element_type)
+        if width is None or not t.has_static_shape or t.rank == 0:
+            return None
+        return tuple(t.shape), width
+    width = _width(t)
+    return ((1,), width) if width is not None else None
+
+
+def _name(op) -> str:
+    return op.operation.name
+
+
+def _int_attr(op, name: str) -> int:
+    return ir.IntegerAttr(op.operation.attributes[name]).value
+
+
+class AxisInfoAnalysis:
+    """Runs the analysis on construction over every func.func in `root`
+    (a module, a function, or any op holding functions)."""
+
+    def __init__(self, root):
+        self._facts: Dict[ir.Value, AxisInfo] = {}
+        self._kernels: Dict[ir.Operation, KernelFacts] = {}
+        self._multiples: Dict[ir.Value, int] = {}
+        op = root.operation
+        if op.name == "func.func":
+            self._run_function(op)
+        else:
+            functions = []
+
+            def collect(o):
+                if o.name == "func.func":
+                    functions.append(o)
+                    return ir.WalkResult.SKIP
+                return ir.WalkResult.ADVANCE
+
+            op.walk(collect, ir.WalkOrder.PRE_ORDER)
+            for fn in functions:
+                self._run_function(fn)
+
+    # ------------------------------------------------------------------ queries
+
+    def get(self, value: ir.Value) -> Optional[AxisInfo]:
+        """The facts of an integer/index scalar or tile; None for other values."""
+        if value in self._facts:
+            return self._facts[value]
+        shaped = integer_shape(value.type)
+        if shaped is None:
+            return None
+        return AxisInfo.unknown(len(shaped[0]))
+
+    def kernel_facts(self, fn: ir.Operation) -> KernelFacts:
+        fn = fn.operation
+        if fn not in self._kernels:
+            self._kernels[fn] = kernel_facts(fn)
+        return self._kernels[fn]
+
+    def tensor_argument(self, value: ir.Value):
+        """(function, TensorFacts) when `value` is a memref parameter, else None."""
+        if not isinstance(value, ir.BlockArgument):
+            return None
+        parent = value.owner.owner
+        if parent is None or parent.operation.name != "func.func":
+            return None
+        if value.owner != parent.operation.regions[0].blocks[0]:
+            return None
+        facts = self.kernel_facts(parent).tensors.get(value.arg_number)
+        return (parent.operation, facts) if facts is not None else None
+
+    def known_multiple(self, value: ir.Value) -> int:
+        """An exact integer every element of `value` is a multiple of (0: the
+        value is 0). Unlike the lattice's powers of two, this knows that
+        `block_id * 96` is a multiple of 96."""
+        if value in self._multiples:
+            return self._multiples[value]
+        self._multiples[value] = 1  # cycles (loop-carried values) stay at 1
+        info = self.get(value)
+        pow2 = info.element_divisibility() if info is not None else 1
+        if info is not None and info.constant is not None:
+            result = abs(info.constant)
+        else:
+            result = lcm(self._exact_multiple(value), pow2)
+        self._multiples[value] = result
+        return result
+
+    # ------------------------------------------------------------------ walking
+
+    def _set(self, value: ir.Value, info: Optional[AxisInfo]) -> None:
+        if info is not None and integer_shape(value.type) is not None:
+            self._facts[value] = info
+
+    def _set_unknown(self, values) -> None:
+        for v in values:
+            shaped = integer_shape(v.type)
+            if shaped is not None:
+                self._facts[v] = AxisInfo.unknown(len(shaped[0]))
+
+    def _run_function(self, fn: ir.Operation) -> None:
+        if not len(fn.regions[0].blocks):
+            return
+        facts = self.kernel_facts(fn)
+        for block_index, block in enumerate(fn.regions[0].blocks):
+            for arg in block.arguments:
+                if integer_shape(arg.type) is None:
+                    continue
+                if block_index == 0 and arg.arg_number in facts.scalar_divisibility:
+                    self._set(arg, AxisInfo.scalar(facts.scalar_divisibility[arg.arg_number]))
+                else:
+                    self._set_unknown([arg])
+            self._visit_block(block)
+
+    def _visit_block(self, block: ir.Block) -> None:
+        for op in block.operations:
+            self._visit(op)
+
+    def _visit(self, op) -> None:
+        name = _name(op)
+        if name == "scf.for":
+            self._visit_for(op.operation)
+        elif name == "scf.if":
+            self._visit_if(op.operation)
+        elif len(op.operation.regions):
+            for region in op.operation.regions:
+                for block in region.blocks:
+                    self._set_unknown(block.arguments)
+                    self._visit_block(block)
+            self._set_unknown(op.operation.results)
+        else:
+            results = op.operation.results
+            if len(results) == 1 and integer_shape(results[0].type) is not None:
+                self._set(results[0], self._transfer(op.operation))
+            else:
+                self._set_unknown(results)
+
+    def _yielded(self, block: ir.Block) -> List[Optional[AxisInfo]]:
+        ops = list(block.operations)
+        if not ops or _name(ops[-1]) != "scf.yield":
+            return []
+        return [self.get(v) for v in ops[-1].operation.operands]
+
+    def _visit_for(self, op: ir.Operation) -> None:
+        lower, step = op.operands[0], op.operands[2]
+        inits = list(op.operands)[3:]
+        body = op.regions[0].blocks[0]
+        iv, carried = body.arguments[0], list(body.arguments)[1:]
+        self._set(iv, R.induction_variable(self.get(lower), self.get(step)))
+        state = [self.get(v) for v in inits]
+        for _ in range(_FIXED_POINT_LIMIT):
+            for arg, info in zip(carried, state):
+                self._set(arg, info)
+            self._visit_block(body)
+            yielded = self._yielded(body)
+            new = [join(s, y) if s is not None else None for s, y in zip(state, yielded)]
+            if new == state:
+                break
+            state = new
+        else:  # no fixed point in time (cannot happen for a finite lattice): give up soundly
+            self._set_unknown(carried)
+            self._visit_block(body)
+            state = [self.get(a) for a in carried]
+        for result, info in zip(op.results, state):
+            self._set(result, info)
+
+    def _visit_if(self, op: ir.Operation) -> None:
+        branches = []
+        for region in op.regions:
+            if len(region.blocks):
+                self._visit_block(region.blocks[0])
+                branches.append(self._yielded(region.blocks[0]))
+        for i, result in enumerate(op.results):
+            info = None
+            for yielded in branches:
+                info = join(info, yielded[i] if i < len(yielded) else None)
+            self._set(result, info if len(branches) == 2 else None)
+
+    # ------------------------------------------------------------------ transfer
+
+    def _transfer(self, op: ir.Operation) -> Optional[AxisInfo]:
+        result = op.results[0]
+        shape, width = integer_shape(result.type)
+        name = op.name
+        operands = list(op.operands)
+        if name == "arith.constant":
+            return self._constant(op, shape, width)
+        if name in R.BINARY:
+            a, b = operands
+            if a == b and name in _SELF_CANCELLING:
+                return R.constant(0, shape)
+            if a == b and name in _IDEMPOTENT:
+                return self.get(a)
+            if width == 1 and name not in _I1_BINARY:
+                return R.elementwise(shape, self.get(a), self.get(b), 1, True)
+            return R.BINARY[name](self.get(a), self.get(b), shape, width)
+        if name == "arith.cmpi":
+            a, b = operands
+            predicate = _CMP_PREDICATES[_int_attr(op, "predicate")]
+            operand_width = integer_shape(a.type)[1]
+            if a == b:
+                return R.constant(int(predicate in ("eq", "sle", "sge", "ule", "uge")), shape)
+            return R.cmpi(predicate, self.get(a), self.get(b), shape, operand_width)
+        if name == "arith.select":
+            cond, a, b = operands
+            if a == b:
+                return self.get(a)
+            return R.select(self.get(cond), self.get(a), self.get(b), shape,
+                            not isinstance(cond.type, ir.RankedTensorType))
+        if name in _CASTS:
+            source = operands[0]
+            source_width = integer_shape(source.type)[1]
+            return R.cast(self.get(source), source_width, width, _CASTS[name], shape)
+        if name == "tile.range":
+            return R.range_(_int_attr(op, "start"), _int_attr(op, "end"), shape)
+        if name == "tensor.splat":
+            return R.splat(self.get(operands[0]), shape)
+        if name == "tile.broadcast":
+            source_shape = tuple(ir.RankedTensorType(operands[0].type).shape)
+            return R.broadcast(self.get(operands[0]), source_shape, shape)
+        if name == "tile.transpose":
+            permutation = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+            return R.transpose(self.get(operands[0]), permutation, shape)
+        if name in ("tensor.expand_shape", "tensor.collapse_shape"):
+            return self._reshape(op, shape)
+        if name == "memref.dim":
+            return self._dim(op)
+        if name == "tile.check_multiple":
+            return R.check_multiple(self.get(operands[0]), _int_attr(op, "divisor"))
+        if name in ("tile.block_id", "tile.grid_dim"):
+            return AxisInfo.scalar(1, non_negative=True)
+        if name == "tile.hint":
+            return self._hint(op, shape)
+        return AxisInfo.unknown(len(shape))
+
+    def _constant(self, op: ir.Operation, shape, width) -> AxisInfo:
+        attr = op.attributes["value"]
+        if isinstance(attr, ir.BoolAttr):
+            return R.constant(int(attr.value), shape)
+        if isinstance(attr, ir.IntegerAttr):
+            return R.constant(R.wrap(attr.value, width), shape)
+        if isinstance(attr, ir.DenseIntElementsAttr):
+            if attr.is_splat:
+                return R.constant(R.wrap(ir.IntegerAttr(attr.get_splat_value()).value, width), shape)
+            return R.dense([R.wrap(v, width) for v in attr], shape)
+        return AxisInfo.unknown(len(shape))
+
+    def _reshape(self, op: ir.Operation, shape) -> AxisInfo:
+        source = op.operands[0]
+        source_shaped = integer_shape(source.type)
+        if source_shaped is None:
+            return AxisInfo.unknown(len(shape))
+        groups = [[ir.IntegerAttr(i).value for i in ir.ArrayAttr(g)]
+                  for g in ir.ArrayAttr(op.attributes["reassociation"])]
+        rule = R.expand_shape if op.name == "tensor.expand_shape" else R.collapse_shape
+        return rule(self.get(source), source_shaped[0], shape, groups)
+
+    def _dim(self, op: ir.Operation) -> AxisInfo:
+        source, index = op.operands
+        axis = self.get(index).constant
+        found = self.tensor_argument(source)
+        if isinstance(source.type, ir.MemRefType) and axis is not None and 0 <= axis < source.type.rank:
+            if not source.type.is_dynamic_dim(axis):
+                return R.constant(source.type.get_dim_size(axis), (1,))
+            if found is not None:
+                multiple = found[1].extent_multiple[axis]
+                return AxisInfo.scalar(R.pow2_part(multiple) if multiple else 1, non_negative=True)
+        return AxisInfo.scalar(1, non_negative=True)
+
+    def _hint(self, op: ir.Operation, shape) -> AxisInfo:
+        facts = {}
+        for name in ("divisibility", "contiguity", "constancy"):
+            if name in op.attributes:
+                values = list(ir.DenseI64ArrayAttr(op.attributes[name]))
+                # malformed hints are tile-verify's business; here they are ignored
+                if len(values) == len(shape) and all(v > 0 for v in values):
+                    facts[name] = values
+        return R.hint(self.get(op.operands[0]), shape, **facts)
+
+    # ------------------------------------------------------------------ exact multiples
+
+    def _exact_multiple(self, value: ir.Value) -> int:
+        """known_multiple's rules on the defining op (before the lattice joins in)."""
+        if isinstance(value, ir.BlockArgument):
+            parent = value.owner.owner
+            if parent is not None and parent.operation.name == "scf.for" and value.arg_number == 0:
+                lower, step = parent.operation.operands[0], parent.operation.operands[2]
+                return gcd(self.known_multiple(lower), self.known_multiple(step))
+            return 1
+        op = value.owner
+        if not isinstance(op, ir.Operation):
+            op = op.operation
+        name = op.name
+        operands = list(op.operands)
+        m = self.known_multiple
+        if name in ("arith.addi", "arith.subi", "arith.remsi", "arith.remui", "arith.minsi", "arith.maxsi",
+                    "arith.minui", "arith.maxui"):
+            return gcd(m(operands[0]), m(operands[1]))
+        if name == "arith.select":
+            return gcd(m(operands[1]), m(operands[2]))
+        if name == "arith.muli":
+            return m(operands[0]) * m(operands[1])
+        if name == "arith.shli":
+            k = self.get(operands[1]).constant
+            return m(operands[0]) << k if k is not None and 0 <= k < 63 else m(operands[0])
+        if name == "arith.divsi":
+            divisor = self.get(operands[1]).constant
+            dividend = m(operands[0])
+            if divisor and dividend % divisor == 0:
+                return abs(dividend // divisor)
+            return 1
+        if name in ("arith.index_cast", "arith.extsi", "tensor.splat", "tile.broadcast"):
+            return m(operands[0])
+        if name == "tile.check_multiple":
+            return lcm(m(operands[0]), _int_attr(op, "divisor"))
+        if name == "tile.hint":  # the hinted divisibility joins in through the lattice
+            return m(operands[0])
+        if name == "memref.dim":
+            axis = self.get(operands[1]).constant
+            found = self.tensor_argument(operands[0])
+            if found is not None and axis is not None and 0 <= axis < found[1].rank:
+                return found[1].extent_multiple[axis]
+        return 1

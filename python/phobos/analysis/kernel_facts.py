@@ -1,0 +1,213 @@
+"""What a kernel knows about its tensor and scalar parameters at entry.
+
+A tensor parameter is a `memref` argument (row-major, last dimension
+contiguous). Its facts come from four places, combined:
+
+  * the type: static extents, static strides and offset;
+  * `tile.aligned = {M = 32}` promises about the dimension symbols named by
+    the argument attribute `tile.dims` (a symbol names one extent in every
+    parameter that uses it), and the entry checks `tile.check_multiple`;
+  * launch-time specialisation (tile-specialize): `tile.divisibility` (per
+    extent), `tile.stride_divisibility` (per leading stride), `tile.ptr_align`
+    (bytes dividing the base address);
+  * the runtime contract: tensors are contiguous, so with the identity layout
+    the stride of dimension k is the product of the extents after it, and a
+    base pointer is at least element-aligned. A 16-byte aligned base is only
+    known from `tile.ptr_align` (the launcher's key records it as `a16`).
+
+Multiples here are exact positive integers (not only powers of two), because
+a tile extent such as 96 needs them; 0 stands for the value 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import gcd
+from typing import Dict, List, Optional
+
+from mlir import ir
+
+from phobos.dialect import kernel as K
+
+
+def lcm(a: int, b: int) -> int:
+    """Least common multiple, where 0 (the value zero) absorbs everything."""
+    if a == 0 or b == 0:
+        return 0
+    return a * b // gcd(a, b)
+
+
+def element_bytes(t: ir.Type) -> int:
+    width = t.width if hasattr(t, "width") else 64  # index: 64 bits
+    return max(1, width // 8)
+
+
+@dataclass
+class TensorFacts:
+    """Facts about one memref parameter."""
+
+    index: int
+    name: str
+    dims: List[str]  # the symbol (or literal) of each dimension
+    static: List[Optional[int]]  # static extents (None: dynamic)
+    elem_bytes: int
+    extent_multiple: List[int]  # an exact integer dividing each extent
+    stride_multiple: List[int]  # an exact integer dividing each stride (in elements)
+    ptr_align: int  # bytes dividing the address of element 0
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    def extent_text(self, d: int) -> str:
+        """How a message names extent d: 'N' or 100."""
+        if self.static[d] is not None:
+            return str(self.static[d])
+        return f"'{self.dims[d]}'"
+
+
+@dataclass
+class KernelFacts:
+    """Facts of every parameter of one function, by argument index."""
+
+    tensors: Dict[int, TensorFacts] = field(default_factory=dict)
+    scalar_divisibility: Dict[int, int] = field(default_factory=dict)
+    symbol_multiple: Dict[str, int] = field(default_factory=dict)
+
+
+def _identity_layout(t: ir.MemRefType) -> bool:
+    layout = t.layout
+    if not isinstance(layout, ir.AffineMapAttr):
+        return False
+    amap = layout.value
+    return amap == ir.AffineMap.get_identity(amap.n_dims)
+
+
+def _entry_checks(fn: ir.Operation) -> Dict[str, int]:
+    """symbol -> divisor of the top-level tile.check_multiple ops."""
+    checks: Dict[str, int] = {}
+    if not len(fn.regions[0].blocks):
+        return checks
+    for op in fn.regions[0].blocks[0].operations:
+        if op.operation.name == "tile.check_multiple":
+            o = op.operation
+            symbol = ir.StringAttr(o.attributes["symbol"]).value
+            divisor = ir.IntegerAttr(o.attributes["divisor"]).value
+            if divisor > 0:
+                checks[symbol] = lcm(checks.get(symbol, 1), divisor)
+    return checks
+
+
+def kernel_facts(fn: ir.Operation) -> KernelFacts:
+    """Collects the parameter facts of the func.func `fn` (kernel or not)."""
+    fn = fn.operation
+    fn_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    facts = KernelFacts()
+    try:
+        aligned = K.aligned(fn)
+    except (ValueError, TypeError):
+        aligned = {}
+
+    # What each symbol is known to be a multiple of, over all parameters.
+    symbols: Dict[str, int] = {}
+
+    def note(symbol: str, multiple: int) -> None:
+        symbols[symbol] = lcm(symbols.get(symbol, 1), multiple)
+
+    for symbol, divisor in list(aligned.items()) + list(_entry_checks(fn).items()):
+        if divisor > 0:
+            note(symbol, divisor)
+    memrefs = []
+    for i, t in enumerate(fn_type.inputs):
+        if isinstance(t, ir.MemRefType):
+            dims = _dims(fn, i, t)
+            spec = _i64s(fn, i, K.ARG_DIVISIBILITY, t.rank)
+            for d, symbol in enumerate(dims):
+                if not t.is_dynamic_dim(d):
+                    note(symbol, t.get_dim_size(d))
+                elif spec[d] > 1:
+                    note(symbol, spec[d])
+            memrefs.append((i, t, dims))
+        elif isinstance(t, (ir.IntegerType, ir.IndexType)):
+            spec = _i64s(fn, i, K.ARG_DIVISIBILITY, 1)
+            facts.scalar_divisibility[i] = spec[0]
+    facts.symbol_multiple = symbols
+
+    for i, t, dims in memrefs:
+        static = [None if t.is_dynamic_dim(d) else t.get_dim_size(d) for d in range(t.rank)]
+        spec = _i64s(fn, i, K.ARG_DIVISIBILITY, t.rank)
+        extents = []
+        for d in range(t.rank):
+            if static[d] is not None:
+                extents.append(static[d])
+            else:
+                extents.append(lcm(symbols.get(dims[d], 1), spec[d]))
+        strides = _stride_multiples(fn, i, t, extents)
+        elem = element_bytes(t.element_type)
+        align = max(elem, _attr_int(fn, i, K.ARG_PTR_ALIGN, elem))
+        _, offset = t.get_strides_and_offset()
+        if offset == ir.ShapedType.get_dynamic_stride_or_offset():
+            align = elem
+        elif offset:
+            align = gcd(align, offset * elem)
+        facts.tensors[i] = TensorFacts(i, K.arg_name(fn, i), dims, static, elem, extents, strides, align)
+    return facts
+
+
+def _dims(fn: ir.Operation, i: int, t: ir.MemRefType) -> List[str]:
+    try:
+        dims = K.arg_dims(fn, i)
+    except (ValueError, TypeError):
+        dims = None
+    if dims is None or len(dims) != t.rank:
+        # Unnamed dimensions: each is its own symbol (nothing is shared).
+        return [str(t.get_dim_size(d)) if not t.is_dynamic_dim(d) else f"{K.arg_name(fn, i)}#{d}"
+                for d in range(t.rank)]
+    return dims
+
+
+def _i64s(fn: ir.Operation, i: int, name: str, rank: int) -> List[int]:
+    """A per-dimension power-of-two array argument attribute (1s when absent or malformed)."""
+    try:
+        values = K.arg_i64_array(fn, i, name)
+    except (ValueError, TypeError):
+        values = None
+    if values is None or len(values) != rank or any(v <= 0 for v in values):
+        return [1] * rank
+    return [int(v) for v in values]
+
+
+def _attr_int(fn: ir.Operation, i: int, name: str, default: int) -> int:
+    attr = K.arg_attrs(fn, i).get(name)
+    if attr is None or not isinstance(attr, ir.IntegerAttr):
+        return default
+    return max(1, ir.IntegerAttr(attr).value)
+
+
+def _stride_multiples(fn: ir.Operation, i: int, t: ir.MemRefType, extents: List[int]) -> List[int]:
+    rank = t.rank
+    spec = _i64s(fn, i, K.ARG_STRIDE_DIVISIBILITY, max(rank - 1, 0)) + [1]
+    strides, _ = t.get_strides_and_offset()
+    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+    result = []
+    for d in range(rank):
+        if _identity_layout(t):
+            known = 1
+            for e in extents[d + 1:]:
+                known *= e
+        elif strides[d] != dynamic:
+            known = strides[d]
+        else:
+            known = 1
+        result.append(lcm(known, spec[d]) if d < rank - 1 else known)
+    return result
+
+
+def pointer_alignment_facts(fn: ir.Operation) -> Dict[int, dict]:
+    """For the lowering: per memref argument index, what its base pointer may
+    be declared as. `align` is a byte alignment of element 0 that the
+    compiler may assume (`llvm.align`; >= the element size); `elem_bytes` the
+    element size. No aliasing facts are proven here: two tensor parameters
+    may be the same tensor (in-place kernels), so `noalias` needs its own
+    promise."""
+    return {i: {"align": f.ptr_align, "elem_bytes": f.elem_bytes} for i, f in kernel_facts(fn).tensors.items()}
