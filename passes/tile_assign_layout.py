@@ -1,0 +1,40 @@
+"""tile-assign-layout: choose how each kernel's tiles spread over its threads."""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from phobos.dialect import kernel as K
+from phobos.lowering.kernel_layout import LAYOUT_ATTR, choose_kernel_layout, layout_attr
+from phobos.passes.registry import fail, tile_pass
+
+
+@tile_pass("tile-assign-layout")
+def tile_assign_layout(module: ir.Operation, pass_) -> None:
+    """Chooses a blocked layout for the tiles of each kernel and records it as
+    `tile.layout = #tile.blocked<size_per_thread, threads_per_warp,
+    warps_per_cta, order>` on the kernel. Lanes run along the last
+    (contiguous) dimension, each thread holds `vector_width` consecutive
+    elements along it (the widest width tile-elide-masks proved for a memory
+    op, where the tile allows), and the warps of `tile.launch` (default 256
+    threads) fill the remaining dimensions. Every tile of the kernel's highest
+    rank uses this layout; lower-rank tiles sit in it as slices, so
+    elementwise code and broadcasts need no data movement. A kernel without
+    tiles gets no layout; an existing `tile.layout` is kept.
+
+    Before: `func.func @scale(...) attributes {tile.kernel}` with
+    32x128 f32 tiles whose accesses have `vector_width = 4`.
+    After: the same function with `tile.layout = #tile.blocked<array<i64: 1, 4>,
+    array<i64: 1, 32>, array<i64: 8, 1>, array<i64: 1, 0>>` (16 elements, four
+    16-byte vectors, per thread).
+    """
+    for fn in [op.operation for op in module.regions[0].blocks[0].operations]:
+        if not K.is_kernel(fn) or LAYOUT_ATTR in fn.attributes:
+            continue
+        try:
+            layout = choose_kernel_layout(fn)
+        except ValueError as e:
+            fail(pass_, fn.location, f"cannot choose a layout: {e}")
+            continue
+        if layout is not None:
+            fn.attributes[LAYOUT_ATTR] = layout_attr(layout)

@@ -1,0 +1,135 @@
+"""The kernel ABI: what a lowered kernel takes as parameters, in order.
+
+Kernel parameters are lean: per tensor parameter a bare pointer to its first
+element, then each run-time extent it introduces (one per dimension symbol,
+at its first dynamic use; a symbol with a static extent anywhere is a
+constant), then the stride in elements of each leading dimension (the last
+dimension is contiguous); scalars are passed by value. The same list is the
+`abi` of the launch contract, so the runtime packs exactly these:
+
+    {"kind": "ptr", "param": p}                 u64 device address
+    {"kind": "extent", "param": p, "axis": a}   i64
+    {"kind": "stride", "param": p, "axis": a}   i64, in elements
+    {"kind": "scalar", "param": p}              by the parameter's dtype
+
+`describe_params` reads a kernel's `func.func` into plain data; the rest has
+no MLIR dependency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Union
+
+DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
+
+
+@dataclass(frozen=True)
+class TensorParam:
+    name: str
+    dtype: str
+    dims: List[str]
+    shape: List[Optional[int]]  # static extent or None
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "kind": "tensor", "dtype": self.dtype, "rank": self.rank,
+                "dims": list(self.dims), "shape": list(self.shape), "contiguity": "last"}
+
+
+@dataclass(frozen=True)
+class ScalarParam:
+    name: str
+    dtype: str
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "kind": "scalar", "dtype": self.dtype}
+
+
+Param = Union[TensorParam, ScalarParam]
+
+
+def static_symbols(params: List[Param]) -> Dict[str, int]:
+    """Dimension symbols whose extent is static in some parameter."""
+    known: Dict[str, int] = {}
+    for p in params:
+        if isinstance(p, TensorParam):
+            for d, s in zip(p.dims, p.shape):
+                if s is not None:
+                    known.setdefault(d, s)
+    return known
+
+
+def abi_entries(params: List[Param]) -> List[dict]:
+    entries: List[dict] = []
+    statics = static_symbols(params)
+    seen = set()
+    for i, p in enumerate(params):
+        if isinstance(p, ScalarParam):
+            entries.append({"kind": "scalar", "param": i})
+            continue
+        entries.append({"kind": "ptr", "param": i})
+        for axis, (d, s) in enumerate(zip(p.dims, p.shape)):
+            if s is None and d not in statics and d not in seen:
+                seen.add(d)
+                entries.append({"kind": "extent", "param": i, "axis": axis})
+        for axis in range(p.rank - 1):
+            entries.append({"kind": "stride", "param": i, "axis": axis})
+    return entries
+
+
+# ----------------------------------------------------------------------------- reading IR
+
+
+def dtype_name(t) -> Optional[str]:
+    """The contract dtype of an MLIR scalar type (index counts as i64), or None."""
+    from mlir import ir
+
+    if isinstance(t, ir.IndexType):
+        return "i64"
+    if isinstance(t, ir.IntegerType):
+        name = f"i{t.width}"
+        return name if name in DTYPES else None
+    if isinstance(t, ir.BF16Type):
+        return "bf16"
+    if isinstance(t, ir.F16Type):
+        return "f16"
+    if isinstance(t, ir.F32Type):
+        return "f32"
+    if isinstance(t, ir.F64Type):
+        return "f64"
+    return None
+
+
+class ParamError(ValueError):
+    pass
+
+
+def describe_params(fn) -> List[Param]:
+    """The parameters of a kernel `func.func` as TensorParam/ScalarParam.
+    Raises ParamError (naming the parameter) for types the ABI cannot carry."""
+    from mlir import ir
+
+    from phobos.dialect import kernel as K
+
+    fn_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    params: List[Param] = []
+    for i, t in enumerate(fn_type.inputs):
+        name = K.arg_name(fn, i)
+        if isinstance(t, ir.MemRefType):
+            dtype = dtype_name(t.element_type)
+            if dtype is None or isinstance(t.element_type, ir.IndexType):
+                raise ParamError(f"tensor parameter '{name}' has element type {t.element_type}; "
+                                 f"supported: {', '.join(DTYPES)}")
+            dims = K.arg_dims(fn, i) or [f"{name}_{a}" for a in range(t.rank)]
+            shape = [None if t.is_dynamic_dim(a) else t.get_dim_size(a) for a in range(t.rank)]
+            params.append(TensorParam(name, dtype, dims, shape))
+        else:
+            dtype = dtype_name(t)
+            if dtype is None:
+                raise ParamError(f"scalar parameter '{name}' has type {t}; supported: {', '.join(DTYPES)}")
+            params.append(ScalarParam(name, dtype))
+    return params

@@ -1,0 +1,173 @@
+"""The launch-grid rule of a kernel, read from its tile IR.
+
+A grid axis d is sized by the access patterns that use `tile.block_id(d)`:
+
+  * slice form: `block_id(d) * c` as the start along a dimension whose extent
+    is the symbol S                                     -> cdiv(S, c)
+  * offset form: `block_id(d) * c + range` compared `<` against the extent
+    of symbol S                                         -> cdiv(S, c)
+  * offset form on a 1-D tensor of extent S whose offsets are exactly
+    `block_id(d) * c + range`                           -> cdiv(S, c)
+
+A static extent gives a number instead of a symbol; an axis no block_id uses
+is 1; an axis whose uses match nothing, or disagree, is None (the caller must
+give the grid). Matching looks through splats, broadcasts, unit reshapes,
+index casts and hints.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple, Union
+
+from mlir import ir
+
+from phobos.lowering.abi import Param, TensorParam
+
+Rule = Union[None, int, Dict[str, object]]
+
+_LOOK_THROUGH = ("tensor.splat", "tile.broadcast", "tensor.expand_shape", "tensor.collapse_shape",
+                 "arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci", "tile.hint",
+                 "tile.check_multiple")
+
+
+def _def(v: ir.Value) -> Optional[ir.Operation]:
+    return v.owner if isinstance(v, ir.OpResult) else None
+
+
+def _strip(v: ir.Value) -> ir.Value:
+    op = _def(v)
+    while op is not None and op.name in _LOOK_THROUGH:
+        v = op.operands[0]
+        op = _def(v)
+    return v
+
+
+def _const(v: ir.Value) -> Optional[int]:
+    op = _def(_strip(v))
+    if op is None or op.name != "arith.constant":
+        return None
+    attr = op.attributes["value"]
+    if isinstance(attr, ir.IntegerAttr):
+        return attr.value
+    if isinstance(attr, ir.DenseIntElementsAttr) and attr.is_splat:
+        return ir.IntegerAttr(attr.get_splat_value()).value
+    return None
+
+
+def _block_times(v: ir.Value) -> Optional[Tuple[int, int]]:
+    """(d, c) when v is block_id(d) * c (c a constant)."""
+    op = _def(_strip(v))
+    if op is None:
+        return None
+    if op.name == "tile.block_id":
+        return ir.IntegerAttr(op.attributes["dim"]).value, 1
+    if op.name == "arith.muli":
+        for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+            inner = _def(_strip(a))
+            c = _const(b)
+            if inner is not None and inner.name == "tile.block_id" and c is not None and c > 0:
+                return ir.IntegerAttr(inner.attributes["dim"]).value, c
+    return None
+
+
+def _block_plus_range(v: ir.Value) -> Optional[Tuple[int, int]]:
+    """(d, c) when v is block_id(d) * c + range."""
+    op = _def(_strip(v))
+    if op is None or op.name != "arith.addi":
+        return None
+    for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+        r = _def(_strip(b))
+        found = _block_times(a)
+        if found is not None and r is not None and r.name == "tile.range":
+            return found
+    return None
+
+
+class _Rules:
+    def __init__(self, fn: ir.Operation, params: List[Param]):
+        self.args = list(fn.regions[0].blocks[0].arguments)
+        self.params = params
+        self.found: Dict[int, List[Rule]] = {}
+
+    def extent_of(self, p: int, axis: int) -> Optional[Rule]:
+        param = self.params[p]
+        if not isinstance(param, TensorParam):
+            return None
+        return param.shape[axis] if param.shape[axis] is not None else param.dims[axis]
+
+    def param_of(self, v: ir.Value) -> Optional[int]:
+        for i, a in enumerate(self.args):
+            if a == v:
+                return i
+        return None
+
+    def dim_extent(self, v: ir.Value) -> Optional[Union[str, int]]:
+        """The symbol (or static extent) when v is the extent of a tensor dimension."""
+        op = _def(_strip(v))
+        if op is None or op.name != "memref.dim":
+            return None
+        p = self.param_of(op.operands[0])
+        axis = _const(op.operands[1])
+        if p is None or axis is None:
+            return None
+        return self.extent_of(p, axis)
+
+    def add(self, d: int, extent: Optional[Union[str, int]], tile: int) -> None:
+        if extent is None:
+            return
+        rule: Rule = -(-extent // tile) if isinstance(extent, int) else {"symbol": extent, "tile": tile}
+        self.found.setdefault(d, []).append(rule)
+
+    def visit(self, op: ir.Operation) -> None:
+        name = op.name
+        if name in ("tile.load_slice", "tile.store_slice"):
+            o = op.opview
+            p = self.param_of(o.base)
+            if p is None:
+                return
+            for axis, start in enumerate(o.starts):
+                found = _block_times(start)
+                if found is not None:
+                    self.add(found[0], self.extent_of(p, axis), found[1])
+        elif name == "arith.cmpi":
+            pred = ir.IntegerAttr(op.attributes["predicate"]).value
+            # slt = 2, ult = 6 compare lhs < rhs; sgt = 4, ugt = 8 compare rhs < lhs.
+            if pred in (2, 6):
+                lhs, rhs = op.operands[0], op.operands[1]
+            elif pred in (4, 8):
+                lhs, rhs = op.operands[1], op.operands[0]
+            else:
+                return
+            found = _block_plus_range(lhs)
+            if found is not None:
+                self.add(found[0], self.dim_extent(rhs), found[1])
+        elif name in ("tile.load", "tile.store"):
+            o = op.opview
+            p = self.param_of(o.base)
+            if p is None or not isinstance(self.params[p], TensorParam) or self.params[p].rank != 1:
+                return
+            found = _block_plus_range(o.offsets)
+            if found is not None:
+                self.add(found[0], self.extent_of(p, 0), found[1])
+
+
+def infer_grid(fn: ir.Operation, params: List[Param]) -> List[Rule]:
+    rules = _Rules(fn, params)
+    used = set()
+
+    def visit(op):
+        if op.name == "tile.block_id":
+            used.add(ir.IntegerAttr(op.attributes["dim"]).value)
+        rules.visit(op)
+        return ir.WalkResult.ADVANCE
+
+    fn.walk(visit)
+    grid: List[Rule] = []
+    for d in range(3):
+        if d not in used:
+            grid.append(1)
+            continue
+        candidates = rules.found.get(d, [])
+        distinct = {repr(r) for r in candidates}
+        grid.append(candidates[0] if len(distinct) == 1 else None)
+    return grid

@@ -1,0 +1,203 @@
+"""Where each tile of a kernel sits in the kernel's layout.
+
+The kernel has one blocked layout of rank R (the largest tile rank). A tile of
+rank r <= R occupies r of the R layout dimensions (`dims`, increasing); the
+others are unit dimensions, so the tile is held like an R-rank tile with
+extent 1 there (Triton's slice layouts). Its *placed shape* is that R-rank
+shape; the lowering computes registers from it.
+
+Rank-R tiles sit at dims 0..R-1. Values that must share a placement are
+unified: the operands and results of elementwise ops, broadcasts, hints and
+memory ops, loop-carried values and branch results. `tensor.expand_shape`
+and `tensor.collapse_shape` (which add or remove unit dimensions) relate the
+placements of their source and result. What stays unknown is aligned to the
+trailing dimensions, as NumPy broadcasting does. A tile that would need two
+placements (one 1-D range used both as rows and as columns) needs a layout
+conversion, which the lowering does not do yet: that is a located error.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from mlir import ir
+
+
+class PlacementError(Exception):
+    def __init__(self, op: ir.Operation, message: str):
+        super().__init__(message)
+        self.op = op
+
+
+def _tile(value: ir.Value) -> Optional[ir.RankedTensorType]:
+    t = value.type
+    return t if isinstance(t, ir.RankedTensorType) else None
+
+
+class _UnionFind:
+    def __init__(self):
+        self.parent: Dict[ir.Value, ir.Value] = {}
+
+    def find(self, v: ir.Value) -> ir.Value:
+        self.parent.setdefault(v, v)
+        root = v
+        while self.parent[root] != root:
+            root = self.parent[root]
+        while self.parent[v] != root:
+            self.parent[v], v = root, self.parent[v]
+        return root
+
+    def union(self, a: ir.Value, b: ir.Value) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[ra] = rb
+
+
+def _group_positions(op: ir.Operation, small: ir.RankedTensorType, big: ir.RankedTensorType) -> List[int]:
+    """For a reshape between `small` and `big` that only adds/removes unit
+    dims: the position in `big` of each dimension of `small`."""
+    groups = [list(ir.ArrayAttr(g)) for g in ir.ArrayAttr(op.attributes["reassociation"])]
+    groups = [[ir.IntegerAttr(i).value for i in g] for g in groups]
+    positions = []
+    for i, group in enumerate(groups):
+        extent = small.shape[i]
+        real = [j for j in group if big.shape[j] != 1]
+        if len(real) > 1 or (real and big.shape[real[0]] != extent):
+            raise PlacementError(op, "reshapes other than adding or removing unit dimensions are not supported by tile-lower-to-gpu yet")
+        positions.append(real[0] if real else group[-1])
+    return positions
+
+
+class Placement:
+    """Computes `dims` for every tile value of one kernel."""
+
+    def __init__(self, kernel: ir.Operation):
+        self.kernel = kernel
+        self.uf = _UnionFind()
+        self.reshapes: List[Tuple[ir.Operation, ir.Value, ir.Value, List[int]]] = []
+        self.values: List[ir.Value] = []
+        self.rank = 0
+        self._collect(kernel.regions[0])
+        self.dims: Dict[ir.Value, Tuple[int, ...]] = {}
+        self._solve()
+
+    # ------------------------------------------------------------------ constraints
+
+    def _note(self, v: ir.Value) -> None:
+        t = _tile(v)
+        if t is not None:
+            self.values.append(v)
+            self.rank = max(self.rank, t.rank)
+            self.uf.find(v)
+
+    def _same(self, values) -> None:
+        tiles = [v for v in values if _tile(v) is not None]
+        for a, b in zip(tiles, tiles[1:]):
+            if _tile(a).rank == _tile(b).rank:
+                self.uf.union(a, b)
+
+    def _collect(self, region: ir.Region) -> None:
+        for block in region.blocks:
+            for arg in block.arguments:
+                self._note(arg)
+            for op in [o.operation for o in block.operations]:
+                for r in op.results:
+                    self._note(r)
+                self._constrain(op)
+                for inner in op.regions:
+                    self._collect(inner)
+
+    def _constrain(self, op: ir.Operation) -> None:
+        name = op.name
+        if name in ("tensor.expand_shape", "tensor.collapse_shape"):
+            src, res = op.operands[0], op.results[0]
+            small, big = (src, res) if name == "tensor.expand_shape" else (res, src)
+            positions = _group_positions(op, _tile(small), _tile(big))
+            self.reshapes.append((op, small, big, positions))
+        elif name == "scf.for":
+            body = op.regions[0].blocks[0]
+            inits = list(op.operands)[3:]
+            yields = list(list(body.operations)[-1].operands)
+            for init, arg, y, res in zip(inits, list(body.arguments)[1:], yields, op.results):
+                self._same([init, arg, y, res])
+        elif name == "scf.if":
+            for region in op.regions:
+                if len(region.blocks):
+                    yields = list(list(region.blocks[0].operations)[-1].operands)
+                    for y, res in zip(yields, op.results):
+                        self._same([y, res])
+        elif name in ("scf.yield", "func.return", "tile.check_multiple"):
+            pass
+        else:
+            # Elementwise ops, broadcasts, hints, memory ops: all tiles of an
+            # op share one placement (their shapes differ only in unit dims).
+            self._same(list(op.operands) + list(op.results))
+
+    # ------------------------------------------------------------------ solving
+
+    def _assign(self, v: ir.Value, dims: Tuple[int, ...], op: Optional[ir.Operation]) -> bool:
+        root = self.uf.find(v)
+        old = self.dims.get(root)
+        if old is None:
+            self.dims[root] = dims
+            return True
+        if old != dims:
+            raise PlacementError(op if op is not None else self.kernel,
+                                 "this tile would be needed in two layouts (its dimensions placed as "
+                                 f"{list(old)} and as {list(dims)}); layout conversions are not supported "
+                                 "by tile-lower-to-gpu yet")
+        return False
+
+    def _solve(self) -> None:
+        R = self.rank
+        for v in self.values:
+            if _tile(v).rank == R:
+                self._assign(v, tuple(range(R)), v.owner if isinstance(v, ir.OpResult) else None)
+        changed = True
+        while changed:
+            changed = False
+            for op, small, big, positions in self.reshapes:
+                big_dims = self.dims.get(self.uf.find(big))
+                small_dims = self.dims.get(self.uf.find(small))
+                if big_dims is not None:
+                    changed |= self._assign(small, tuple(big_dims[p] for p in positions), op)
+                elif small_dims is not None:
+                    derived = self._widen(small_dims, positions, _tile(big).rank)
+                    if derived is None:
+                        raise PlacementError(op, "cannot place the reshaped tile in the kernel's layout")
+                    changed |= self._assign(big, derived, op)
+        for v in self.values:
+            root = self.uf.find(v)
+            if root not in self.dims:
+                r = _tile(v).rank
+                self.dims[root] = tuple(range(R - r, R))
+
+    def _widen(self, small_dims, positions, big_rank) -> Optional[Tuple[int, ...]]:
+        """Dims of the bigger tile: known ones from the smaller tile, unit
+        dims filled with free layout dims in increasing order."""
+        known = dict(zip(positions, small_dims))
+        free = [d for d in range(self.rank) if d not in small_dims]
+        result = []
+        for j in range(big_rank):
+            if j in known:
+                result.append(known[j])
+            else:
+                lower = result[-1] if result else -1
+                candidates = [d for d in free if d > lower and d not in result]
+                if not candidates:
+                    return None
+                result.append(candidates[0])
+        return tuple(result) if all(a < b for a, b in zip(result, result[1:])) else None
+
+    # ------------------------------------------------------------------ queries
+
+    def dims_of(self, v: ir.Value) -> Tuple[int, ...]:
+        return self.dims[self.uf.find(v)]
+
+    def placed_shape(self, v: ir.Value) -> Tuple[int, ...]:
+        """The R-rank shape the tile is held as (unit extents where it has no dim)."""
+        t = _tile(v)
+        shape = [1] * self.rank
+        for d, extent in zip(self.dims_of(v), t.shape):
+            shape[d] = extent
+        return tuple(shape)

@@ -1,0 +1,123 @@
+"""Target checks that must happen before MLIR's NVPTX pipeline runs.
+
+The upstream pipeline does not report a bad chip or PTX version as a
+diagnostic: LLVM ends the process (`PTX version 6.0 does not support target
+'sm_90'`). Every entry point therefore validates chip and features here first
+and raises `TargetError` with a message a user can act on.
+
+The chips listed are those both LLVM 22's NVPTX back end and the pinned ptxas
+(nvidia-cuda-nvcc-cu12 12.9) know, with the lowest PTX ISA version each needs.
+No MLIR import: the runtime can use this module too.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from typing import Optional
+
+# chip -> lowest PTX ISA version (x10) that supports it.
+CHIP_MIN_PTX = {
+    "sm_70": 60, "sm_72": 61, "sm_75": 63,
+    "sm_80": 70, "sm_86": 71, "sm_87": 74, "sm_89": 78,
+    "sm_90": 78, "sm_90a": 80,
+    "sm_100": 86, "sm_100a": 86, "sm_101": 86, "sm_101a": 86,
+    "sm_103": 88, "sm_103a": 88,
+    "sm_120": 87, "sm_120a": 87, "sm_121": 88, "sm_121a": 88,
+}
+# Hopper and later: never below PTX 8.0 (the pipeline's +ptx60 default kills
+# the process, and TMA/wgmma need 8.0 even where 7.8 would parse).
+PTX_FLOOR = 80
+# The newest PTX ISA the pinned ptxas (12.9) accepts.
+PTX_MAX = 88
+
+DEFAULT_CHIP = "sm_90"
+
+_CHIP = re.compile(r"^sm_(\d+)(a?)$")
+_FEATURES = re.compile(r"^\+ptx(\d+)$")
+
+
+class TargetError(ValueError):
+    """A chip or feature string the toolchain cannot handle."""
+
+
+def _chip_number(chip: str) -> int:
+    m = _CHIP.match(chip)
+    return int(m.group(1)) if m else -1
+
+
+def check_chip(chip: str) -> str:
+    """Returns `chip` if it is a known `sm_XX` (XX >= 70); raises TargetError otherwise."""
+    if not isinstance(chip, str) or not _CHIP.match(chip):
+        raise TargetError(f"invalid chip '{chip}': expected sm_XX (for example sm_90)")
+    if _chip_number(chip) < 70:
+        raise TargetError(f"chip '{chip}' is not supported: Phobos needs sm_70 or newer")
+    if chip not in CHIP_MIN_PTX:
+        known = ", ".join(CHIP_MIN_PTX)
+        raise TargetError(f"chip '{chip}' is not known to the toolchain (known: {known})")
+    return chip
+
+
+def required_ptx(chip: str) -> int:
+    """The lowest PTX ISA version (x10) Phobos accepts for `chip`."""
+    need = CHIP_MIN_PTX[check_chip(chip)]
+    if _chip_number(chip) >= 90:
+        need = max(need, PTX_FLOOR)
+    return need
+
+
+def default_features(chip: str) -> str:
+    return f"+ptx{max(required_ptx(chip), PTX_FLOOR)}"
+
+
+def check_target(chip: str, features: Optional[str] = None) -> str:
+    """Validates `chip` and `features` (default: derived from the chip) and
+    returns the features string to use. Raises TargetError with the reason."""
+    check_chip(chip)
+    if not features:
+        return default_features(chip)
+    m = _FEATURES.match(features)
+    if not m:
+        raise TargetError(f"invalid features '{features}': expected +ptxNN (for example +ptx80)")
+    version = int(m.group(1))
+    need = required_ptx(chip)
+    if version < need:
+        raise TargetError(f"features '{features}' are too old for {chip}: it needs +ptx{need} or higher")
+    if version > PTX_MAX:
+        raise TargetError(f"features '{features}' are newer than the toolkit's ptxas supports (at most +ptx{PTX_MAX})")
+    return features
+
+
+def toolkit_dir() -> Optional[str]:
+    """The folder of the nvidia-cuda-nvcc-cu12 wheel (it holds bin/ptxas), or None.
+
+    Found through the import system rather than PATH, so a system CUDA on PATH
+    does not decide which ptxas builds the cubins.
+    """
+    try:
+        spec = importlib.util.find_spec("nvidia.cuda_nvcc")
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    for folder in spec.submodule_search_locations or []:
+        if os.path.isfile(os.path.join(folder, "bin", "ptxas")):
+            return folder
+    return None
+
+
+_TARGET_ATTR = re.compile(r'#nvvm\.target<([^>]*)>')
+_FIELD = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
+
+
+def check_target_attrs(text: str) -> None:
+    """Validates every `#nvvm.target<...>` in IR text (chip and features),
+    before a pipeline that would otherwise abort on a bad one."""
+    for m in _TARGET_ATTR.finditer(text):
+        fields = dict(_FIELD.findall(m.group(1)))
+        chip = fields.get("chip", "sm_50")
+        features = fields.get("features")
+        if not features:
+            raise TargetError(f"#nvvm.target<{m.group(1)}> has no features; {chip} needs +ptx{required_ptx(chip)} or higher")
+        check_target(chip, features)

@@ -1,0 +1,738 @@
+"""Translation of one tile kernel into a `gpu.func` (the body of tile-lower-to-gpu).
+
+Tiles become per-thread registers: a tile value is a 1-D `vector<n x T>`
+holding the n elements this thread owns under the kernel's blocked layout
+(layout.py explains which, placement.py where lower-rank tiles sit).
+Elementwise `arith`/`math` ops apply to those vectors unchanged; ranges,
+splats and broadcasts become vector constants, `vector.broadcast` and
+`vector.shuffle`; loops and branches carry vectors.
+
+Memory ops become 1-D `vector.load`/`vector.store` (n-D vector memory ops do
+not lower, NVGPU22 H5) on a flat `memref<?xT>` view of each bare pointer
+parameter. A thread's contiguous run along the last dimension is accessed in
+chunks of the op's `vector_width` (from tile-elide-masks; 1 when absent) with
+`alignment = width * element bytes`, so 16-byte chunks become
+`ld.global.v4`/`st.global.v4`. Masked elements are guarded per chunk by an
+`scf.if` (the chunk shares one mask value: tile-elide-masks only proves a
+width > 1 where the mask is constant over it); proven in-bounds accesses are
+not guarded at all. Where a tile is smaller than the layout's reach, several
+threads hold the same element; only one of them stores it.
+
+Kernel parameters follow abi.py: `!llvm.ptr` per tensor (noalias+readonly
+when the kernel never stores to it, which gives `ld.global.nc`; align 16 when
+the specialisation key says so), i64 extents and strides, scalars by value.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from mlir import ir
+from mlir.dialects import arith, gpu, memref, scf, vector
+
+from phobos.dialect import kernel as K
+from phobos.lowering.abi import ParamError, ScalarParam, TensorParam, abi_entries, describe_params
+from phobos.lowering.kernel_layout import vector_width
+from phobos.lowering.layout import Blocked, is_pow2
+from phobos.lowering.placement import Placement, PlacementError
+
+MAX_TILE_RANK = 3
+MAX_REGISTERS = 1024  # elements of one tile per thread
+PASS = "tile-lower-to-gpu"
+
+
+class LoweringError(Exception):
+    """A kernel the lowering cannot translate; `op` locates the reason."""
+
+    def __init__(self, op: ir.Operation, message: str):
+        super().__init__(message)
+        self.op = op
+
+
+def _unsupported(op: ir.Operation) -> LoweringError:
+    return LoweringError(op, f"{op.name} is not supported by {PASS} yet")
+
+
+def _index_type() -> ir.Type:
+    return ir.IndexType.get()
+
+
+def _i64() -> ir.Type:
+    return ir.IntegerType.get_signless(64)
+
+
+def _element_bytes(t: ir.Type) -> int:
+    if isinstance(t, ir.IntegerType):
+        return max(1, t.width // 8)
+    if isinstance(t, ir.IndexType):
+        return 8
+    return ir.FloatType(t).width // 8
+
+
+def _supported_element(t: ir.Type) -> bool:
+    if isinstance(t, ir.IntegerType):
+        return t.width in (1, 8, 16, 32, 64)
+    return isinstance(t, (ir.IndexType, ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
+
+
+def _llvm_ptr() -> ir.Type:
+    return ir.Type.parse("!llvm.ptr")
+
+
+def _descriptor_type() -> ir.Type:
+    return ir.Type.parse("!llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>")
+
+
+class KernelLowering:
+    """Builds `gpu.module @<kernel>_module { gpu.func @<kernel> }` before the
+    kernel `fn` and erases `fn`. Raises LoweringError for what it cannot do."""
+
+    def __init__(self, fn: ir.Operation, layout: Optional[Blocked], target: ir.Attribute):
+        self.fn = fn
+        self.name = ir.StringAttr(fn.attributes["sym_name"]).value
+        self.target = target
+        try:
+            self.params = describe_params(fn)
+            self.placement = Placement(fn)
+        except ParamError as e:
+            raise LoweringError(fn, str(e)) from None
+        except PlacementError as e:
+            raise LoweringError(e.op, str(e)) from None
+        if self.placement.rank and layout is None:
+            raise LoweringError(fn, "has no tile.layout; run tile-assign-layout first")
+        if layout is not None and self.placement.rank and layout.rank != self.placement.rank:
+            raise LoweringError(fn, f"has a rank-{layout.rank} tile.layout but rank-{self.placement.rank} tiles")
+        self.layout = layout
+        self.threads = K.launch(fn)["threads"]
+        if layout is not None and self.placement.rank and layout.threads != self.threads:
+            raise LoweringError(fn, f"has a tile.layout for {layout.threads} threads but launches {self.threads}")
+        self.values: Dict[ir.Value, ir.Value] = {}
+        self._const_cache: Dict[Tuple[str, str], ir.Value] = {}
+        self._coord_cache: Dict[Tuple[int, int], ir.Value] = {}
+
+    # ================================================================== driver
+
+    def run(self) -> ir.Operation:
+        self._check_tiles()
+        stored = self._stored_params()
+        abi = abi_entries(self.params)
+        with ir.InsertionPoint(self.fn), self.fn.location:
+            module = gpu.GPUModuleOp(f"{self.name}_module", targets=ir.ArrayAttr.get([self.target]))
+            module.bodyRegion.blocks.append()
+            with ir.InsertionPoint(module.bodyRegion.blocks[0]):
+                func = self._make_func(abi, stored)
+        with ir.InsertionPoint(func.body.blocks[0]), self.fn.location:
+            self._prologue(func, abi)
+            self._block(self.fn.regions[0].blocks[0])
+        self.fn.erase()
+        return module.operation
+
+    def _check_tiles(self) -> None:
+        def visit(op):
+            for v in list(op.results) + list(op.operands):
+                t = v.type
+                if isinstance(t, ir.RankedTensorType):
+                    t = ir.RankedTensorType(t)
+                    if t.rank == 0 or t.rank > MAX_TILE_RANK:
+                        raise LoweringError(op, f"'{op.name}' op uses a rank-{t.rank} tile ({t}); "
+                                                f"{PASS} supports tiles of rank 1 to {MAX_TILE_RANK}")
+                    if not _supported_element(t.element_type):
+                        raise LoweringError(op, f"'{op.name}' op uses tiles of element type {t.element_type}, "
+                                                f"which {PASS} does not support")
+                    if any(not is_pow2(s) for s in t.shape):
+                        raise LoweringError(op, f"'{op.name}' op uses the tile shape {list(t.shape)}; "
+                                                f"{PASS} needs power-of-two extents")
+                    if self.layout is not None and isinstance(v, ir.OpResult):
+                        n = self.layout.registers(self.placement.placed_shape(v))
+                        if n > MAX_REGISTERS:
+                            raise LoweringError(op, f"'{op.name}' op makes a tile of {list(t.shape)} that needs {n} "
+                                                    f"elements per thread with {self.threads} threads (at most {MAX_REGISTERS})")
+            return ir.WalkResult.ADVANCE
+
+        self.fn.walk(visit)
+
+    def _stored_params(self) -> set:
+        args = list(self.fn.regions[0].blocks[0].arguments)
+        stored = set()
+
+        def visit(op):
+            if op.name in ("tile.store", "tile.store_slice"):
+                base = op.operands[1]
+                for i, a in enumerate(args):
+                    if a == base:
+                        stored.add(i)
+            return ir.WalkResult.ADVANCE
+
+        self.fn.walk(visit)
+        return stored
+
+    # ================================================================== signature
+
+    def _make_func(self, abi: List[dict], stored: set) -> gpu.GPUFuncOp:
+        types, attrs = [], []
+        for entry in abi:
+            p = entry["param"]
+            if entry["kind"] == "ptr":
+                types.append(_llvm_ptr())
+                a = {}
+                if p not in stored:
+                    a["llvm.noalias"] = ir.UnitAttr.get()
+                    a["llvm.readonly"] = ir.UnitAttr.get()
+                align = K.arg_attrs(self.fn, p).get(K.ARG_PTR_ALIGN)
+                if align is not None and ir.IntegerAttr(align).value >= 16:
+                    a["llvm.align"] = ir.IntegerAttr.get(_i64(), 16)
+                attrs.append(ir.DictAttr.get(a))
+            elif entry["kind"] in ("extent", "stride"):
+                types.append(_i64())
+                attrs.append(ir.DictAttr.get({}))
+            else:
+                t = self._arg_type(p)
+                types.append(_i64() if isinstance(t, ir.IndexType) else t)
+                attrs.append(ir.DictAttr.get({}))
+        func = gpu.GPUFuncOp(ir.FunctionType.get(types, []), sym_name=self.name, kernel=True,
+                             known_block_size=[self.threads, 1, 1])
+        func.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+        func.body.blocks.append(*types, arg_locs=[self.fn.location] * len(types))
+        return func
+
+    def _arg_type(self, index: int) -> ir.Type:
+        return self.fn.regions[0].blocks[0].arguments[index].type
+
+    # ================================================================== prologue
+
+    def _prologue(self, func: gpu.GPUFuncOp, abi: List[dict]) -> None:
+        args = list(func.body.blocks[0].arguments)
+        old_args = list(self.fn.regions[0].blocks[0].arguments)
+        self.tid = gpu.ThreadIdOp(gpu.Dimension.x).result
+        # Values made on demand (thread coordinates, constants) go before this
+        # anchor, so they dominate every use in the body.
+        self.anchor = arith.ConstantOp(_index_type(), 0).operation
+        self._const_cache[(str(_index_type()), repr(0))] = self.anchor.result
+        self.views: Dict[int, ir.Value] = {}
+        self.strides: Dict[Tuple[int, int], ir.Value] = {}
+        symbol_extent: Dict[str, ir.Value] = {}
+        for entry, arg in zip(abi, args):
+            p, kind = entry["param"], entry["kind"]
+            if kind == "ptr":
+                self.views[p] = self._flat_view(arg, ir.MemRefType(old_args[p].type).element_type)
+            elif kind == "extent":
+                symbol_extent[self.params[p].dims[entry["axis"]]] = arith.IndexCastOp(_index_type(), arg).result
+            elif kind == "stride":
+                self.strides[(p, entry["axis"])] = arith.IndexCastOp(_index_type(), arg).result
+            else:
+                if isinstance(old_args[p].type, ir.IndexType):
+                    arg = arith.IndexCastOp(_index_type(), arg).result
+                self.values[old_args[p]] = arg
+        self.extents: Dict[Tuple[int, int], ir.Value] = {}
+        for p, param in enumerate(self.params):
+            if isinstance(param, TensorParam):
+                for axis, (d, s) in enumerate(zip(param.dims, param.shape)):
+                    self.extents[(p, axis)] = self.index(s) if s is not None else symbol_extent.get(d)
+                for axis, d in enumerate(param.dims):
+                    if self.extents[(p, axis)] is None:  # a symbol static elsewhere
+                        other = next(q.shape[q.dims.index(d)] for q in self.params
+                                     if isinstance(q, TensorParam) and d in q.dims and q.shape[q.dims.index(d)] is not None)
+                        self.extents[(p, axis)] = self.index(other)
+        self.old_args = old_args
+
+    def _flat_view(self, ptr: ir.Value, element: ir.Type) -> ir.Value:
+        """A `memref<?xT>` over the bare pointer (a descriptor built in place:
+        the upstream memref lowering then addresses it like any memref)."""
+        desc_t = _descriptor_type()
+        zero = ir.Operation.create("llvm.mlir.constant", results=[_i64()],
+                                   attributes={"value": ir.IntegerAttr.get(_i64(), 0)}).result
+        one = ir.Operation.create("llvm.mlir.constant", results=[_i64()],
+                                  attributes={"value": ir.IntegerAttr.get(_i64(), 1)}).result
+        unbounded = ir.Operation.create("llvm.mlir.constant", results=[_i64()],
+                                        attributes={"value": ir.IntegerAttr.get(_i64(), 2**63 - 1)}).result
+        desc = ir.Operation.create("llvm.mlir.poison", results=[desc_t]).result
+        for position, value in (([0], ptr), ([1], ptr), ([2], zero), ([3, 0], unbounded), ([4, 0], one)):
+            desc = ir.Operation.create("llvm.insertvalue", results=[desc_t], operands=[desc, value],
+                                       attributes={"position": ir.DenseI64ArrayAttr.get(position)}).result
+        view_t = ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], element)
+        return ir.Operation.create("builtin.unrealized_conversion_cast", results=[view_t], operands=[desc]).result
+
+    # ================================================================== helpers
+
+    def at_entry(self, build: Callable[[], ir.Value]) -> ir.Value:
+        with ir.InsertionPoint(self.anchor), self.fn.location:
+            return build()
+
+    def index(self, value: int) -> ir.Value:
+        return self.const(value, _index_type())
+
+    def const(self, value, t: ir.Type) -> ir.Value:
+        key = (str(t), repr(value))
+        if key not in self._const_cache:
+            if isinstance(t, ir.VectorType):
+                elem = t.element_type
+                values = value if isinstance(value, (list, tuple)) else [value] * t.shape[0]
+                attrs = [ir.FloatAttr.get(elem, float(v)) if isinstance(elem, ir.FloatType)
+                         else ir.IntegerAttr.get(elem, int(v)) for v in values]
+                if len(set(values)) == 1:
+                    attr = ir.DenseElementsAttr.get_splat(t, attrs[0])
+                else:
+                    attr = ir.DenseElementsAttr.get(attrs, type=t)
+            elif isinstance(t, ir.FloatType):
+                attr = ir.FloatAttr.get(t, float(value))
+            else:
+                attr = ir.IntegerAttr.get(t, int(value))
+            self._const_cache[key] = self.at_entry(lambda: arith.ConstantOp(t, attr).result)
+        return self._const_cache[key]
+
+    def vtype(self, old: ir.Value) -> ir.Type:
+        """The register type of a tile value (its scalar type otherwise)."""
+        t = old.type
+        if not isinstance(t, ir.RankedTensorType):
+            return ir.IndexType.get() if isinstance(t, ir.IndexType) else t
+        n = self.layout.registers(self.placement.placed_shape(old))
+        return ir.VectorType.get([n], ir.RankedTensorType(t).element_type)
+
+    def get(self, old: ir.Value, op: ir.Operation) -> ir.Value:
+        if old not in self.values:
+            raise LoweringError(op, f"'{op.name}' op uses a value {PASS} could not translate")
+        return self.values[old]
+
+    def thread_start(self, d: int) -> ir.Value:
+        """The first coordinate along d of this thread's runs, before any
+        wrap: (warp index along d * tpw[d] + lane index along d) * spt[d]."""
+        key = (d, 0)
+        if key in self._coord_cache:
+            return self._coord_cache[key]
+        L = self.layout
+
+        def build():
+            inner_lanes = inner_warps = 1
+            for dd in L.order:
+                if dd == d:
+                    break
+                inner_lanes *= L.threads_per_warp[dd]
+                inner_warps *= L.warps_per_cta[dd]
+            total = None
+            if L.threads_per_warp[d] > 1:
+                lane = arith.RemUIOp(self.tid, self.index(32)).result
+                x = lane if inner_lanes == 1 else arith.DivUIOp(lane, self.index(inner_lanes)).result
+                if inner_lanes * L.threads_per_warp[d] < 32:
+                    x = arith.RemUIOp(x, self.index(L.threads_per_warp[d])).result
+                total = x
+            if L.warps_per_cta[d] > 1:
+                warp = arith.DivUIOp(self.tid, self.index(32 * inner_warps)).result
+                if inner_warps * L.warps_per_cta[d] < L.threads // 32:
+                    warp = arith.RemUIOp(warp, self.index(L.warps_per_cta[d])).result
+                scaled = warp if L.threads_per_warp[d] == 1 else arith.MulIOp(warp, self.index(L.threads_per_warp[d])).result
+                total = scaled if total is None else arith.AddIOp(total, scaled).result
+            if total is None:
+                return self.index(0)
+            if L.size_per_thread[d] > 1:
+                total = arith.MulIOp(total, self.index(L.size_per_thread[d])).result
+            return total
+
+        value = self.at_entry(build)
+        self._coord_cache[key] = value
+        return value
+
+    def coordinate_base(self, d: int, extent: int) -> ir.Value:
+        """base[d] for a tile extent: the thread start along d, modulo the
+        extent where the tile is smaller than the layout's reach."""
+        key = (d, extent)
+        if key not in self._coord_cache:
+            if extent == 1:
+                value = self.index(0)
+            elif self.layout.replicated(d, extent):
+                start = self.thread_start(d)
+                value = self.at_entry(lambda: arith.AndIOp(start, self.index(extent - 1)).result)
+            else:
+                value = self.thread_start(d)
+            self._coord_cache[key] = value
+        return self._coord_cache[key]
+
+    # ================================================================== body
+
+    def _block(self, block: ir.Block) -> None:
+        for op in block.operations:
+            self._op(op.operation)
+
+    def _op(self, op: ir.Operation) -> None:
+        name = op.name
+        handler = _HANDLERS.get(name)
+        if handler is not None:
+            handler(self, op)
+        elif name.startswith("tile."):
+            raise _unsupported(op)
+        elif name.split(".")[0] in ("arith", "math", "index") and not len(op.regions):
+            self._elementwise(op)
+        else:
+            raise LoweringError(op, f"'{name}' op cannot be lowered by {PASS}")
+
+    def _elementwise(self, op: ir.Operation) -> None:
+        if op.name == "arith.constant":
+            return self._constant(op)
+        operands = [self.get(v, op) for v in op.operands]
+        attrs = {name: op.attributes[name] for name in op.attributes}
+        new = ir.Operation.create(op.name, results=[self.vtype(r) for r in op.results],
+                                  operands=operands, attributes=attrs, loc=op.location)
+        for old, r in zip(op.results, new.results):
+            self.values[old] = r
+
+    def _constant(self, op: ir.Operation) -> None:
+        result = op.results[0]
+        attr = op.attributes["value"]
+        if not isinstance(result.type, ir.RankedTensorType):
+            self.values[result] = arith.ConstantOp(result.type, attr, loc=op.location).result
+            return
+        dense = ir.DenseElementsAttr(attr)
+        if not dense.is_splat:
+            raise LoweringError(op, f"'arith.constant' op: non-splat tile constants are not supported by {PASS} yet")
+        vt = self.vtype(result)
+        splat = ir.DenseElementsAttr.get_splat(vt, dense.get_splat_value())
+        self.values[result] = arith.ConstantOp(vt, splat, loc=op.location).result
+
+    # ------------------------------------------------------------------ tile ops
+
+    def _grid_index(self, op: ir.Operation) -> None:
+        dim = [gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z][op.opview.dim]
+        cls = gpu.BlockIdOp if op.name == "tile.block_id" else gpu.GridDimOp
+        self.values[op.results[0]] = cls(dim, loc=op.location).result
+
+    def _range(self, op: ir.Operation) -> None:
+        o = op.opview
+        result = op.results[0]
+        d = self.placement.dims_of(result)[0]
+        extent = o.end - o.start
+        vt = self.vtype(result)
+        elem = vt.element_type
+        offsets = [o.start + x for x in self.layout.offsets(d, extent)]
+        base = self.coordinate_base(d, extent)
+        with op.location:
+            if not isinstance(elem, ir.IndexType):
+                base = arith.IndexCastOp(elem, base).result
+            splat = vector.BroadcastOp(vt, base).result
+            self.values[result] = arith.AddIOp(splat, self.const(offsets, vt)).result
+
+    def _splat(self, op: ir.Operation) -> None:
+        with op.location:
+            self.values[op.results[0]] = vector.BroadcastOp(self.vtype(op.results[0]), self.get(op.operands[0], op)).result
+
+    def _broadcast(self, op: ir.Operation) -> None:
+        src_old, res_old = op.operands[0], op.results[0]
+        src = self.get(src_old, op)
+        src_shape = self.placement.placed_shape(src_old)
+        res_shape = self.placement.placed_shape(res_old)
+        mapping = self.layout.broadcast_map(src_shape, res_shape)
+        vt = self.vtype(res_old)
+        with op.location:
+            if mapping == list(range(len(mapping))) and self.vtype(src_old) == vt:
+                self.values[res_old] = src
+            elif ir.VectorType(src.type).shape[0] == 1:
+                scalar = vector.ExtractOp(src, [], [0]).result
+                self.values[res_old] = vector.BroadcastOp(vt, scalar).result
+            else:
+                self.values[res_old] = vector.ShuffleOp(src, src, mapping).result
+
+    def _reshape(self, op: ir.Operation) -> None:
+        # Adding or removing unit dimensions keeps the placed shape (placement.py).
+        self.values[op.results[0]] = self.get(op.operands[0], op)
+
+    def _hint(self, op: ir.Operation) -> None:
+        self.values[op.results[0]] = self.get(op.operands[0], op)
+
+    def _check_multiple(self, op: ir.Operation) -> None:
+        o = op.opview
+        if o.divisor <= 0:
+            raise LoweringError(op, f"'tile.check_multiple' op needs a positive divisor, got {o.divisor}")
+        value = self.get(op.operands[0], op)
+        with op.location:
+            rem = arith.RemUIOp(value, self.index(o.divisor)).result
+            broken = arith.CmpIOp(arith.CmpIPredicate.ne, rem, self.index(0)).result
+            check = scf.IfOp(broken)
+            with ir.InsertionPoint(check.then_block):
+                ir.Operation.create("llvm.intr.trap")
+                scf.YieldOp([])
+        self.values[op.results[0]] = value
+
+    def _barrier(self, op: ir.Operation) -> None:
+        gpu.BarrierOp(loc=op.location)
+
+    def _dim(self, op: ir.Operation) -> None:
+        base, axis_value = op.operands[0], op.operands[1]
+        p = self._param_index(base, op)
+        axis_op = axis_value.owner if isinstance(axis_value, ir.OpResult) else None
+        if axis_op is None or axis_op.name != "arith.constant":
+            raise LoweringError(op, "'memref.dim' op needs a constant dimension index")
+        axis = ir.IntegerAttr(axis_op.attributes["value"]).value
+        self.values[op.results[0]] = self.extents[(p, axis)]
+
+    def _param_index(self, base: ir.Value, op: ir.Operation) -> int:
+        for i, a in enumerate(self.old_args):
+            if a == base:
+                return i
+        raise LoweringError(op, f"'{op.name}' op must access a tensor parameter of the kernel directly")
+
+    # ------------------------------------------------------------------ control flow
+
+    def _for(self, op: ir.Operation) -> None:
+        o = op.opview
+        lb, ub, step = (self.get(v, op) for v in (o.lowerBound, o.upperBound, o.step))
+        inits = [self.get(v, op) for v in o.initArgs]
+        loop = scf.ForOp(lb, ub, step, inits, loc=op.location)
+        body = o.body
+        self.values[body.arguments[0]] = loop.induction_variable
+        for old, new in zip(list(body.arguments)[1:], loop.inner_iter_args):
+            self.values[old] = new
+        with ir.InsertionPoint(loop.body):
+            self._block(body)
+        for old, new in zip(op.results, loop.results):
+            self.values[old] = new
+
+    def _if(self, op: ir.Operation) -> None:
+        o = op.opview
+        has_else = len(op.regions[1].blocks) > 0
+        new = scf.IfOp(self.get(o.condition, op), [self.vtype(r) for r in op.results],
+                       has_else=has_else, loc=op.location)
+        with ir.InsertionPoint(new.then_block):
+            self._block(op.regions[0].blocks[0])
+        if has_else:
+            with ir.InsertionPoint(new.else_block):
+                self._block(op.regions[1].blocks[0])
+        for old, r in zip(op.results, new.results):
+            self.values[old] = r
+
+    def _yield(self, op: ir.Operation) -> None:
+        scf.YieldOp([self.get(v, op) for v in op.operands], loc=op.location)
+
+    def _return(self, op: ir.Operation) -> None:
+        gpu.ReturnOp([], loc=op.location)
+
+    # ------------------------------------------------------------------ memory
+
+    def _access_plan(self, op: ir.Operation, tile_old: ir.Value):
+        """(placed shape, layout dims of the tile, chunk width, element type)."""
+        shape = self.placement.placed_shape(tile_old)
+        dims = self.placement.dims_of(tile_old)
+        elem = ir.RankedTensorType(tile_old.type).element_type
+        last = dims[-1]
+        width = min(vector_width(op), self.layout.run(last, shape[last]))
+        if isinstance(elem, ir.IntegerType) and elem.width == 1:
+            width = 1  # i1 is a byte in memory; a vector<Nxi1> would be packed bits
+        while width * _element_bytes(elem) > 16:
+            width //= 2
+        return shape, dims, max(1, width), elem
+
+    def _chunks(self, shape, dims, width):
+        """(first register, per-dimension register indices) of each chunk,
+        in register order."""
+        last = dims[-1]
+        j = 0
+        for k in self.layout.register_indices(shape):
+            if k[last] % width == 0:
+                yield j, k
+            j += 1
+
+    def _owner_guard(self, shape, dims) -> Optional[ir.Value]:
+        """i1 true on the one thread that should store each replicated element
+        (None when no element is replicated)."""
+        cond = None
+        L = self.layout
+        for d in range(L.rank):
+            if L.replicated(d, shape[d]):
+                start = self.thread_start(d)
+                ok = arith.CmpIOp(arith.CmpIPredicate.ult, start, self.index(shape[d])).result
+                cond = ok if cond is None else arith.AndIOp(cond, ok).result
+        return cond
+
+    def _slice_access(self, op: ir.Operation, tile_old: ir.Value, base: ir.Value, starts: List[ir.Value]):
+        """Per-chunk flat indices and masks of a slice-form access."""
+        p = self._param_index(base, op)
+        shape, dims, width, elem = self._access_plan(op, tile_old)
+        in_bounds = op.opview.in_bounds
+        rank = len(dims)
+        starts = [self.get(s, op) for s in starts]
+        strides = [self.strides[(p, i)] for i in range(rank - 1)] + [None]
+        coords = []  # per tile dim: the thread's first coordinate (start + base)
+        for i, d in enumerate(dims):
+            b = self.coordinate_base(d, shape[d])
+            coords.append(arith.AddIOp(starts[i], b).result)
+        flat = None
+        for i in range(rank):
+            term = coords[i] if strides[i] is None else arith.MulIOp(coords[i], strides[i]).result
+            flat = term if flat is None else arith.AddIOp(flat, term).result
+        offset_cache: Dict[Tuple[int, int], ir.Value] = {}
+        mask_cache: Dict[Tuple[int, int], ir.Value] = {}
+
+        def offset(i, k):
+            off = self.layout.offsets(dims[i], shape[dims[i]])[k]
+            if off == 0:
+                return None
+            if (i, k) not in offset_cache:
+                c = self.index(off)
+                offset_cache[(i, k)] = c if strides[i] is None else arith.MulIOp(c, strides[i]).result
+            return offset_cache[(i, k)]
+
+        def in_range(i, k):
+            if (i, k) not in mask_cache:
+                off = self.layout.offsets(dims[i], shape[dims[i]])[k]
+                c = coords[i] if off == 0 else arith.AddIOp(coords[i], self.index(off)).result
+                mask_cache[(i, k)] = arith.CmpIOp(arith.CmpIPredicate.ult, c, self.extents[(p, i)]).result
+            return mask_cache[(i, k)]
+
+        accesses = []
+        for j, k in self._chunks(shape, dims, width):
+            idx = flat
+            for i in range(rank):
+                o = offset(i, k[dims[i]])
+                if o is not None:
+                    idx = arith.AddIOp(idx, o).result
+            mask = None
+            for i in range(rank):
+                if not in_bounds[i]:
+                    m = in_range(i, k[dims[i]])
+                    mask = m if mask is None else arith.AndIOp(mask, m).result
+            accesses.append((j, idx, mask))
+        return p, shape, dims, width, elem, accesses
+
+    def _offset_access(self, op: ir.Operation, tile_old: ir.Value, base: ir.Value, offsets_old: ir.Value,
+                       mask_old: Optional[ir.Value]):
+        p = self._param_index(base, op)
+        shape, dims, width, elem = self._access_plan(op, tile_old)
+        offsets = self.get(offsets_old, op)
+        mask = self.get(mask_old, op) if mask_old is not None else None
+        accesses = []
+        for j, _ in self._chunks(shape, dims, width):
+            off = vector.ExtractOp(offsets, [], [j]).result
+            if not isinstance(off.type, ir.IndexType):
+                off = arith.IndexCastOp(_index_type(), off).result
+            m = vector.ExtractOp(mask, [], [j]).result if mask is not None else None
+            accesses.append((j, off, m))
+        return p, shape, dims, width, elem, accesses
+
+    def _load_chunks(self, op, result_old, p, width, elem, accesses) -> None:
+        view = self.views[p]
+        chunk_t = ir.VectorType.get([width], elem)
+        align = width * _element_bytes(elem)
+        pieces = []
+        for _, idx, mask in accesses:
+            def load():
+                if width == 1:
+                    return memref.LoadOp(view, [idx]).result
+                return vector.LoadOp(chunk_t, view, [idx], alignment=align).result
+
+            if mask is None:
+                pieces.append(load())
+            else:
+                t = elem if width == 1 else chunk_t
+                guarded = scf.IfOp(mask, [t], has_else=True)
+                with ir.InsertionPoint(guarded.then_block):
+                    scf.YieldOp([load()])
+                with ir.InsertionPoint(guarded.else_block):
+                    scf.YieldOp([self.const(0, t)])
+                pieces.append(guarded.results[0])
+        vt = self.vtype(result_old)
+        if width == 1:
+            value = vector.FromElementsOp(vt, pieces).result
+        else:
+            value = self._concat(pieces)
+        self.values[result_old] = value
+
+    def _concat(self, pieces: List[ir.Value]) -> ir.Value:
+        while len(pieces) > 1:
+            merged = []
+            for a, b in zip(pieces[0::2], pieces[1::2]):
+                n = ir.VectorType(a.type).shape[0] + ir.VectorType(b.type).shape[0]
+                merged.append(vector.ShuffleOp(a, b, list(range(n))).result)
+            if len(pieces) % 2:
+                merged.append(pieces[-1])
+            pieces = merged
+        return pieces[0]
+
+    def _store_chunks(self, op, value_old, p, shape, dims, width, elem, accesses) -> None:
+        view = self.views[p]
+        value = self.get(value_old, op)
+        guard = self._owner_guard(shape, dims)
+        if guard is not None:
+            outer = scf.IfOp(guard)
+            ip = ir.InsertionPoint(outer.then_block)
+        else:
+            outer, ip = None, None
+        chunk_t = ir.VectorType.get([width], elem)
+        align = width * _element_bytes(elem)
+
+        def emit():
+            for j, idx, mask in accesses:
+                if width == 1:
+                    piece = vector.ExtractOp(value, [], [j]).result
+                else:
+                    piece = vector.ShuffleOp(value, value, list(range(j, j + width))).result
+
+                def store():
+                    if width == 1:
+                        memref.StoreOp(piece, view, [idx])
+                    else:
+                        vector.StoreOp(piece, view, [idx], alignment=align)
+
+                if mask is None:
+                    store()
+                else:
+                    guarded = scf.IfOp(mask)
+                    with ir.InsertionPoint(guarded.then_block):
+                        store()
+                        scf.YieldOp([])
+            if outer is not None:
+                scf.YieldOp([])
+
+        if ip is not None:
+            with ip:
+                emit()
+        else:
+            emit()
+
+    def _load_slice(self, op: ir.Operation) -> None:
+        o = op.opview
+        with op.location:
+            p, shape, dims, width, elem, acc = self._slice_access(op, op.results[0], o.base, o.starts)
+            self._load_chunks(op, op.results[0], p, width, elem, acc)
+
+    def _store_slice(self, op: ir.Operation) -> None:
+        o = op.opview
+        with op.location:
+            p, shape, dims, width, elem, acc = self._slice_access(op, o.value, o.base, o.starts)
+            self._store_chunks(op, o.value, p, shape, dims, width, elem, acc)
+
+    def _load(self, op: ir.Operation) -> None:
+        o = op.opview
+        with op.location:
+            p, shape, dims, width, elem, acc = self._offset_access(op, op.results[0], o.base, o.offsets, o.mask)
+            self._load_chunks(op, op.results[0], p, width, elem, acc)
+
+    def _store(self, op: ir.Operation) -> None:
+        o = op.opview
+        with op.location:
+            p, shape, dims, width, elem, acc = self._offset_access(op, o.value, o.base, o.offsets, o.mask)
+            self._store_chunks(op, o.value, p, shape, dims, width, elem, acc)
+
+
+def _dot(self: KernelLowering, op: ir.Operation) -> None:
+    raise LoweringError(op, f"tile.dot is not supported by {PASS} yet")
+
+
+_HANDLERS: Dict[str, Callable[[KernelLowering, ir.Operation], None]] = {
+    "tile.block_id": KernelLowering._grid_index,
+    "tile.grid_dim": KernelLowering._grid_index,
+    "tile.range": KernelLowering._range,
+    "tile.broadcast": KernelLowering._broadcast,
+    "tile.hint": KernelLowering._hint,
+    "tile.check_multiple": KernelLowering._check_multiple,
+    "tile.barrier": KernelLowering._barrier,
+    "tile.load_slice": KernelLowering._load_slice,
+    "tile.store_slice": KernelLowering._store_slice,
+    "tile.load": KernelLowering._load,
+    "tile.store": KernelLowering._store,
+    "tile.dot": _dot,
+    "tensor.splat": KernelLowering._splat,
+    "tensor.expand_shape": KernelLowering._reshape,
+    "tensor.collapse_shape": KernelLowering._reshape,
+    "memref.dim": KernelLowering._dim,
+    "scf.for": KernelLowering._for,
+    "scf.if": KernelLowering._if,
+    "scf.yield": KernelLowering._yield,
+    "func.return": KernelLowering._return,
+}
