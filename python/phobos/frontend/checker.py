@@ -422,12 +422,12 @@ class Checker:
         elif isinstance(s, A.ExprStmt):
             ty = self.check_expr(s.expr)
             if ty != T.VOID and ty != T.ERROR:
-                self.error(s.expr.pos, "the value of this expression is unused (assign it with 'let' or store it)")
+                self.error(start_pos(s.expr), "the value of this expression is unused (assign it with 'let' or store it)")
 
     def condition(self, e: A.Expr, what: str) -> None:
         ty = self.value(e)
         if ty != T.ERROR and ty != T.BOOL:
-            self.error(e.pos, f"the condition of '{what}' must be a bool scalar, got {ty}")
+            self.error(start_pos(e), f"the condition of '{what}' must be a bool scalar, got {ty}")
 
     def resolve_type(self, ref: A.TypeRef) -> T.Type:
         if ref.kind == "scalar":
@@ -467,7 +467,7 @@ class Checker:
         if s.type is not None:
             declared = self.resolve_type(s.type)
             if declared != T.ERROR and value_ty != T.ERROR:
-                self.assignable(value_ty, s.value, declared, s.value.pos,
+                self.assignable(value_ty, s.value, declared, start_pos(s.value),
                                 lambda: f"cannot initialize '{s.name}' of type {declared} with a value of type {value_ty}")
         elif value_ty == T.ERROR:
             declared = T.ERROR
@@ -511,7 +511,7 @@ class Checker:
             value_ty = self.combine(s, sym.ty, value_ty)
         if value_ty != T.ERROR and sym.ty != T.ERROR:
             expr = s.combined if s.combined is not None else s.value
-            self.assignable(value_ty, expr, sym.ty, s.value.pos,
+            self.assignable(value_ty, expr, sym.ty, start_pos(s.value),
                             lambda: f"cannot assign a value of type {value_ty} to '{name.name}' of type {sym.ty}")
 
     def combine(self, s: A.Assign, target_ty: T.Type, value_ty: T.Type) -> T.Type:
@@ -556,13 +556,13 @@ class Checker:
         tensor_name = target.base.name
         ve, te = value_ty.element, target_ty.element
         if not (ve == te or (ve == T.INT_LITERAL and T.is_numeric(te)) or (ve == T.FLOAT_LITERAL and T.is_float(te))):
-            self.error(value.pos, f"cannot store {ve} values into '{tensor_name}', a tensor of {te}"
+            self.error(start_pos(value), f"cannot store {ve} values into '{tensor_name}', a tensor of {te}"
                                   + (f" (convert with {te}(...))" if te in CONVERSIONS and T.is_numeric(ve) else ""))
             return
         if isinstance(value_ty, T.Tile):
             target_shape = T.shape(target_ty)
             if T.broadcast(value_ty.shape, target_shape) != tuple(target_shape):
-                self.error(value.pos, f"cannot store a tile of shape {T.fmt_shape(value_ty.shape)} into a slice of "
+                self.error(start_pos(value), f"cannot store a tile of shape {T.fmt_shape(value_ty.shape)} into a slice of "
                                       f"shape {T.fmt_shape(target_shape)}")
                 return
         self.fits(value, te)
@@ -807,17 +807,17 @@ class Checker:
             if ty == T.ERROR:
                 return None
             if not isinstance(ty, T.Scalar) or not T.is_int(ty.element) or not isinstance(sub.end.const, int):
-                self.error(sub.end.pos, "slice length must be a compile-time constant")
+                self.error(start_pos(sub.end), "slice length must be a compile-time constant")
                 return None
             length = sub.end.const
         else:
             length = _constant_difference(sub.end, sub.start)
             if length is None:
-                self.error(sub.end.pos, "slice length must be a compile-time constant (the end minus the start of "
+                self.error(start_pos(sub.end), "slice length must be a compile-time constant (the end minus the start of "
                                         "'a : b' must fold to a number)")
                 return None
         if length <= 0:
-            self.error(sub.end.pos if sub.end is not None else sub.pos, f"slice length must be positive, got {length}")
+            self.error(start_pos(sub.end) if sub.end is not None else sub.pos, f"slice length must be positive, got {length}")
             return None
         if extent is not None and length > extent:
             self.error(sub.pos, f"a slice of {length} elements is longer than dimension {axis} of '{name}' ({extent})")
@@ -1046,6 +1046,19 @@ class Checker:
                                              f"{d if d is not None else ts[0]}")
         e.grid_query = ("block", d)
         return T.INDEX
+
+
+def start_pos(e: A.Expr) -> A.Pos:
+    """Where an expression starts in the source (for messages about all of it)."""
+    while True:
+        if isinstance(e, A.Binary):
+            e = e.lhs
+        elif isinstance(e, (A.Index, A.Member)):
+            e = e.base
+        elif isinstance(e, A.Call):
+            e = e.callee
+        else:
+            return e.pos
 
 
 # ----------------------------------------------------------------------------- constant differences

@@ -40,6 +40,7 @@ class Parser:
         self.diags = diags
         self.block_depth = 0
         self.nesting = 0
+        self.lexer_error_lines = {d.line for d in diags.records}
 
     # ------------------------------------------------------------------ tokens
 
@@ -59,7 +60,9 @@ class Parser:
         return self.advance() if self.at(kind) else None
 
     def error(self, tok: Token, message: str, notes=()) -> _SyntaxError:
-        self.diags.error(tok.pos, message, notes)
+        # A line with a bad character is reported once, by the lexer.
+        if tok.line not in self.lexer_error_lines:
+            self.diags.error(tok.pos, message, notes)
         return _SyntaxError()
 
     def expect(self, kind: str, context: str) -> Token:
@@ -237,9 +240,10 @@ class Parser:
     # ------------------------------------------------------------------ statements
 
     def parse_block(self) -> A.Block:
+        if self.block_depth >= MAX_BLOCK_DEPTH and self.at("{"):
+            # Not consumed: recovery skips the whole block.
+            raise self.error(self.peek(), f"blocks are nested too deeply (more than {MAX_BLOCK_DEPTH} levels)")
         lbrace = self.expect("{", "to open a block")
-        if self.block_depth >= MAX_BLOCK_DEPTH:
-            raise self.error(lbrace, f"blocks are nested too deeply (more than {MAX_BLOCK_DEPTH} levels)")
         self.block_depth += 1
         try:
             stmts: List[A.Stmt] = []

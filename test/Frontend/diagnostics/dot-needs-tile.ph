@@ -1,0 +1,9 @@
+// RUN: not phobos check %s 2>&1 | FileCheck %s
+// CHECK-NOT: error:
+// CHECK: dot-needs-tile.ph:8:15: error: 'dot' expects a tile, got f32
+// CHECK-NEXT: let a = dot(x, x)
+// CHECK-NEXT: {{^ *}}^{{$}}
+// CHECK-NOT: error:
+kernel k(A: tensor<f32>[M, N], B: tensor<f32>[M, N], n: i32, x: f32) {
+  let a = dot(x, x)
+}

@@ -1,0 +1,9 @@
+// RUN: not phobos check %s 2>&1 | FileCheck %s
+// CHECK-NOT: error:
+// CHECK: initializer-conversion-hint.ph:8:16: error: cannot initialize 'a' of type i32 with a value of type index (convert with i32(...))
+// CHECK-NEXT: let a: i32 = ctx.block.x
+// CHECK-NEXT: {{^ *}}^~~{{$}}
+// CHECK-NOT: error:
+kernel k(A: tensor<f32>[M, N], B: tensor<f32>[M, N], n: i32, x: f32) {
+  let a: i32 = ctx.block.x
+}

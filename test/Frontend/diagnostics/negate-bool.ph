@@ -1,0 +1,9 @@
+// RUN: not phobos check %s 2>&1 | FileCheck %s
+// CHECK-NOT: error:
+// CHECK: negate-bool.ph:8:11: error: '-' is not defined on bool
+// CHECK-NEXT: let a = -true
+// CHECK-NEXT: {{^ *}}^{{$}}
+// CHECK-NOT: error:
+kernel k(A: tensor<f32>[M, N], B: tensor<f32>[M, N], n: i32, x: f32) {
+  let a = -true
+}

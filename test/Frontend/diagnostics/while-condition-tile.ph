@@ -1,0 +1,10 @@
+// RUN: not phobos check %s 2>&1 | FileCheck %s
+// CHECK-NOT: error:
+// CHECK: while-condition-tile.ph:8:9: error: the condition of 'while' must be a bool scalar, got tile<bool>[4, 4]
+// CHECK-NEXT: while A[0 :+ 4, 0 :+ 4] > 0.0 {
+// CHECK-NEXT: {{^ *}}^{{$}}
+// CHECK-NOT: error:
+kernel k(A: tensor<f32>[M, N], B: tensor<f32>[M, N], n: i32, x: f32) {
+  while A[0 :+ 4, 0 :+ 4] > 0.0 {
+  }
+}
