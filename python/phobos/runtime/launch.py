@@ -50,6 +50,18 @@ def current_device() -> int:
     return int(ordinal) if not err else 0
 
 
+def runs_on(chip: str, capability) -> bool:
+    """Whether a cubin for `chip` (sm_XY, sm_XYa) runs on a device of compute capability (X, Z):
+    same major version and Z >= Y; the arch-specific 'a' chips need exactly their own."""
+    digits = chip[3:].rstrip("a") if chip.startswith("sm_") else ""
+    if not digits.isdigit() or len(digits) < 2:
+        return True  # unknown spelling: let the driver decide
+    major, minor = int(digits[:-1]), int(digits[-1])
+    if chip.endswith("a"):
+        return (major, minor) == tuple(capability)
+    return major == capability[0] and capability[1] >= minor
+
+
 class Variant:
     """One compiled kernel variant: cubin + contract, loaded lazily per device."""
 
@@ -64,7 +76,7 @@ class Variant:
         fn = self._functions.get(device.ordinal)
         if fn is None:
             chip = self.signature.chip
-            if chip and chip.startswith("sm_") and chip.rstrip("a") != device.chip:
+            if not runs_on(chip, device.capability):
                 raise driver.CudaError(f"kernel '{self.signature.name}' was compiled for {chip} but cuda:{device.ordinal} "
                                        f"('{device.name}') is {device.chip}; compile it with chip='{device.chip}'")
             fn = self._functions[device.ordinal] = device.function(self.cubin, self.signature.entry, self.signature.shared_bytes)
@@ -136,21 +148,21 @@ class Plan:
         """Copy host arrays in, launch, copy them back out, synchronously."""
         dev = self.device
         dev.make_current()
-        buffers: Dict[tuple, int] = {}  # one device buffer per distinct host array (aliases share it)
-        staged: List[tuple] = []  # (param index, host array, contiguous host copy, device pointer)
+        buffers: Dict[tuple, list] = {}  # one device buffer per distinct host array: [ptr, host, copy, params]
         values = self.values(args, views)
         grid = self.grid if self.grid_fn is None else self.signature.grid(self.binding.symbols, self.grid_fn)
+        params = self.signature.contract["params"]
         try:
             for slot, pi in self.binding.host_slots:
                 host = views[pi].host
                 ident = (host.__array_interface__["data"][0], host.shape, host.strides, host.dtype.str)
-                ptr = buffers.get(ident)
-                if ptr is None:
+                staged = buffers.get(ident)
+                if staged is None:  # arguments that alias one array share one device copy
                     flat = np.ascontiguousarray(host)
-                    ptr = buffers[ident] = dev.alloc(flat.nbytes)
-                    dev.copy_in(ptr, flat.ctypes.data, flat.nbytes, stream)
-                    staged.append((pi, host, flat, ptr))
-                values[slot] = ptr
+                    staged = buffers[ident] = [dev.alloc(flat.nbytes), host, flat, []]
+                    dev.copy_in(staged[0], flat.ctypes.data, flat.nbytes, stream)
+                staged[3].append(pi)
+                values[slot] = staged[0]
             if grid[0] and grid[1] and grid[2]:
                 with self.lock:
                     self.packer.pack_into(self.buffer, 0, *values)
@@ -159,11 +171,11 @@ class Plan:
                 driver.note_launch(self.name)
                 if err:
                     driver.raise_error(err, "cuLaunchKernel", kernel=self.name)
-            writes = self.signature.contract["params"]
             back = []
-            for pi, host, flat, ptr in staged:
-                access = writes[pi].get("access", "readwrite")
-                if host.flags.writeable and access != "read":
+            for ptr, host, flat, pis in buffers.values():
+                # copy back what the kernel may write (contracts without `access` may write anything)
+                written = any(params[pi].get("access", "readwrite") in ("write", "readwrite") for pi in pis)
+                if host.flags.writeable and written:
                     out = host if host.flags.c_contiguous else np.empty_like(flat)
                     dev.copy_out(out.ctypes.data, ptr, out.nbytes, stream)
                     back.append((host, out))
@@ -172,8 +184,8 @@ class Plan:
                 if out is not host:
                     np.copyto(host, out)
         finally:
-            for ptr in buffers.values():
+            for staged in buffers.values():
                 try:
-                    dev.free(ptr)
+                    dev.free(staged[0])
                 except driver.CudaError:
                     pass  # after a fault the context refuses everything; the fault is the error to report

@@ -1,0 +1,135 @@
+"""Compile, here, every kernel variant the GPU tests and benchmarks launch (the GPU machine has no MLIR).
+
+    .venv/bin/python bench/aot_build.py [--out .cache/gpu]
+
+Writes, under OUT (git-ignored; carried to the GPU machine):
+  handwritten/<kernel>/    the hand-written cubins (bench/handwritten/build.py)
+  aot/<name>[-DEFn]/       one ahead-of-time folder per bench/kernels source and
+                           defines, with the generic variant and one variant per
+                           argument layout the tests and benchmarks use
+  COMMIT, FINGERPRINT      the commit and compiler fingerprint they were built from
+Each folder is in the cache layout: phobos.load(folder) launches from it, and
+phobos.compile(source, defines=..., cache_dir=folder) gets cache hits as long
+as the compiler sources are unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import common
+
+sys.path.insert(0, str(common.ROOT / "bench" / "handwritten"))
+
+GIB = 1 << 28
+T1 = [1, 3, 1000, 4096, 10000, 5000, 1000003, 1 << 20]  # 1-D sizes used by the tests
+T2 = [(1, 1), (3, 5), (4097, 129), (256, 512), (64, 256), (5, 7), (33, 129), (64, 128), (4096, 4096)]
+
+
+def vec(n, align=16):
+    return f"f32[{n}]" + ("" if align == 16 else "@a1")
+
+
+def mat(m, n):
+    return f"f32[{m},{n}]"
+
+
+def one_d(sizes, scalar="2.0"):
+    out = []
+    for n in sizes:
+        out.append(f"{vec(n)} {vec(n)} {scalar}")
+        out.append(f"{vec(n, 1)} {vec(n, 1)} {scalar}")
+        out.append(f"{vec(n)} {vec(n, 1)} {scalar}")
+    return out
+
+
+# Leading strides of padded rows: the 2-D tests pad X by `pad` and Y by 2 pad + 1.
+def two_d(shapes, pads=(0, 3)):
+    from phobos.aot import like
+
+    out = []
+    for m, n in shapes:
+        for pad in pads:
+            x = like("f32", (m, n), strides=(n + pad, 1))
+            y = like("f32", (m, n), strides=(n + 2 * pad + 1, 1))
+            out.append((x, y, 2.0))
+        out.append((like("f32", (m, n)), like("f32", (m, n)), 2.0))
+    return out
+
+
+def plan():
+    """(source name, defines, example argument lists, check promises?) to build."""
+    from phobos.aot import parse_args_text
+
+    bench_1d = [GIB, GIB - 4, GIB - 3]
+    bench_2d = [(16384, 16384), (16383, 16380), (16381, 16381)]
+    p = lambda texts: [parse_args_text(t) for t in texts]
+    jobs = []
+    for block in (1024, 4096):
+        jobs.append(("saxpy", {"BLOCK": block}, p(one_d(T1 + bench_1d)), True))
+        jobs.append(("saxpy_aligned", {"BLOCK": block}, p(one_d([block, 4096, 1 << 20, GIB])), True))
+    jobs.append(("saxpy_offsets", {}, p(one_d(T1 + bench_1d)), True))
+    jobs.append(("saxpy_offsets_aligned", {}, p(one_d([1024, 1 << 20, GIB])), True))
+    # broken promises, launched raw (check=False) by the trap tests
+    jobs.append(("saxpy_aligned", {"BLOCK": 1024}, p(one_d([1000])), False))
+    for tm, tn in ((32, 128), (32, 256)):
+        jobs.append(("scale", {"TM": tm, "TN": tn}, two_d(T2) + two_d(bench_2d, pads=()), True))
+        jobs.append(("scale_aligned", {"TM": tm, "TN": tn}, two_d([(256, 512), (4096, 4096)]) + two_d([(16384, 16384)], pads=()), True))
+    jobs.append(("scale_offsets", {}, two_d(T2, pads=()) + two_d(bench_2d, pads=()), True))
+    jobs.append(("scale_offsets_aligned", {}, two_d([(256, 512), (4096, 4096), (16384, 16384)], pads=()), True))
+    jobs.append(("scale_aligned", {"TM": 32, "TN": 128}, two_d([(4097, 129)], pads=()), False))
+    jobs.append(("rowwalk", {}, p(["f32[4096,4096] f32[4096,4096]"]), True))
+    jobs.append(("colwalk", {}, p(["f32[4096,4096] f32[4096,4096]"]), True))
+    return jobs
+
+
+def source_path(name: str) -> Path:
+    for ext in (".ph", ".mlir"):
+        if (common.KERNELS / f"{name}{ext}").exists():
+            return common.KERNELS / f"{name}{ext}"
+    raise FileNotFoundError(name)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", type=Path, default=common.ARTIFACTS)
+    parser.add_argument("--only", help="build only sources whose name contains this")
+    ns = parser.parse_args()
+    import build as handwritten
+
+    import phobos
+    from phobos.kernel import CompilerUnavailableError
+
+    ns.out.mkdir(parents=True, exist_ok=True)
+    handwritten.build(ns.out / "handwritten")
+    failures = []
+    for name, defines, examples, check in plan():
+        if ns.only and ns.only not in name:
+            continue
+        suffix = "".join(f"-{k}{v}" for k, v in sorted(defines.items()))
+        folder = ns.out / "aot" / f"{name}{suffix}"
+        t0 = time.perf_counter()
+        try:
+            keys = phobos.compile_ahead(source_path(name), folder, defines=defines or None, examples=examples, check=check)
+        except (CompilerUnavailableError, RuntimeError, ValueError, TypeError, OSError) as e:
+            failures.append(f"{name}{suffix}: {type(e).__name__}: {e}")
+            print(f"FAILED {name}{suffix}: {e}")
+            continue
+        print(f"{folder}: {len(keys)} variants in {time.perf_counter() - t0:.1f}s")
+    sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=common.ROOT, capture_output=True, text=True).stdout.strip()
+    (ns.out / "COMMIT").write_text(sha + "\n")
+    from phobos.fingerprint import compiler_fingerprint
+
+    (ns.out / "FINGERPRINT").write_text(compiler_fingerprint() + "\n")
+    if failures:
+        print("\n".join(["", "not built:"] + failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

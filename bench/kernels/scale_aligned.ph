@@ -1,0 +1,10 @@
+// Benchmark kernel: scale with the promise that M and N are whole numbers of tiles.
+@autotune(TM in [32, 64], TN in [128, 256])
+@aligned(M = TM, N = TN)
+@launch(256)
+kernel scale_aligned(X: tensor<f32>[M, N], Y: tensor<f32>[M, N], alpha: f32) {
+  let pm = ctx.block.x
+  let pn = ctx.block.y
+  var x = X[pm * TM :+ TM, pn * TN :+ TN]
+  Y[pm * TM :+ TM, pn * TN :+ TN] = alpha * x
+}

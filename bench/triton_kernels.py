@@ -1,0 +1,63 @@
+"""The benchmark kernels written in Triton, for side-by-side timing with Phobos.
+
+Each mirrors a kernel of bench/kernels/ (same tiles, same arithmetic, same
+masking when the extent is not a whole number of tiles); Triton specialises
+pointers and integer arguments divisible by 16 on its own.
+"""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def saxpy(x_ptr, y_ptr, n, a, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, a * x + y, mask=mask)
+
+
+@triton.jit
+def scale(x_ptr, y_ptr, m, n, sx, sy, alpha, TM: tl.constexpr, TN: tl.constexpr):
+    rows = tl.program_id(0) * TM + tl.arange(0, TM)[:, None]
+    cols = tl.program_id(1) * TN + tl.arange(0, TN)[None, :]
+    mask = (rows < m) & (cols < n)
+    x = tl.load(x_ptr + rows * sx + cols, mask=mask)
+    tl.store(y_ptr + rows * sy + cols, alpha * x, mask=mask)
+
+
+@triton.jit
+def rowwalk(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # program (c, row): BLOCK consecutive elements of one row, lanes stride 1
+    offs = tl.program_id(1) * n + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, 2.0 * tl.load(x_ptr + offs))
+
+
+@triton.jit
+def colwalk(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # program (col, r): BLOCK consecutive elements of one column, lanes stride n
+    rows = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    offs = rows * n + tl.program_id(0)
+    tl.store(y_ptr + offs, 2.0 * tl.load(x_ptr + offs))
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def launch_saxpy(x, y, a, block=1024, warps=8):
+    saxpy[(cdiv(x.numel(), block),)](x, y, x.numel(), a, BLOCK=block, num_warps=warps)
+
+
+def launch_scale(x, y, alpha, tm=32, tn=128, warps=8):
+    m, n = x.shape
+    scale[(cdiv(m, tm), cdiv(n, tn))](x, y, m, n, x.stride(0), y.stride(0), alpha, TM=tm, TN=tn, num_warps=warps)
+
+
+def launch_walk(kind, x, y, block=256, warps=8):
+    m, n = x.shape
+    if kind == "row":
+        rowwalk[(n // block, m)](x, y, n, BLOCK=block, num_warps=warps)
+    else:
+        colwalk[(n, m // block)](x, y, n, BLOCK=block, num_warps=warps)

@@ -1,0 +1,449 @@
+"""GPU tests of the runtime (pytest -m gpu; skipped without a GPU).
+
+Kernels come precompiled (the GPU machine has no MLIR): the hand-written
+cubins of bench/handwritten (built by bench/handwritten/build.py) test the
+runtime on its own, and the Phobos-compiled scale/saxpy of bench/kernels (built
+by bench/aot_build.py into the cache layout) test it end to end. Both live
+under $PHOBOS_GPU_ARTIFACTS (default .cache/gpu).
+
+Every test draws random data, poisons pure outputs, surrounds every buffer
+with guard zones (and rows with padding) that must come back bit-identical,
+and compares against numpy in float64.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import phobos
+from phobos.runtime import KernelFault
+
+pytestmark = pytest.mark.gpu
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("PHOBOS_GPU_ARTIFACTS", ROOT / ".cache" / "gpu"))
+GUARD = 64  # elements of guard zone before and after each buffer (256 bytes: keeps 16-byte alignment)
+RNG = np.random.default_rng()
+
+
+def _handwritten(name: str):
+    folder = ARTIFACTS / "handwritten" / name
+    if not folder.is_dir():
+        try:
+            sys.path.insert(0, str(ROOT / "bench" / "handwritten"))
+            import build  # noqa: F401  (needs MLIR)
+
+            build.build(ARTIFACTS / "handwritten")
+        except ImportError as e:
+            pytest.skip(f"no prebuilt {folder} and no MLIR to build it ({e}); run bench/handwritten/build.py")
+    return phobos.load(folder)
+
+
+def _compiled(folder_name: str):
+    folder = ARTIFACTS / "aot" / folder_name
+    if not folder.is_dir():
+        pytest.skip(f"no ahead-of-time folder {folder}; run bench/aot_build.py")
+    return phobos.load(folder)
+
+
+def kernel(which: str):
+    """'hand:<name>' (hand-written cubin) or 'aot:<folder>' (compiled from bench/kernels)."""
+    provider, name = which.split(":")
+    return _handwritten(name) if provider == "hand" else _compiled(name)
+
+
+# Each kernel in both load forms (slice / offset), hand-written and compiled; promise = @aligned divisor(s).
+SAXPY = ["hand:saxpy", "aot:saxpy-BLOCK1024", "aot:saxpy_offsets"]
+SAXPY_ALIGNED = ["hand:saxpy_aligned", "aot:saxpy_aligned-BLOCK1024", "aot:saxpy_offsets_aligned"]
+SCALE = ["hand:scale", "aot:scale-TM32-TN128", "aot:scale_offsets"]
+SCALE_ALIGNED = ["aot:scale_aligned-TM32-TN128", "aot:scale_offsets_aligned"]
+OFFSET_FORM = ("offsets",)  # the 2-D offset form addresses a packed (row-major) tensor: no padded rows
+
+
+@pytest.fixture(scope="module")
+def hand():
+    return {n: _handwritten(n) for n in ("saxpy", "saxpy_aligned", "scale")}
+
+
+# ----------------------------------------------------------------------------- buffers with guard zones
+
+
+class Guarded:
+    """A flat buffer: GUARD random elements, a (possibly padded, strided) region, GUARD more.
+
+    `view` is the region as the framework's array; `host` the initial contents."""
+
+    def __init__(self, framework: str, shape, *, pad: int = 0, misalign: int = 0, poison: bool = False, dtype=np.float32):
+        self.framework = framework
+        self.shape = tuple(shape)
+        ld = (self.shape[-1] + pad) if len(self.shape) == 2 else 1
+        span = (self.shape[0] - 1) * ld + self.shape[-1] if len(self.shape) == 2 else self.shape[0]
+        self.offset = GUARD + misalign
+        total = self.offset + max(span, 0) + GUARD
+        self.host = RNG.standard_normal(total).astype(dtype)
+        self.strides = (ld, 1) if len(self.shape) == 2 else (1,)
+        self.region = np.zeros(total, bool)
+        idx = self._indices()
+        self.region[idx] = True
+        self.values = RNG.standard_normal(self.shape).astype(dtype)
+        self.host[idx] = np.nan if poison else self.values.reshape(-1)
+        self.flat = self._upload(self.host.copy())
+        self.view = self._view(self.flat)
+
+    def _indices(self):
+        if len(self.shape) == 1:
+            return self.offset + np.arange(self.shape[0])
+        r, c = np.meshgrid(np.arange(self.shape[0]), np.arange(self.shape[1]), indexing="ij")
+        return (self.offset + r * self.strides[0] + c).reshape(-1)
+
+    def _upload(self, host):
+        if self.framework == "numpy":
+            return host
+        if self.framework == "torch":
+            import torch
+
+            return torch.from_numpy(host).cuda()
+        import cupy
+
+        return cupy.asarray(host)
+
+    def _view(self, flat):
+        if self.framework == "numpy":
+            item = flat.itemsize
+            return np.lib.stride_tricks.as_strided(flat[self.offset:], self.shape, tuple(s * item for s in self.strides))
+        if self.framework == "torch":
+            import torch
+
+            return torch.as_strided(flat, self.shape, self.strides, self.offset)
+        import cupy
+
+        item = flat.itemsize
+        return cupy.lib.stride_tricks.as_strided(flat[self.offset:], self.shape, tuple(s * item for s in self.strides))
+
+    def download(self) -> np.ndarray:
+        if self.framework == "numpy":
+            return self.flat.copy()
+        if self.framework == "torch":
+            import torch
+
+            torch.cuda.synchronize()
+            return self.flat.cpu().numpy()
+        import cupy
+
+        cupy.cuda.Device().synchronize()
+        return cupy.asnumpy(self.flat)
+
+    def check(self, expected: np.ndarray, *, rtol: float = 1e-6, size=None):
+        """The region holds `expected` (float64 reference) within `rtol` of the terms' size
+        (default |expected|), and every other element is untouched."""
+        now = self.download()
+        outside = ~self.region
+        assert np.array_equal(now[outside].view(np.uint32), self.host[outside].view(np.uint32)), \
+            "a kernel wrote outside its output (guard zone or row padding changed)"
+        got = now[self._indices()].reshape(self.shape).astype(np.float64)
+        assert not np.isnan(got).any(), "some output elements were never written (poison left)"
+        err = np.abs(got - expected)
+        size = np.abs(expected) if size is None else size
+        assert (err <= rtol * size).all(), f"max error {err.max()} (relative {np.max(err / (size + 1e-300))})"
+
+    def unchanged(self):
+        now = self.download()
+        assert np.array_equal(now.view(np.uint32), self.host.view(np.uint32)), "a buffer changed"
+
+
+FRAMEWORKS = ["numpy", "torch", "cupy"]
+
+
+@pytest.fixture(params=FRAMEWORKS)
+def framework(request):
+    if request.param != "numpy":
+        pytest.importorskip(request.param)
+    return request.param
+
+
+def _saxpy_ref(alpha, x: Guarded, y: Guarded):
+    return alpha * x.values.astype(np.float64) + y.values.astype(np.float64)
+
+
+def _saxpy_size(alpha, x: Guarded, y: Guarded):
+    """|a x| + |y|: float32 rounding errors are relative to the terms, not to the sum."""
+    return np.abs(alpha * x.values.astype(np.float64)) + np.abs(y.values.astype(np.float64))
+
+
+def _scale_ref(alpha, x: Guarded):
+    return alpha * x.values.astype(np.float64)
+
+
+# ----------------------------------------------------------------------------- kernels
+
+
+@pytest.mark.parametrize("which", SAXPY)
+@pytest.mark.parametrize("n", [1, 3, 1000, 4096, 1000003])
+def test_saxpy_masked(which, framework, n):
+    x, y = Guarded(framework, (n,)), Guarded(framework, (n,))
+    alpha = float(RNG.uniform(0.5, 2.0))
+    kernel(which)(x.view, y.view, alpha, sync=True)
+    y.check(_saxpy_ref(alpha, x, y), size=_saxpy_size(alpha, x, y))
+    x.check(x.values.astype(np.float64), rtol=0)
+
+
+@pytest.mark.parametrize("which", SAXPY)
+@pytest.mark.parametrize("misalign", [0, 1, 3])
+def test_saxpy_misaligned_pointers(which, misalign):
+    pytest.importorskip("torch")
+    n = 5000
+    x, y = Guarded("torch", (n,), misalign=misalign), Guarded("torch", (n,), misalign=2 * misalign)
+    k = kernel(which)
+    assert k.key(x.view, y.view, 1.0).to_text().count("=a1.") == (2 if misalign else 0)
+    k(x.view, y.view, -1.5)
+    y.check(_saxpy_ref(-1.5, x, y), size=_saxpy_size(-1.5, x, y))
+
+
+@pytest.mark.parametrize("which", SAXPY_ALIGNED)
+@pytest.mark.parametrize("n", [1024, 1 << 20])
+def test_saxpy_aligned_promise_kept(which, framework, n):
+    x, y = Guarded(framework, (n,)), Guarded(framework, (n,))
+    kernel(which)(x.view, y.view, 3.0)
+    y.check(_saxpy_ref(3.0, x, y), size=_saxpy_size(3.0, x, y))
+
+
+@pytest.mark.parametrize("which", SAXPY_ALIGNED)
+@pytest.mark.parametrize("n", [1, 1000, 1025])
+def test_saxpy_aligned_promise_broken_raises_before_launch(which, framework, n):
+    x, y = Guarded(framework, (n,)), Guarded(framework, (n,))
+    with pytest.raises(ValueError, match=r"@aligned\(N = 1024\) is broken"):
+        kernel(which)(x.view, y.view, 3.0)
+    y.unchanged()
+    kernel("hand:saxpy")(x.view, y.view, 3.0, sync=True)  # the context is still usable
+    y.check(_saxpy_ref(3.0, x, y), size=_saxpy_size(3.0, x, y))
+
+
+@pytest.mark.parametrize("which", SCALE)
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (4097, 129), (256, 512)])
+@pytest.mark.parametrize("pad", [0, 3])
+def test_scale_2d(which, framework, shape, pad):
+    if pad and which.endswith(OFFSET_FORM):
+        pytest.skip("the offset form computes row-major offsets: packed rows only")
+    x = Guarded(framework, shape, pad=pad)
+    y = Guarded(framework, shape, pad=2 * pad + 1 if pad else 0, poison=True)
+    alpha = float(RNG.uniform(-2.0, 2.0))
+    kernel(which)(x.view, y.view, alpha)
+    y.check(_scale_ref(alpha, x))
+    x.check(x.values.astype(np.float64), rtol=0)
+
+
+@pytest.mark.parametrize("which", SCALE_ALIGNED)
+@pytest.mark.parametrize("shape", [(256, 512), (4096, 4096)])
+def test_scale_aligned_promise_kept(which, framework, shape):
+    x, y = Guarded(framework, shape), Guarded(framework, shape, poison=True)
+    kernel(which)(x.view, y.view, -0.75)
+    y.check(_scale_ref(-0.75, x))
+
+
+@pytest.mark.parametrize("which", SCALE_ALIGNED)
+@pytest.mark.parametrize("shape", [(4097, 129), (256, 100), (33, 128)])
+def test_scale_aligned_promise_broken_raises_before_launch(which, shape):
+    pytest.importorskip("torch")
+    x, y = Guarded("torch", shape), Guarded("torch", shape, poison=True)
+    with pytest.raises(ValueError, match=r"@aligned\((M = 32|N = 128)\) is broken"):
+        kernel(which)(x.view, y.view, 1.0)
+    y.unchanged()
+
+
+def test_compile_from_source_hits_the_cache_without_mlir():
+    """phobos.compile on the GPU machine (no MLIR) finds the variants compiled ahead of time."""
+    torch = pytest.importorskip("torch")
+    from phobos.fingerprint import compiler_fingerprint
+
+    folder = ARTIFACTS / "aot" / "scale-TM32-TN128"
+    stamp = ARTIFACTS / "FINGERPRINT"
+    if not folder.is_dir() or not stamp.exists():
+        pytest.skip("no ahead-of-time folder; run bench/aot_build.py")
+    if stamp.read_text().strip() != compiler_fingerprint():
+        pytest.skip("the compiler sources changed since bench/aot_build.py ran (fingerprint differs)")
+    k = phobos.compile(ROOT / "bench" / "kernels" / "scale.ph", defines={"TM": 32, "TN": 128}, cache_dir=folder)
+    x = torch.randn(4097, 129, device="cuda")
+    y = torch.full_like(x, float("nan"))
+    k(x, y, 2.0, sync=True)
+    torch.testing.assert_close(y, 2.0 * x, rtol=0, atol=0)
+    assert "ptx" in k.asm and ".entry scale" in k.asm["ptx"]
+    assert k.artifact(k.key(x, y, 2.0)).cubin[:4] == b"\x7fELF"
+
+
+def test_numpy_aliasing_and_readonly(hand):
+    x = RNG.standard_normal(3000).astype(np.float32)
+    before = x.copy()
+    hand["saxpy"](x, x, 1.0)  # y = x + y on the same array: one device copy, written back once
+    np.testing.assert_array_equal(x, 2 * before)  # doubling is exact
+    ro = RNG.standard_normal(3000).astype(np.float32)
+    ro.setflags(write=False)
+    y = RNG.standard_normal(3000).astype(np.float32)
+    y0 = y.copy()
+    hand["saxpy"](ro, y, 2.0)
+    np.testing.assert_array_equal(y, np.float32(2.0) * ro + y0)  # the same two float32 roundings
+
+
+def test_explicit_and_callable_grid(hand):
+    torch = pytest.importorskip("torch")
+    n = 10000
+    x, y = Guarded("torch", (n,)), Guarded("torch", (n,))
+    k = hand["saxpy"]
+    k[(-(-n // 1024),)](x.view, y.view, 2.0)
+    k[lambda meta: (-(-meta["N"] // 1024), 1, 1)](x.view, y.view, 2.0)
+    ref = 2.0 * x.values.astype(np.float64) * 2 + y.values.astype(np.float64)
+    y.check(ref, rtol=2e-6, size=_saxpy_size(4.0, x, y))
+    # a grid that is too small leaves the tail alone
+    z = Guarded("torch", (n,))
+    k[1](x.view, z.view, 1.0)
+    torch.cuda.synchronize()
+    got = z.download()[z.region]
+    head = x.values[:1024].astype(np.float64) + z.values[:1024]
+    assert (np.abs(got[:1024] - head) <= 1e-6 * (np.abs(x.values[:1024]) + np.abs(z.values[:1024]))).all()
+    assert np.array_equal(got[1024:], z.values[1024:])
+
+
+def test_plan_cache_many_layouts(hand):
+    pytest.importorskip("torch")
+    k = hand["scale"]
+    cases = []
+    for shape in [(5, 7), (64, 128), (5, 7), (33, 129), (64, 128)]:
+        x, y = Guarded("torch", shape), Guarded("torch", shape, poison=True)
+        k(x.view, y.view, 0.5)
+        cases.append((x, y))
+    for x, y in cases:
+        y.check(_scale_ref(0.5, x))
+
+
+def test_bad_arguments_raise_before_launch_and_context_survives(hand):
+    torch = pytest.importorskip("torch")
+    k = hand["scale"]
+    x = torch.randn(64, 256, device="cuda")
+    y = torch.full((64, 256), float("nan"), device="cuda")
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        k(x, y)
+    with pytest.raises(TypeError, match="argument X must have f32 elements.*got f16"):
+        k(x.half(), y, 1.0)
+    with pytest.raises(ValueError, match="argument X must have rank 2"):
+        k(x[0], y, 1.0)
+    with pytest.raises(ValueError, match="argument X is a torch tensor on 'cpu'"):
+        k(x.cpu(), y, 1.0)
+    with pytest.raises(ValueError, match="argument Y must have a contiguous last dimension"):
+        k(x, torch.randn(256, 64, device="cuda").t(), 1.0)
+    with pytest.raises(ValueError, match="dimension N is 256 in X.shape.1. but 128 in Y.shape.1."):
+        k(x, y[:, :128], 1.0)
+    with pytest.raises(TypeError, match="argument alpha .* must be a real number"):
+        k(x, y, "2")
+    with pytest.raises(TypeError, match="must be an array"):
+        k(x, [1.0, 2.0], 1.0)
+    k(x, y, 2.0, sync=True)
+    torch.testing.assert_close(y, 2.0 * x)
+
+
+def test_torch_current_stream_and_explicit_stream(hand):
+    torch = pytest.importorskip("torch")
+    k = hand["saxpy"]
+    n = 1 << 20
+    x = torch.zeros(n, device="cuda")
+    y = torch.zeros(n, device="cuda")
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(50_000_000)  # keep s busy so that a launch on another stream would overtake
+        x.fill_(3.0)
+        k(x, y, 2.0)  # must run on s (the current stream), after the fill
+    s.synchronize()
+    assert torch.all(y == 6.0)
+    y.zero_()
+    torch.cuda.synchronize()
+    s2 = torch.cuda.Stream()
+    with torch.cuda.stream(s2):
+        torch.cuda._sleep(50_000_000)
+        x.fill_(5.0)
+    k(x, y, 1.0, stream=s2)  # explicit stream
+    s2.synchronize()
+    assert torch.all(y == 5.0)
+
+
+def test_cupy_stream(hand):
+    cupy = pytest.importorskip("cupy")
+    k = hand["saxpy"]
+    n = 1 << 16
+    x = cupy.full(n, 2.0, dtype=cupy.float32)
+    y = cupy.ones(n, dtype=cupy.float32)
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        k(x, y, 4.0)
+    k(x, y, 1.0, stream=s)
+    s.synchronize()
+    assert bool((y == 11.0).all())
+
+
+def test_generic_cuda_array_interface_and_dlpack(hand):
+    torch = pytest.importorskip("torch")
+
+    class CAI:
+        def __init__(self, t):
+            self.t = t
+
+        @property
+        def __cuda_array_interface__(self):
+            return self.t.__cuda_array_interface__
+
+    class DLPack:
+        def __init__(self, t):
+            self.t = t
+
+        def __dlpack__(self, stream=None):
+            return self.t.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.t.__dlpack_device__()
+
+    x = torch.randn(4097, 129, device="cuda")[:, :100]
+    for wrap in (CAI, DLPack):
+        y = torch.full((4097, 100), float("nan"), device="cuda")
+        hand["scale"](wrap(x), wrap(y), 3.0, sync=True)
+        torch.testing.assert_close(y, 3.0 * x)
+
+
+def _run_child(code: str):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=120)
+
+
+TRAPS = [("hand:saxpy_aligned", "saxpy_aligned", "(1000,)"), ("aot:saxpy_aligned-BLOCK1024", "saxpy_aligned", "(1000,)"),
+         ("aot:scale_aligned-TM32-TN128", "scale_aligned", "(4097, 129)")]
+
+
+@pytest.mark.parametrize("which, name, shape", TRAPS)
+@pytest.mark.parametrize("mode", ["sync", "later"])
+def test_raw_launch_breaking_promise_traps(which, name, shape, mode):
+    """check=False skips the launcher's check; the kernel's entry check traps, and the fault
+    surfaces as a KernelFault naming the kernel (in a child: the context dies with it)."""
+    pytest.importorskip("torch")
+    kernel(which)  # skips when the folder is missing
+    provider, folder_name = which.split(":")
+    folder = str(ARTIFACTS / ("handwritten" if provider == "hand" else "aot") / folder_name)
+    launch = "k(x, y, 2.0, check=False, sync=True)" if mode == "sync" else "k(x, y, 2.0, check=False); phobos.synchronize()"
+    result = _run_child(f"""
+        import sys, torch, phobos
+        k = phobos.load({folder!r})
+        x = torch.ones({shape}, device="cuda"); y = torch.ones({shape}, device="cuda")
+        torch.cuda.synchronize()
+        try:
+            {launch}
+        except phobos.KernelFault as e:
+            print("FAULT:", e)
+            sys.exit(3)
+        print("no fault")
+    """)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert name in result.stdout
+    assert "CUDA_ERROR" in result.stdout
