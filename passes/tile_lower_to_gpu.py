@@ -20,8 +20,10 @@ def target_attr(chip: str, features: str) -> ir.Attribute:
 @tile_pass("tile-lower-to-gpu", options={
     "chip": Option(str, DEFAULT_CHIP, "the GPU to compile for (sm_70 or newer)"),
     "features": Option(str, "", "PTX ISA features, e.g. +ptx80 (default: the chip's minimum, at least +ptx80)"),
+    "noalias": Option(bool, True, "declare tensors the kernel only reads noalias + readonly (ld.global.nc)"),
 })
-def tile_lower_to_gpu(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP, features: str = "") -> None:
+def tile_lower_to_gpu(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP, features: str = "",
+                      noalias: bool = True) -> None:
     """Translates each tile kernel into a `gpu.func` kernel in its own
     `gpu.module @<kernel>_module [#nvvm.target<chip, features>]`. Tiles become
     per-thread 1-D vectors under the kernel's `tile.layout` (lanes along the
@@ -31,7 +33,8 @@ def tile_lower_to_gpu(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP, fea
     `vector_width` elements at a time with matching alignment, masked chunks
     under scf.if and proven in-bounds chunks unguarded; `tile.check_multiple`
     becomes a compare and a trap. Parameters: `!llvm.ptr` per tensor
-    (llvm.noalias + llvm.readonly when never stored, llvm.align = 16 when
+    (llvm.noalias + llvm.readonly when never stored and the kernel has no
+    barrier, unless noalias=false; llvm.align = 16 when
     `tile.ptr_align = 16`), i64 extents per dimension symbol, i64 leading
     strides, scalars by value (the contract's `abi`). Ops it cannot lower
     (tile.dot, reductions, unsupported ranks or element types) are located
@@ -59,7 +62,7 @@ def tile_lower_to_gpu(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP, fea
             fail(pass_, fn.location, f"has an invalid tile.layout: {e}")
             continue
         try:
-            KernelLowering(fn, layout, target).run()
+            KernelLowering(fn, layout, target, noalias).run()
         except LoweringError as e:
             fail(pass_, e.op.location, str(e))
             return

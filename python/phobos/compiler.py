@@ -256,7 +256,8 @@ def _compile(source, kernel, key, chip, defines, options, want_cubin: bool):
     with job.context:
         fn = _select_kernel(job, kernel)
         contract = _contract(fn, chip, key_text, options)
-    job.run([stages.lower_step(chip, features)] + [("", p) for p in stages.GPU_CLEANUP], "tile-lower-to-gpu")
+    noalias = bool((options or {}).get("noalias", True))
+    job.run([stages.lower_step(chip, features, noalias)] + [("", p) for p in stages.GPU_CLEANUP], "tile-lower-to-gpu")
     asm["gpu"] = job.text_of()
     job.run([("", stages.upstream_to_nvvm())], "the NVVM lowering")
     asm["llvm"] = job.text_of()
@@ -301,7 +302,9 @@ def compile_artifact(source, *, kernel: Optional[str] = None, key=None, chip: st
 
     key: a SpecKey (or its text) of launch-time facts; chip: sm_70 or newer;
     defines: @autotune bindings for .ph sources; options: recorded in the
-    contract ("features" overrides the PTX ISA version, e.g. "+ptx83")."""
+    contract ("features" overrides the PTX ISA version, e.g. "+ptx83"; "noalias": False
+    keeps read-only tensors from being declared noalias, for kernels whose
+    outputs overlap their inputs in other than the elementwise in-place way)."""
     asm, contract, cubin = _compile(source, kernel, key, chip, defines, options, want_cubin=True)
     return Artifact(cubin=cubin, contract=contract, asm=asm)
 

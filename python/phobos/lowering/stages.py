@@ -62,8 +62,8 @@ def tile_steps(key: str = "") -> List[Step]:
     return steps
 
 
-def lower_step(chip: str, features: str = "") -> Step:
-    options = f"chip={chip}" + (f" features={features}" if features else "")
+def lower_step(chip: str, features: str = "", noalias: bool = True) -> Step:
+    options = f"chip={chip}" + (f" features={features}" if features else "") + ("" if noalias else " noalias=false")
     return ("tile-lower-to-gpu", options)
 
 

@@ -18,9 +18,14 @@ width > 1 where the mask is constant over it); proven in-bounds accesses are
 not guarded at all. Where a tile is smaller than the layout's reach, several
 threads hold the same element; only one of them stores it.
 
-Kernel parameters follow abi.py: `!llvm.ptr` per tensor (noalias+readonly
-when the kernel never stores to it, which gives `ld.global.nc`; align 16 when
-the specialisation key says so), i64 extents and strides, scalars by value.
+Kernel parameters follow abi.py: `!llvm.ptr` per tensor, i64 extents and
+strides, scalars by value. A tensor the kernel never stores to is declared
+`llvm.noalias` + `llvm.readonly` (which gives `ld.global.nc`): launching with
+it overlapping a written tensor is then allowed only in the elementwise
+in-place way (each element read before it is written, by the thread that
+writes it); kernels with barriers, and the `noalias=false` option, get no
+such declaration. `llvm.align = 16` comes only from `tile.ptr_align = 16`
+(the specialisation key's a16).
 """
 
 from __future__ import annotations
@@ -87,8 +92,9 @@ class KernelLowering:
     """Builds `gpu.module @<kernel>_module { gpu.func @<kernel> }` before the
     kernel `fn` and erases `fn`. Raises LoweringError for what it cannot do."""
 
-    def __init__(self, fn: ir.Operation, layout: Optional[Blocked], target: ir.Attribute):
+    def __init__(self, fn: ir.Operation, layout: Optional[Blocked], target: ir.Attribute, noalias: bool = True):
         self.fn = fn
+        self.noalias = noalias
         self.name = ir.StringAttr(fn.attributes["sym_name"]).value
         self.target = target
         try:
@@ -128,7 +134,17 @@ class KernelLowering:
         return module.operation
 
     def _check_tiles(self) -> None:
+        errors: List[LoweringError] = []
+
         def visit(op):
+            try:
+                check(op)
+            except LoweringError as e:  # exceptions must not cross the walk callback
+                errors.append(e)
+                return ir.WalkResult.INTERRUPT
+            return ir.WalkResult.ADVANCE
+
+        def check(op):
             for v in list(op.results) + list(op.operands):
                 t = v.type
                 if isinstance(t, ir.RankedTensorType):
@@ -147,16 +163,22 @@ class KernelLowering:
                         if n > MAX_REGISTERS:
                             raise LoweringError(op, f"'{op.name}' op makes a tile of {list(t.shape)} that needs {n} "
                                                     f"elements per thread with {self.threads} threads (at most {MAX_REGISTERS})")
-            return ir.WalkResult.ADVANCE
 
         self.fn.walk(visit)
+        if errors:
+            raise errors[0]
 
     def _stored_params(self) -> set:
+        """Parameters that may not be declared noalias + readonly: those the
+        kernel stores to, and all of them in a kernel with barriers (where a
+        thread may read, through an aliasing parameter, what another wrote)."""
         args = list(self.fn.regions[0].blocks[0].arguments)
         stored = set()
 
         def visit(op):
-            if op.name in ("tile.store", "tile.store_slice"):
+            if op.name in ("tile.barrier", "tile.grid_barrier") or not self.noalias:
+                stored.update(range(len(args)))
+            elif op.name in ("tile.store", "tile.store_slice"):
                 base = op.operands[1]
                 for i, a in enumerate(args):
                     if a == base:

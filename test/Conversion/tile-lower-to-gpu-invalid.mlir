@@ -1,0 +1,107 @@
+// RUN: phobos-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(tile-assign-layout,tile-lower-to-gpu)'
+// RUN: not phobos-opt %s --split-input-file --pass-pipeline='builtin.module(tile-lower-to-gpu{chip=sm_60})' 2>&1 | FileCheck %s --check-prefix=OLD
+// RUN: not phobos-opt %s --split-input-file --pass-pipeline='builtin.module(tile-lower-to-gpu{chip=gfx90a})' 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not phobos-opt %s --split-input-file --pass-pipeline='builtin.module(tile-lower-to-gpu{features=+ptx70})' 2>&1 | FileCheck %s --check-prefix=PTX
+
+// OLD: error: chip 'sm_60' is not supported: Phobos needs sm_70 or newer
+// BAD: error: invalid chip 'gfx90a': expected sm_XX (for example sm_90)
+// PTX: error: features '+ptx70' are too old for sm_90: it needs +ptx80 or higher
+
+func.func @gemm(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "K"]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x32xf32>
+  // expected-error@+1 {{tile.dot is not supported by tile-lower-to-gpu yet}}
+  %d = "tile.dot"(%a, %a, %a) : (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  "tile.store_slice"(%d, %A, %c0, %c0) : (tensor<32x32xf32>, memref<?x?xf32>, index, index) -> ()
+  return
+}
+
+// -----
+
+func.func @rowsum(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x32xf32>
+  // expected-error@+1 {{tile.reduce is not supported by tile-lower-to-gpu yet}}
+  %s = "tile.reduce"(%a) {kind = "sum", axis = 1 : i64} : (tensor<32x32xf32>) -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @transpose(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x64xf32>
+  // expected-error@+1 {{tile.transpose is not supported by tile-lower-to-gpu yet}}
+  %t = "tile.transpose"(%a) {permutation = array<i64: 1, 0>} : (tensor<32x64xf32>) -> tensor<64x32xf32>
+  "tile.store_slice"(%t, %A, %c0, %c0) : (tensor<64x32xf32>, memref<?x?xf32>, index, index) -> ()
+  return
+}
+
+// -----
+
+func.func @ragged(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+1 {{'tile.load_slice' op uses the tile shape [3, 128]; tile-lower-to-gpu needs power-of-two extents}}
+  %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<3x128xf32>
+  return
+}
+
+// -----
+
+func.func @rank4(%A: memref<?x?x?x?xf32> {tile.name = "A", tile.dims = ["N", "C", "H", "W"]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+1 {{'tile.load_slice' op uses a rank-4 tile (tensor<2x2x4x32xf32>); tile-lower-to-gpu supports tiles of rank 1 to 3}}
+  %a = "tile.load_slice"(%A, %c0, %c0, %c0, %c0) : (memref<?x?x?x?xf32>, index, index, index, index) -> tensor<2x2x4x32xf32>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{tensor parameter 'A' has element type f8E4M3FN; supported: f16, bf16, f32, f64, i1, i8, i32, i64}}
+func.func @fp8(%A: memref<?xf8E4M3FN> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+func.func @extract(%A: memref<?xf32> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %a = "tile.load_slice"(%A, %c0) : (memref<?xf32>, index) -> tensor<128xf32>
+  // expected-error@+1 {{'tensor.extract' op cannot be lowered by tile-lower-to-gpu}}
+  %e = tensor.extract %a[%c0] : tensor<128xf32>
+  return
+}
+
+// -----
+
+// One 1-D range used both as rows and as columns would need two layouts.
+func.func @rows_and_cols(%A: memref<?x?xi32> {tile.name = "A", tile.dims = ["N", "N"]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %r = "tile.range"() {start = 0 : i64, end = 32 : i64} : () -> tensor<32xi32>
+  %rows = tensor.expand_shape %r [[0, 1]] output_shape [32, 1] : tensor<32xi32> into tensor<32x1xi32>
+  // expected-error@+1 {{this tile would be needed in two layouts (its dimensions placed as [0] and as [1]); layout conversions are not supported by tile-lower-to-gpu yet}}
+  %cols = tensor.expand_shape %r [[0, 1]] output_shape [1, 32] : tensor<32xi32> into tensor<1x32xi32>
+  %a = "tile.broadcast"(%rows) : (tensor<32x1xi32>) -> tensor<32x32xi32>
+  %b = "tile.broadcast"(%cols) : (tensor<1x32xi32>) -> tensor<32x32xi32>
+  %s = arith.addi %a, %b : tensor<32x32xi32>
+  "tile.store_slice"(%s, %A, %c0, %c0) : (tensor<32x32xi32>, memref<?x?xi32>, index, index) -> ()
+  return
+}
+
+// -----
+
+func.func @table(%A: memref<?xi32> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  // expected-error@+1 {{'arith.constant' op: non-splat tile constants are not supported by tile-lower-to-gpu yet}}
+  %t = arith.constant dense<[1, 2, 3, 4]> : tensor<4xi32>
+  "tile.store_slice"(%t, %A, %c0) : (tensor<4xi32>, memref<?xi32>, index) -> ()
+  return
+}
+
+// -----
+
+func.func @persistent(%A: memref<?xi32> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel, tile.persistent} {
+  // expected-error@+1 {{tile.grid_barrier is not supported by tile-lower-to-gpu yet}}
+  "tile.grid_barrier"() : () -> ()
+  return
+}
