@@ -16,6 +16,7 @@ as the compiler sources are unchanged.
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 import time
@@ -105,6 +106,9 @@ def main():
     from phobos.kernel import CompilerUnavailableError
 
     ns.out.mkdir(parents=True, exist_ok=True)
+    if not ns.only:  # start clean: an ahead-of-time folder holds one build of its kernel
+        for stale in ("aot", "handwritten"):
+            shutil.rmtree(ns.out / stale, ignore_errors=True)
     handwritten.build(ns.out / "handwritten")
     failures = []
     for name, defines, examples, check in plan():

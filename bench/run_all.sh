@@ -4,7 +4,7 @@
 # on a machine with MLIR also the compile-time benchmark. Results go to $OUT
 # (else bench/results); a short table is printed last.
 #
-#   bash bench/run_all.sh [--handwritten]     (--handwritten: hand-written cubins for Phobos)
+#   bash bench/run_all.sh [--handwritten]   (--handwritten: also time the hand-written cubins)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -13,12 +13,17 @@ RESULTS=${OUT:-bench/results}
 mkdir -p "$RESULTS"
 status=0
 if $PY -c "from phobos.runtime import driver; driver.init()" 2>/dev/null; then
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>/dev/null | tee "$RESULTS/gpu.txt"
-  $PY -m pytest -q -m gpu test/unit/test_runtime_gpu.py -p no:cacheprovider -rs > "$RESULTS/gpu_tests.log" 2>&1 || status=1
-  tail -n 25 "$RESULTS/gpu_tests.log"
-  $PY bench/bench_launch.py "$@" || status=1
-  $PY bench/bench_bandwidth.py "$@" || status=1
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>/dev/null
+  timeout_flag=$($PY -c "import pytest_timeout" 2>/dev/null && echo "--timeout=90")
+  $PY -m pytest -q -m gpu test/unit/test_runtime_gpu.py -p no:cacheprovider -rs $timeout_flag > "$RESULTS/gpu_tests.log" 2>&1 || status=1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$RESULTS/gpu_tests.log" | tail -n 30
+  $PY bench/bench_launch.py || status=1
+  $PY bench/bench_bandwidth.py || status=1
   $PY bench/bench_coalescing.py || status=1
+  if [ "${1:-}" = "--handwritten" ]; then
+    $PY bench/bench_launch.py --handwritten || status=1
+    $PY bench/bench_bandwidth.py --handwritten || status=1
+  fi
 else
   echo "no GPU here: GPU tests and device benchmarks skipped"
 fi

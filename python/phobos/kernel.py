@@ -19,6 +19,7 @@ key the arguments satisfy.
 
 from __future__ import annotations
 
+import numbers
 import os
 import struct
 from pathlib import Path
@@ -108,9 +109,12 @@ class _Launchable:
     @staticmethod
     def _layout(sig: Signature, args, views, grid, check: bool) -> tuple:
         layout = [views[i].layout for i in sig.tensors]
-        for i in sig.int_scalars:
+        for i in sig.int_scalars:  # their divisibility is part of the key
             v = args[i]
-            layout.append((type(v), divisibility_class(v)) if type(v) is int else type(v))
+            if type(v) is int:
+                layout.append(divisibility_class(v))
+            else:
+                layout.append((type(v), divisibility_class(int(v)) if isinstance(v, numbers.Integral) else None))
         if grid is not None:
             if callable(grid):
                 grid = "callable"

@@ -415,7 +415,7 @@ def test_generic_cuda_array_interface_and_dlpack(hand):
 
 def _run_child(code: str):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=60)
 
 
 TRAPS = [("hand:saxpy_aligned", "saxpy_aligned", "(1000,)"), ("aot:saxpy_aligned-BLOCK1024", "saxpy_aligned", "(1000,)"),
