@@ -1,0 +1,207 @@
+"""The compile driver, the artifact and the contract (no GPU needed).
+
+compile_artifact must give an ELF cubin (ptxas from nvidia-cuda-nvcc-cu12)
+and a contract that follows the schema the runtime codes against; bad chips
+and kernels the lowering cannot handle must be CompileErrors with located
+diagnostics, never crashes.
+"""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mlir")
+
+from phobos.artifact import Artifact, ContractError, validate_contract  # noqa: E402
+from phobos.compiler import CompileError, compile_artifact, compile_stages  # noqa: E402
+from phobos.lowering.target import TargetError, check_target, toolkit_dir  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+needs_ptxas = pytest.mark.skipif(toolkit_dir() is None, reason="ptxas (nvidia-cuda-nvcc-cu12) is not installed")
+
+SAXPY = """
+func.func @saxpy(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]},
+                 %Y: memref<?xf32> {tile.name = "Y", tile.dims = ["N"]},
+                 %a: f32 {tile.name = "a"}) attributes {tile.kernel, tile.launch = {threads = 128 : i64}} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %X, %c0 : memref<?xf32>
+  %pid = "tile.block_id"() {dim = 0 : i64} : () -> index
+  %pid32 = arith.index_cast %pid : index to i32
+  %c512 = arith.constant 512 : i32
+  %start = arith.muli %pid32, %c512 : i32
+  %r = "tile.range"() {start = 0 : i64, end = 512 : i64} : () -> tensor<512xi32>
+  %s = tensor.splat %start : tensor<512xi32>
+  %offs = arith.addi %s, %r : tensor<512xi32>
+  %n32 = arith.index_cast %n : index to i32
+  %ns = tensor.splat %n32 : tensor<512xi32>
+  %mask = arith.cmpi slt, %offs, %ns : tensor<512xi32>
+  %x = "tile.load"(%X, %offs, %mask) : (memref<?xf32>, tensor<512xi32>, tensor<512xi1>) -> tensor<512xf32>
+  %y = "tile.load"(%Y, %offs, %mask) : (memref<?xf32>, tensor<512xi32>, tensor<512xi1>) -> tensor<512xf32>
+  %as = tensor.splat %a : tensor<512xf32>
+  %ax = arith.mulf %as, %x : tensor<512xf32>
+  %z = arith.addf %ax, %y : tensor<512xf32>
+  "tile.store"(%z, %Y, %offs, %mask) : (tensor<512xf32>, memref<?xf32>, tensor<512xi32>, tensor<512xi1>) -> ()
+  return
+}
+"""
+
+DOT = """
+func.func @gemm(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "K"]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x32xf32>
+  %d = "tile.dot"(%a, %a, %a) : (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  "tile.store_slice"(%d, %A, %c0, %c0) : (tensor<32x32xf32>, memref<?x?xf32>, index, index) -> ()
+  return
+}
+"""
+
+
+# ----------------------------------------------------------------------------- artifacts
+
+
+@needs_ptxas
+def test_scale_mlir_gives_an_elf_cubin_and_a_valid_contract():
+    art = compile_artifact(str(ROOT / "examples" / "scale.mlir"))
+    assert art.cubin[:4] == b"\x7fELF"
+    c = art.contract
+    validate_contract(c)
+    assert (c["kernel"], c["name"], c["chip"], c["threads"], c["shared_bytes"]) == ("scale", "scale", "sm_90", 256, 0)
+    assert [p["name"] for p in c["params"]] == ["X", "Y", "alpha"]
+    x = c["params"][0]
+    assert (x["kind"], x["dtype"], x["rank"], x["dims"], x["shape"], x["contiguity"]) == \
+        ("tensor", "f32", 2, ["M", "N"], [None, None], "last")
+    assert x["access"] == "read" and c["params"][1]["access"] == "write"
+    assert c["params"][2] == {"name": "alpha", "kind": "scalar", "dtype": "f32"}
+    # X: pointer, M, N (each symbol once), its row stride; Y: pointer, its row stride; alpha.
+    assert c["abi"] == [{"kind": "ptr", "param": 0}, {"kind": "extent", "param": 0, "axis": 0},
+                        {"kind": "extent", "param": 0, "axis": 1}, {"kind": "stride", "param": 0, "axis": 0},
+                        {"kind": "ptr", "param": 1}, {"kind": "stride", "param": 1, "axis": 0},
+                        {"kind": "scalar", "param": 2}]
+    assert c["grid"] == [{"symbol": "M", "tile": 32}, {"symbol": "N", "tile": 128}, 1]
+    assert c["promises"] == [{"symbol": "M", "divisor": 32}, {"symbol": "N", "divisor": 128}]
+    assert c["key"] == "" and len(c["fingerprint"]) == 16
+    assert set(art.asm) == {"tile", "gpu", "llvm", "ptx"}
+    assert ".visible .entry scale(" in art.asm["ptx"]
+    json.dumps(c)  # plain JSON
+
+
+@needs_ptxas
+def test_ph_source_goes_through_the_front_end():
+    art = compile_artifact(str(ROOT / "examples" / "saxpy.ph"), defines={"BLOCK": 1024})
+    c = art.contract
+    assert c["bindings"] == {"BLOCK": 1024}
+    assert c["grid"] == [{"symbol": "N", "tile": 1024}, 1, 1]
+    assert c["params"][1]["access"] == "readwrite"
+    assert art.cubin[:4] == b"\x7fELF"
+
+
+@needs_ptxas
+def test_offset_form_grid_comes_from_the_mask_compare():
+    art = compile_artifact(SAXPY, options={"tag": "x"})
+    c = art.contract
+    assert c["grid"] == [{"symbol": "N", "tile": 512}, 1, 1]
+    assert c["threads"] == 128 and c["options"] == {"tag": "x"}
+    assert ".maxntid 128, 1, 1" in art.asm["ptx"]
+
+
+def test_a_module_from_the_builder_compiles(tmp_path):
+    from phobos import builder as tb
+
+    with tb.context(), tb.Location.unknown():
+        module = tb.Module.create()
+        with tb.InsertionPoint(module.body):
+            @tb.kernel(aligned={"N": 256})
+            def double(X: tb.Tensor(tb.f64, "N"), Y: tb.Tensor(tb.f64, "N")):
+                s = tb.block_id(0) * 256
+                tb.store_slice(Y, [s], tb.load_slice(X, [s], [256]) * 2.0)
+        stages = compile_stages(module)
+    assert "gpu.func @double" in stages["gpu"]
+    assert "trap;" in stages["ptx"]
+
+
+def test_stages_follow_the_key_and_chip():
+    stages = compile_stages(str(ROOT / "examples" / "scale.mlir"), chip="sm_80", key="X=a16.e16x16.s16;Y=a16.e16x16.s16")
+    assert ".target sm_80" in stages["ptx"]
+    assert '#nvvm.target<chip = "sm_80", features = "+ptx80">' in stages["gpu"]
+    assert "tile.layout = #tile.blocked" in stages["tile"]
+
+
+@needs_ptxas
+def test_artifact_save_and_load_round_trip(tmp_path):
+    art = compile_artifact(SAXPY)
+    cubin_path, json_path = art.save(tmp_path)
+    assert cubin_path.name == "saxpy.cubin" and json_path.name == "saxpy.json"
+    assert sorted(os.listdir(tmp_path)) == ["saxpy.cubin", "saxpy.json"]  # no temporaries left
+    back = Artifact.load(tmp_path, "saxpy")
+    assert back.cubin == art.cubin and back.contract == art.contract
+
+
+def test_contract_validation_names_the_field():
+    contract = {"format": 1, "kernel": "k", "name": "k", "chip": "sm_90", "threads": 256, "shared_bytes": 0,
+                "params": [{"name": "x", "kind": "scalar", "dtype": "f32"}], "abi": [{"kind": "ptr", "param": 0}],
+                "grid": [1, 1, 1], "promises": [], "bindings": {}, "key": "", "fingerprint": "f", "options": {}}
+    with pytest.raises(ContractError, match=r"abi\[0\] \(ptr\) must refer to a tensor parameter"):
+        validate_contract(contract)
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("chip, message", [
+    ("sm_60", "chip 'sm_60' is not supported: Phobos needs sm_70 or newer"),
+    ("sm_91", "chip 'sm_91' is not known to the toolchain"),
+    ("gfx90a", "invalid chip 'gfx90a'"),
+])
+def test_bad_chip_is_a_clear_error(chip, message):
+    with pytest.raises(CompileError, match=message):
+        compile_stages(SAXPY, chip=chip)
+
+
+def test_features_are_checked_before_llvm_runs():
+    with pytest.raises(CompileError, match=r"'\+ptx78' are too old for sm_90: it needs \+ptx80"):
+        compile_stages(SAXPY, options={"features": "+ptx78"})
+    with pytest.raises(CompileError, match="newer than the toolkit's ptxas"):
+        compile_stages(SAXPY, options={"features": "+ptx99"})
+    assert check_target("sm_90a") == "+ptx80"
+    assert check_target("sm_100") == "+ptx86"
+    with pytest.raises(TargetError):
+        check_target("sm_90", "ptx80")
+
+
+def test_unsupported_op_is_a_located_error_naming_it():
+    with pytest.raises(CompileError) as info:
+        compile_stages(DOT)
+    errors = [d for d in info.value.diagnostics if d[3] == "error"]
+    assert len(errors) == 1
+    filename, line, col, _, message = errors[0]
+    assert message == "tile.dot is not supported by tile-lower-to-gpu yet"
+    assert (filename, line) == ("<text>", 5)
+    assert "tile.dot" in DOT.split("\n")[line - 1]
+
+
+def test_unsupported_dtype_is_a_located_error():
+    src = DOT.replace("f32", "f8E5M2").replace('%d = "tile.dot"(%a, %a, %a) : (tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>) -> tensor<32x32xf8E5M2>\n', "")
+    src = src.replace("%d, %A", "%a, %A")
+    with pytest.raises(CompileError, match="element type f8E5M2"):
+        compile_stages(src)
+
+
+def test_kernel_selection():
+    two = SAXPY + SAXPY.replace("@saxpy", "@saxpy2")
+    with pytest.raises(CompileError, match=r"several kernels \(saxpy, saxpy2\)"):
+        compile_stages(two)
+    with pytest.raises(CompileError, match="no kernel 'nope'"):
+        compile_stages(two, kernel="nope")
+    stages = compile_stages(two, kernel="saxpy2")
+    assert ".entry saxpy2(" in stages["ptx"] and ".entry saxpy(" not in stages["ptx"]
+
+
+def test_invalid_input_is_reported_not_raised_raw():
+    with pytest.raises(CompileError, match="expected"):
+        compile_stages("func.func @k( {")
+    with pytest.raises(CompileError, match="no tile kernel"):
+        compile_stages("func.func @k() { return }")
+    with pytest.raises(CompileError, match="invalid specialisation key"):
+        compile_stages(SAXPY, key="X=bogus")
