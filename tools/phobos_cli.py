@@ -103,8 +103,8 @@ def _later_stage(args, source: str, filename: str, defines: Dict[str, int]):
 
     from phobos.frontend import compile_to_tile_ir
 
-    compile_to_tile_ir(source, filename, defines)  # report source errors in the front end's words first
     if importlib.util.find_spec("phobos.compiler") is None:
+        compile_to_tile_ir(source, filename, defines)  # source errors first, in the front end's words
         raise UserError(f"--emit={args.emit} is not available yet: phobos.compiler (the lowering to GPU code) "
                         "is not part of this installation; --emit=tile works")
     from phobos import compiler

@@ -3,6 +3,9 @@
 A newline ends a statement, so the lexer emits NEWLINE tokens, except inside
 `(...)` and `[...]` where a parameter list or subscript may span lines (the
 innermost open bracket decides; `{` opens a block where newlines count again).
+A `(` or `[` still open when a block opens or a statement keyword starts is
+taken as unclosed (the grammar allows neither inside brackets), so one missing
+`)` does not swallow the newlines of the statements after it.
 Comments run from `//` to the end of the line. Bad characters and malformed
 numbers are reported and skipped, so the parser still sees the rest.
 """
@@ -16,6 +19,8 @@ from .ast import Pos
 from .errors import Diagnostics
 
 KEYWORDS = frozenset({"kernel", "let", "var", "if", "else", "for", "in", "while", "true", "false"})
+# Keywords that only start a statement or a kernel: never inside brackets.
+STATEMENT_KEYWORDS = frozenset({"kernel", "let", "var", "if", "for", "while"})
 
 # Longest first: the lexer tries them in this order.
 PUNCTUATION = (
@@ -66,17 +71,28 @@ def _is_ident_char(ch: str) -> bool:
 def tokenize(source: str, diags: Diagnostics) -> List[Token]:
     tokens: List[Token] = []
     brackets: List[str] = []  # open brackets, innermost last
+    swallowed: List[Token] = []  # the newline last suppressed inside brackets
     i, line, line_start, n = 0, 1, 0, len(source)
 
     def newline_counts() -> bool:
         return not brackets or brackets[-1] == "{"
 
+    def close_dangling(restore_newline: bool) -> None:
+        while brackets and brackets[-1] != "{":
+            brackets.pop()
+        if restore_newline and swallowed and tokens and tokens[-1].kind != NEWLINE:
+            tokens.append(swallowed[0])
+        swallowed.clear()
+
     while i < n:
         ch = source[i]
         col = i - line_start + 1
         if ch == "\n":
-            if newline_counts() and tokens and tokens[-1].kind != NEWLINE:
-                tokens.append(Token(NEWLINE, "\n", line, col))
+            if newline_counts():
+                if tokens and tokens[-1].kind != NEWLINE:
+                    tokens.append(Token(NEWLINE, "\n", line, col))
+            else:
+                swallowed[:] = [Token(NEWLINE, "\n", line, col)]
             i += 1
             line += 1
             line_start = i
@@ -93,14 +109,21 @@ def tokenize(source: str, diags: Diagnostics) -> List[Token]:
             while j < n and _is_ident_char(source[j]):
                 j += 1
             text = source[i:j]
+            if text in STATEMENT_KEYWORDS and not newline_counts():
+                close_dangling(restore_newline=True)
+            swallowed.clear()
             tokens.append(Token(text if text in KEYWORDS else IDENT, text, line, col))
             i = j
             continue
         if _is_digit(ch):
+            swallowed.clear()
             i = _number(source, i, line, col, tokens, diags)
             continue
+        swallowed.clear()
         for punct in PUNCTUATION:
             if source.startswith(punct, i):
+                if punct in ("{", "@") and not newline_counts():
+                    close_dangling(restore_newline=False)
                 tokens.append(Token(punct, punct, line, col))
                 _track_brackets(punct, brackets)
                 i += len(punct)

@@ -26,7 +26,7 @@ from phobos.dialect import tile as TD
 
 from . import ast as A
 from . import types as T
-from .checker import KernelInfo, Symbol
+from .checker import KernelInfo, Symbol, start_pos
 
 _ARITH_KIND = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
 _CMP_KIND = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
@@ -318,7 +318,8 @@ class KernelLowering:
         if isinstance(e, A.Name):
             return self.env[e.symbol]
         if isinstance(e, A.Member):
-            return self.grid_query(e.grid_query, loc)
+            # Located at `ctx`, the start of `ctx.block.x`.
+            return self.grid_query(e.grid_query, self.loc(start_pos(e)))
         if isinstance(e, A.Unary):
             v = self.lower_expr(e.operand)
             if e.op == "-":
