@@ -482,7 +482,7 @@ class Checker:
 
     def check_assign(self, s: A.Assign) -> None:
         if isinstance(s.target, A.Index):
-            target_ty = self.check_slice(s.target)
+            target_ty = self.check_expr(s.target)
             value_ty = self.value(s.value)
             if s.op != "=":
                 value_ty = self.combine(s, target_ty, value_ty)
