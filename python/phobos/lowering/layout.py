@@ -94,6 +94,23 @@ class Blocked:
 
     # ------------------------------------------------------------------ geometry
 
+    def thread_index(self, d: int, tid: int) -> int:
+        """The index along d of thread `tid` among the tpw[d] * wpc[d] threads
+        that split d (lanes and warps each peeled fastest dimension first, in
+        `order`); the lowering computes the same from gpu.thread_id."""
+        lane, warp = tid % WARP_SIZE, tid // WARP_SIZE
+        for dd in self.order:
+            if dd == d:
+                return (warp % self.warps_per_cta[d]) * self.threads_per_warp[d] + lane % self.threads_per_warp[d]
+            lane //= self.threads_per_warp[dd]
+            warp //= self.warps_per_cta[dd]
+        raise ValueError(f"dimension {d} is not in the layout's order")
+
+    def coordinates(self, d: int, extent: int, tid: int) -> List[int]:
+        """The coordinates along d of the elements thread `tid` holds (register order)."""
+        base = (self.thread_index(d, tid) * self.size_per_thread[d]) % extent
+        return [base + off for off in self.offsets(d, extent)]
+
     def run(self, d: int, extent: int) -> int:
         """e: the contiguous elements a thread holds per run along d."""
         return min(self.size_per_thread[d], extent)

@@ -107,7 +107,7 @@ def toolkit_dir() -> Optional[str]:
     return None
 
 
-_TARGET_ATTR = re.compile(r'#nvvm\.target<([^>]*)>')
+_TARGET_ATTR = re.compile(r'#nvvm\.target(?:<([^>]*)>)?')
 _FIELD = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 
 
@@ -115,9 +115,10 @@ def check_target_attrs(text: str) -> None:
     """Validates every `#nvvm.target<...>` in IR text (chip and features),
     before a pipeline that would otherwise abort on a bad one."""
     for m in _TARGET_ATTR.finditer(text):
-        fields = dict(_FIELD.findall(m.group(1)))
+        fields = dict(_FIELD.findall(m.group(1) or ""))
         chip = fields.get("chip", "sm_50")
         features = fields.get("features")
         if not features:
-            raise TargetError(f"#nvvm.target<{m.group(1)}> has no features; {chip} needs +ptx{required_ptx(chip)} or higher")
+            check_chip(chip)
+            raise TargetError(f"{m.group(0)} has no features; {chip} needs +ptx{required_ptx(chip)} or higher")
         check_target(chip, features)
