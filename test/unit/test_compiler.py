@@ -205,3 +205,59 @@ def test_invalid_input_is_reported_not_raised_raw():
         compile_stages("func.func @k() { return }")
     with pytest.raises(CompileError, match="invalid specialisation key"):
         compile_stages(SAXPY, key="X=bogus")
+
+
+# ----------------------------------------------------------------------------- grid rules
+
+
+def _grid(text):
+    from mlir import ir
+
+    from phobos.dialect import kernel as K
+    from phobos.dialect import make_context
+    from phobos.lowering.abi import describe_params
+    from phobos.lowering.grid import infer_grid
+
+    with make_context():
+        module = ir.Module.parse(text)
+        fn = next(op.operation for op in module.body.operations if K.is_kernel(op.operation))
+        return infer_grid(fn, describe_params(fn))
+
+
+def test_grid_rules():
+    # A static extent gives a number; an unused axis is 1.
+    static = """
+func.func @k(%X: memref<100x?xf32> {tile.name = "X", tile.dims = ["100", "N"]}) attributes {tile.kernel} {
+  %b0 = "tile.block_id"() {dim = 0 : i64} : () -> index
+  %b2 = "tile.block_id"() {dim = 2 : i64} : () -> index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %r = arith.muli %b0, %c16 : index
+  %c = arith.muli %c64, %b2 : index
+  %x = "tile.load_slice"(%X, %r, %c) : (memref<100x?xf32>, index, index) -> tensor<16x64xf32>
+  return
+}"""
+    assert _grid(static) == [7, 1, {"symbol": "N", "tile": 64}]
+    # A block index used in a way no rule matches: the caller must give the grid.
+    opaque = """
+func.func @k(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]}) attributes {tile.kernel} {
+  %b0 = "tile.block_id"() {dim = 0 : i64} : () -> index
+  %b1 = "tile.block_id"() {dim = 1 : i64} : () -> index
+  %s = arith.addi %b0, %b1 : index
+  %x = "tile.load_slice"(%X, %s) : (memref<?xf32>, index) -> tensor<64xf32>
+  return
+}"""
+    assert _grid(opaque) == [None, None, 1]
+    # Two uses of one axis that disagree.
+    clash = """
+func.func @k(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]}, %Y: memref<?xf32> {tile.name = "Y", tile.dims = ["K"]}) attributes {tile.kernel} {
+  %b0 = "tile.block_id"() {dim = 0 : i64} : () -> index
+  %c64 = arith.constant 64 : index
+  %s = arith.muli %b0, %c64 : index
+  %x = "tile.load_slice"(%X, %s) : (memref<?xf32>, index) -> tensor<64xf32>
+  "tile.store_slice"(%x, %Y, %s) : (tensor<64xf32>, memref<?xf32>, index) -> ()
+  return
+}"""
+    assert _grid(clash) == [None, 1, 1]
+    # Offset form, 1-D, without a mask: the offsets themselves give the rule.
+    assert _grid(SAXPY.replace(', %mask)', ')').replace(', tensor<512xi1>)', ')')) == [{"symbol": "N", "tile": 512}, 1, 1]
