@@ -14,9 +14,8 @@ vector chunks and broadcasts of the lowering compute the right elements.
     emu = Emulated(compile_stages(src)["gpu"])
     trapped = emu(grid=(4, 2), threads=256, X, M, N, stride, Y, stride, 2.0)
 
-Arguments follow the kernel's ABI (abi.py): NumPy arrays for pointers (the
-address of their first element), Python numbers for extents, strides and
-scalars.
+Arguments follow the kernel's ABI (abi.py): NumPy arrays (or raw addresses)
+for pointers, Python numbers for extents, strides and scalars.
 """
 
 from __future__ import annotations
@@ -134,9 +133,10 @@ func.func @emu_take_trap() -> i32 attributes {{llvm.emit_c_interface}} {{
         refs = [ctypes.c_int64(g) for g in grid] + [ctypes.c_int64(threads)]
         for (_, t), v in zip(self.args, values):
             if t == "!llvm.ptr":
-                if not isinstance(v, np.ndarray):
-                    raise TypeError("pointer arguments must be NumPy arrays")
-                refs.append(ctypes.c_void_p(v.__array_interface__["data"][0]))
+                address = v.__array_interface__["data"][0] if isinstance(v, np.ndarray) else v
+                if not isinstance(address, int):
+                    raise TypeError("pointer arguments must be NumPy arrays or addresses")
+                refs.append(ctypes.c_void_p(address))
             else:
                 refs.append(_CTYPES[t](v))
         self.engine.invoke("emu_grid", *[ctypes.pointer(r) for r in refs])
