@@ -77,7 +77,7 @@ def plan():
     jobs.append(("saxpy_offsets_aligned", {}, p(one_d([1024, 1 << 20, GIB])), True))
     # broken promises, launched raw (check=False) by the trap tests
     jobs.append(("saxpy_aligned", {"BLOCK": 1024}, p(one_d([1000])), False))
-    for tm, tn in ((32, 128), (32, 256)):
+    for tm, tn in ((32, 128), (16, 256), (8, 512)):
         jobs.append(("scale", {"TM": tm, "TN": tn}, two_d(T2) + two_d(bench_2d, pads=()), True))
         jobs.append(("scale_aligned", {"TM": tm, "TN": tn}, two_d([(256, 512), (4096, 4096)]) + two_d([(16384, 16384)], pads=()), True))
     jobs.append(("scale_offsets", {}, two_d(T2, pads=()) + two_d(bench_2d, pads=()), True))

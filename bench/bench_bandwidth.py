@@ -24,12 +24,14 @@ GIB_F32 = 1 << 28  # float32 elements in 1 GiB
 PHOBOS = {
     "saxpy": [("saxpy", {"BLOCK": 1024}), ("saxpy", {"BLOCK": 4096}), ("saxpy_offsets", {})],
     "saxpy_aligned": [("saxpy_aligned", {"BLOCK": 1024}), ("saxpy_aligned", {"BLOCK": 4096}), ("saxpy_offsets_aligned", {})],
-    "scale": [("scale", {"TM": 32, "TN": 128}), ("scale", {"TM": 32, "TN": 256}), ("scale_offsets", {})],
-    "scale_aligned": [("scale_aligned", {"TM": 32, "TN": 128}), ("scale_aligned", {"TM": 32, "TN": 256}), ("scale_offsets_aligned", {})],
+    "scale": [("scale", {"TM": 32, "TN": 128}), ("scale", {"TM": 16, "TN": 256}), ("scale", {"TM": 8, "TN": 512}),
+              ("scale_offsets", {})],
+    "scale_aligned": [("scale_aligned", {"TM": 32, "TN": 128}), ("scale_aligned", {"TM": 16, "TN": 256}),
+                      ("scale_aligned", {"TM": 8, "TN": 512}), ("scale_offsets_aligned", {})],
 }
 HANDWRITTEN = {"saxpy": ["saxpy"], "saxpy_aligned": ["saxpy_aligned"], "scale": ["scale"], "scale_aligned": []}
 TRITON_SAXPY = [(1024, 8), (4096, 8)]  # (BLOCK, num_warps)
-TRITON_SCALE = [(32, 128, 8), (32, 256, 8)]  # (TM, TN, num_warps)
+TRITON_SCALE = [(32, 128, 8), (16, 256, 8), (8, 512, 8)]  # (TM, TN, num_warps)
 
 CASES = [  # (name, kernel family, shape, aligned?)
     ("saxpy aligned", "saxpy", (GIB_F32,), True),

@@ -1,5 +1,5 @@
 // Benchmark kernel: scale with the promise that M and N are whole numbers of tiles.
-@autotune(TM in [32, 64], TN in [128, 256])
+@autotune(TM in [8, 64], TN in [128, 512])
 @aligned(M = TM, N = TN)
 @launch(256)
 kernel scale_aligned(X: tensor<f32>[M, N], Y: tensor<f32>[M, N], alpha: f32) {

@@ -27,7 +27,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from . import cache as _cache
 from .fingerprint import compiler_fingerprint
-from .runtime import arrays, driver
+from .runtime import arrays, driver, fastpath
 from .runtime.arrays import HOST
 from .runtime.binding import Signature
 from .runtime.launch import Plan, Variant, current_device, stream_handle
@@ -53,6 +53,8 @@ class _Launchable:
 
     def __init__(self):
         self._plans: Dict[tuple, Plan] = {}
+        self._fast: Dict[tuple, object] = {}  # torch layout key -> generated launcher (runtime.fastpath)
+        self._fast_key = None  # generated per signature once torch arguments are seen
         self._signature: Optional[Signature] = None
         self._last: Optional[Variant] = None
 
@@ -79,6 +81,19 @@ class _Launchable:
         else the current stream of the arguments' framework, else the default stream;
         sync: wait and raise a KernelFault naming the kernel if it failed; check=False skips
         the @aligned checks (the kernel's own entry check then traps on a broken promise)."""
+        if check and (grid is None or type(grid) is tuple or type(grid) is int):
+            fast = self._fast_key
+            if fast is not None:
+                hit = fast(args, grid)
+                if hit is not None:
+                    entry = self._fast.get(hit[0])
+                    if entry is not None:
+                        try:
+                            entry[0](hit[1], args, stream, sync)
+                            self._last = entry[1]
+                            return
+                        except struct.error:
+                            pass  # a scalar it could not pack: the generic path says which and why
         sig = self._signature or self.signature
         views = sig.describe(args)
         layout = self._layout(sig, args, views, grid, check)
@@ -145,7 +160,14 @@ class _Launchable:
             return plan  # not cached: the device of a generic array is not part of its layout
         if len(self._plans) >= _MAX_PLANS:
             self._plans.clear()
+            self._fast.clear()
         self._plans[layout] = plan
+        if check and (grid is None or type(grid) is tuple or type(grid) is int) and not binding.host_slots:
+            if self._fast_key is None:
+                self._fast_key = fastpath.key_function(sig)
+            hit = self._fast_key(args, grid) if self._fast_key is not None else None
+            if hit is not None:
+                self._fast[hit[0]] = (fastpath.launcher(plan), plan.variant)
         return plan
 
     # ------------------------------------------------------------------------- introspection

@@ -403,3 +403,99 @@ def test_compile_then_cache_hit_end_to_end(tmp_path, monkeypatch):
     assert again.warmup(*args).cubin == art.cubin
     loaded = phobos.load(tmp_path)
     assert loaded.artifact(art.contract["key"]).cubin == art.cubin
+
+
+# ----------------------------------------------------------------------------- launch path, with a stub driver
+
+
+class _FakeTensor:
+    """Enough of torch.Tensor for the launcher (a CUDA tensor at a made-up address)."""
+
+    def __init__(self, ptr, shape, strides=None, dtype="float32", device=0):
+        self._ptr, self.shape, self.dtype, self._device = ptr, tuple(shape), dtype, device
+        self._strides = tuple(strides) if strides else tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+
+    def data_ptr(self):
+        return self._ptr
+
+    def stride(self):
+        return self._strides
+
+    def get_device(self):
+        return self._device
+
+    @property
+    def device(self):
+        return "cpu" if self._device < 0 else f"cuda:{self._device}"
+
+
+class _StubDevice:
+    ordinal, capability, chip, name = 0, (9, 0), "sm_90", "stub"
+
+    def function(self, cubin, entry, shared):
+        return f"function:{entry}"
+
+    def make_current(self):
+        pass
+
+
+@pytest.fixture
+def stub_runtime(monkeypatch):
+    """A fake torch module and a driver that records launches instead of running them."""
+    import types
+
+    from phobos.runtime import arrays
+
+    torch = types.ModuleType("torch")
+    torch.Tensor = _FakeTensor
+    for name in ("float16", "bfloat16", "float32", "float64", "bool", "int8", "int32", "int64"):
+        setattr(torch, name, name)
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 4242)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setattr(arrays, "_torch_dtypes", {})
+    monkeypatch.setattr(arrays, "_describers", {})
+    launches = []
+
+    def launch_kernel(fn, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        import ctypes
+
+        slots = (ctypes.c_void_p * 7).from_address(params)
+        raw = [ctypes.string_at(slots[i], 8) for i in range(7)]
+        launches.append({"fn": fn, "grid": (gx, gy, gz), "block": bx, "stream": stream, "raw": raw})
+        return (0,)
+
+    monkeypatch.setattr(driver, "cu", types.SimpleNamespace(cuLaunchKernel=launch_kernel))
+    monkeypatch.setattr(driver, "get_device", lambda ordinal=0: _StubDevice())
+    return launches
+
+
+def _unpack(raw):
+    return [struct.unpack("<Q", raw[0])[0], struct.unpack("<q", raw[1])[0], struct.unpack("<q", raw[2])[0],
+            struct.unpack("<q", raw[3])[0], struct.unpack("<Q", raw[4])[0], struct.unpack("<q", raw[5])[0],
+            struct.unpack("<f", raw[6][:4])[0]]
+
+
+def test_launch_packs_parameters_and_takes_the_fast_path(tmp_path, stub_runtime):
+    _store(tmp_path, [""])
+    k = phobos.load(tmp_path)
+    x = _FakeTensor(1 << 32, (64, 300), strides=(320, 1))
+    y = _FakeTensor((1 << 32) + (1 << 20), (64, 300))
+    k(x, y, 2.5)
+    assert stub_runtime[-1]["grid"] == (2, 3, 1) and stub_runtime[-1]["block"] == 256 and stub_runtime[-1]["stream"] == 4242
+    assert _unpack(stub_runtime[-1]["raw"]) == [1 << 32, 64, 300, 320, (1 << 32) + (1 << 20), 300, 2.5]
+    assert len(k._fast) == 1
+    x2 = _FakeTensor((1 << 33), (64, 300), strides=(320, 1))
+    k(x2, y, -1.0, stream=7)  # same layout, new pointer and scalar: the generated launcher
+    assert _unpack(stub_runtime[-1]["raw"]) == [1 << 33, 64, 300, 320, (1 << 32) + (1 << 20), 300, -1.0]
+    assert stub_runtime[-1]["stream"] == 7 and len(k._plans) == 1
+    k[(5, 1)](x, y, 1.0)
+    assert stub_runtime[-1]["grid"] == (5, 1, 1) and len(k._fast) == 2
+    with pytest.raises(TypeError, match="argument alpha .* must be a real number"):
+        k(x, y, "no")  # the fast path cannot pack it; the generic path names the problem
+    with pytest.raises(ValueError, match="argument X is a torch tensor on 'cpu'"):
+        k(_FakeTensor(1 << 32, (64, 300), device=-1), y, 1.0)
+    with pytest.raises(ValueError, match="is broken"):
+        k(_FakeTensor(1 << 32, (65, 300)), _FakeTensor(1 << 32, (65, 300)), 1.0)
+    k(_FakeTensor(1 << 32, (65, 300)), _FakeTensor(1 << 32, (65, 300)), 1.0, check=False)
+    assert stub_runtime[-1]["grid"] == (3, 3, 1)
+    assert len(stub_runtime) == 4

@@ -366,9 +366,31 @@ def test_torch_current_stream_and_explicit_stream(hand):
     with torch.cuda.stream(s2):
         torch.cuda._sleep(50_000_000)
         x.fill_(5.0)
-    k(x, y, 1.0, stream=s2)  # explicit stream
+    k(x, y, 1.0, stream=s2)  # explicit stream (a layout seen before: the generated fast path)
     s2.synchronize()
     assert torch.all(y == 5.0)
+    s3 = torch.cuda.Stream()
+    with torch.cuda.stream(s3):  # the fast path also follows torch's current stream
+        torch.cuda._sleep(50_000_000)
+        x.fill_(7.0)
+        k(x, y, 1.0)
+    s3.synchronize()
+    assert torch.all(y == 12.0)
+
+
+def test_fast_path_refreshes_pointers_and_scalars(hand):
+    torch = pytest.importorskip("torch")
+    k = hand["scale"]
+    xs = [torch.randn(300, 200, device="cuda") for _ in range(3)]
+    ys = [torch.full((300, 200), float("nan"), device="cuda") for _ in range(3)]
+    for rep in range(3):
+        for i, (x, y) in enumerate(zip(xs, ys)):
+            k(x, y, float(i + rep))
+            k[(10, 2)](x, y, float(i + rep))
+    torch.cuda.synchronize()
+    for i, (x, y) in enumerate(zip(xs, ys)):
+        torch.testing.assert_close(y, (i + 2.0) * x, rtol=0, atol=0)
+    assert len(k._fast) >= 2
 
 
 def test_cupy_stream(hand):

@@ -94,7 +94,8 @@ def _torch(t) -> ArrayArg:
 
 
 def _cupy(a) -> ArrayArg:
-    return ArrayArg(a.data.ptr, a.shape, _elements(a.strides, a.itemsize, "cupy array"), _np_dtype_name(a.dtype), a.device.id, "cupy")
+    data = a.data
+    return ArrayArg(data.ptr, a.shape, _elements(a.strides, a.itemsize, "cupy array"), _np_dtype_name(a.dtype), data.device_id, "cupy")
 
 
 def _cai(obj) -> ArrayArg:

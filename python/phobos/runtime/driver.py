@@ -165,6 +165,8 @@ def get_device(ordinal: int = 0) -> "Device":
 
 # ----------------------------------------------------------------------------- devices
 
+_thread = threading.local()  # .context: the context this thread made current last
+
 class Device:
     """One GPU: its primary context and the modules loaded into it."""
 
@@ -180,6 +182,7 @@ class Device:
         minor = check(cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.handle), "cuDeviceGetAttribute")
         self.capability = (major, minor)
         self.name = check(cu.cuDeviceGetName(256, self.handle), "cuDeviceGetName").split(b"\0")[0].decode()
+        self._single = count == 1
         self._modules: Dict[str, object] = {}
         self._functions: Dict[Tuple[str, str], object] = {}
         self._lock = threading.Lock()
@@ -190,10 +193,18 @@ class Device:
         return f"sm_{self.capability[0]}{self.capability[1]}"
 
     def make_current(self) -> None:
-        """Make this device's primary context current on the calling thread (cheap when it is)."""
+        """Make this device's primary context current on the calling thread.
+
+        With one GPU, every runtime (torch, cupy, Phobos) shares its primary
+        context, so once a thread has it current it stays so: that is checked
+        once per thread. With several GPUs, torch may switch the current device
+        between launches, so the driver is asked every time."""
+        if self._single and getattr(_thread, "context", None) == self.context_id:
+            return
         err, ctx = cu.cuCtxGetCurrent()
         if err or int(ctx) != self.context_id:
             check(cu.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+        _thread.context = self.context_id
 
     def function(self, cubin: bytes, entry: str, shared_bytes: int = 0):
         """The CUfunction `entry` of `cubin`, loading the module on first use."""
