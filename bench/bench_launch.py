@@ -64,6 +64,8 @@ def main():
     rows["phobos k(x, y, a)"] = per_launch_us(lambda: k(x, y, 2.0), ns.n)
     grid = (1,)
     rows["phobos k[grid](x, y, a)"] = per_launch_us(lambda: k[grid](x, y, 2.0), ns.n)
+    one = lambda meta: (1,)  # a callable grid takes the generic (checked, not generated) path
+    rows["phobos generic path (callable grid)"] = per_launch_us(lambda: k(x, y, 2.0, grid=one), ns.n)
     try:
         import cupy
 
