@@ -9,6 +9,16 @@
 // CHECK-LABEL: gpu.module @scale_module [#nvvm.target<chip = "sm_90", features = "+ptx80">]
 // CHECK: gpu.func @scale(%[[X:.*]]: !llvm.ptr {llvm.align = 16 : i64, llvm.noalias, llvm.readonly}, %[[M:.*]]: i64, %[[N:.*]]: i64, %[[SX:.*]]: i64, %[[Y:.*]]: !llvm.ptr {llvm.align = 16 : i64}, %[[SY:.*]]: i64, %[[ALPHA:.*]]: f32) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK: %[[TID:.*]] = gpu.thread_id x
+// Column tiles (block_id 1) walk the contiguous dimension: CTAs are renumbered
+// so that consecutive hardware CTAs take consecutive column tiles.
+// CHECK: %[[BX:.*]] = gpu.block_id x
+// CHECK: %[[BY:.*]] = gpu.block_id y
+// CHECK: %[[GX:.*]] = gpu.grid_dim x
+// CHECK: %[[GY:.*]] = gpu.grid_dim y
+// CHECK: %[[YX:.*]] = arith.muli %[[BY]], %[[GX]] : index
+// CHECK: %[[LIN:.*]] = arith.addi %[[BX]], %[[YX]] : index
+// CHECK: %[[COLT:.*]] = arith.remui %[[LIN]], %[[GY]] : index
+// CHECK: %[[ROWT:.*]] = arith.divui %[[LIN]], %[[GY]] : index
 // CHECK: %[[XV:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<?xf32>
 // CHECK: %[[MI:.*]] = arith.index_cast %[[M]] : i64 to index
 // CHECK: %[[REM:.*]] = arith.remui %[[MI]], %c32 : index
@@ -17,8 +27,8 @@
 // CHECK-NEXT: llvm.intr.trap
 // CHECK: arith.remui %{{.*}}, %c128 : index
 // CHECK: llvm.intr.trap
-// CHECK: gpu.block_id x
-// CHECK: gpu.block_id y
+// CHECK: arith.muli %[[ROWT]], %c32 : index
+// CHECK: arith.muli %[[COLT]], %c128 : index
 // CHECK-NOT: scf.if
 // CHECK-COUNT-4: vector.load %[[XV]][%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
 // CHECK: %[[A:.*]] = vector.broadcast %[[ALPHA]] : f32 to vector<16xf32>

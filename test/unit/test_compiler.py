@@ -261,3 +261,25 @@ func.func @k(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]}, %Y: memref<
     assert _grid(clash) == [None, 1, 1]
     # Offset form, 1-D, without a mask: the offsets themselves give the rule.
     assert _grid(SAXPY.replace(', %mask)', ')').replace(', tensor<512xi1>)', ')')) == [{"symbol": "N", "tile": 512}, 1, 1]
+
+
+def test_launch_order_follows_the_contiguous_dimension():
+    from mlir import ir
+
+    from phobos.dialect import kernel as K
+    from phobos.dialect import make_context
+    from phobos.lowering.abi import describe_params
+    from phobos.lowering.grid import contiguous_block_dim
+
+    def fast(text):
+        with make_context():
+            module = ir.Module.parse(text)
+            fn = next(op.operation for op in module.body.operations if K.is_kernel(op.operation))
+            return contiguous_block_dim(fn, describe_params(fn))
+
+    scale = (ROOT / "examples" / "scale.mlir").read_text()
+    assert fast(scale) == 1  # block_id(1) picks column tiles: renumber CTAs
+    swapped = scale.replace('{dim = 0 : i64}', '{dim = 2 : i64}').replace('{dim = 1 : i64}', '{dim = 0 : i64}')
+    assert fast(swapped.replace('{dim = 2 : i64}', '{dim = 1 : i64}')) is None  # x already walks the columns
+    assert fast(SAXPY) is None  # 1-D
+    assert fast(scale.replace("tile.kernel", "tile.kernel, tile.persistent")) is None

@@ -88,6 +88,7 @@ class _Rules:
         self.args = list(fn.regions[0].blocks[0].arguments)
         self.params = params
         self.found: Dict[int, List[Rule]] = {}
+        self.axes: Dict[int, set] = {}  # block dim -> {whether it indexes a contiguous last axis}
 
     def extent_of(self, p: int, axis: int) -> Optional[Rule]:
         param = self.params[p]
@@ -101,6 +102,14 @@ class _Rules:
                 return i
         return None
 
+    def dim_source(self, v: ir.Value) -> Tuple[Optional[int], int]:
+        """(parameter, axis) when v is the extent of a tensor dimension, else (None, 0)."""
+        op = _def(_strip(v))
+        if op is None or op.name != "memref.dim":
+            return None, 0
+        axis = _const(op.operands[1])
+        return self.param_of(op.operands[0]), (axis if axis is not None else -1)
+
     def dim_extent(self, v: ir.Value) -> Optional[Union[str, int]]:
         """The symbol (or static extent) when v is the extent of a tensor dimension."""
         op = _def(_strip(v))
@@ -111,6 +120,11 @@ class _Rules:
         if p is None or axis is None:
             return None
         return self.extent_of(p, axis)
+
+    def note_axis(self, d: int, p: Optional[int], axis: int) -> None:
+        """Block dimension d picks tiles along `axis` of tensor parameter p."""
+        if p is not None and isinstance(self.params[p], TensorParam):
+            self.axes.setdefault(d, set()).add(axis == self.params[p].rank - 1 and self.params[p].rank > 1)
 
     def add(self, d: int, extent: Optional[Union[str, int]], tile: int) -> None:
         if extent is None:
@@ -129,6 +143,7 @@ class _Rules:
                 found = _block_times(start)
                 if found is not None:
                     self.add(found[0], self.extent_of(p, axis), found[1])
+                    self.note_axis(found[0], p, axis)
         elif name == "arith.cmpi":
             pred = ir.IntegerAttr(op.attributes["predicate"]).value
             # slt = 2, ult = 6 compare lhs < rhs; sgt = 4, ugt = 8 compare rhs < lhs.
@@ -141,6 +156,7 @@ class _Rules:
             found = _block_plus_range(lhs)
             if found is not None:
                 self.add(found[0], self.dim_extent(rhs), found[1])
+                self.note_axis(found[0], *self.dim_source(rhs))
         elif name in ("tile.load", "tile.store"):
             o = op.opview
             p = self.param_of(o.base)
@@ -151,17 +167,45 @@ class _Rules:
                 self.add(found[0], self.extent_of(p, 0), found[1])
 
 
-def infer_grid(fn: ir.Operation, params: List[Param]) -> List[Rule]:
+def _analyse(fn: ir.Operation, params: List[Param]) -> Tuple[_Rules, set, bool]:
     rules = _Rules(fn, params)
     used = set()
+    ordered = [False]  # whether CTAs may observe each other (grid barriers, persistent kernels)
 
     def visit(op):
         if op.name == "tile.block_id":
             used.add(ir.IntegerAttr(op.attributes["dim"]).value)
+        elif op.name == "tile.grid_barrier":
+            ordered[0] = True
         rules.visit(op)
         return ir.WalkResult.ADVANCE
 
     fn.walk(visit)
+    return rules, used, ordered[0]
+
+
+def contiguous_block_dim(fn: ir.Operation, params: List[Param]) -> Optional[int]:
+    """The block dimension to make the fastest in launch order, when it is not x.
+
+    CTAs start roughly in hardware order (x fastest). A 2-D kernel whose
+    block_id(0) picks row tiles and block_id(1) column tiles would have its
+    concurrently running CTAs each read a short piece of many far-apart rows;
+    with the order reversed they read whole rows, as a copy does (better DRAM
+    page and TLB locality). Returns 1 when block_id(1), and only it, indexes
+    contiguous last axes and block_id(0) only leading axes, in a grid of x and
+    y only; None otherwise (including kernels whose CTAs synchronise)."""
+    from phobos.dialect import kernel as K
+
+    rules, used, ordered = _analyse(fn, params)
+    if ordered or K.PERSISTENT in fn.attributes or used != {0, 1}:
+        return None
+    if rules.axes.get(1) == {True} and rules.axes.get(0) == {False}:
+        return 1
+    return None
+
+
+def infer_grid(fn: ir.Operation, params: List[Param]) -> List[Rule]:
+    rules, used, _ = _analyse(fn, params)
     grid: List[Rule] = []
     for d in range(3):
         if d not in used:

@@ -37,6 +37,7 @@ from mlir.dialects import arith, gpu, memref, scf, vector
 
 from phobos.dialect import kernel as K
 from phobos.lowering.abi import ParamError, ScalarParam, TensorParam, abi_entries, describe_params
+from phobos.lowering.grid import contiguous_block_dim
 from phobos.lowering.kernel_layout import vector_width
 from phobos.lowering.layout import Blocked, is_pow2
 from phobos.lowering.placement import Placement, PlacementError
@@ -56,6 +57,9 @@ class LoweringError(Exception):
 
 def _unsupported(op: ir.Operation) -> LoweringError:
     return LoweringError(op, f"{op.name} is not supported by {PASS} yet")
+
+
+_DIMS = (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)
 
 
 def _index_type() -> ir.Type:
@@ -113,6 +117,8 @@ class KernelLowering:
         if layout is not None and self.placement.rank and layout.threads != self.threads:
             raise LoweringError(fn, f"has a tile.layout for {layout.threads} threads but launches {self.threads}")
         self.values: Dict[ir.Value, ir.Value] = {}
+        self._block_ids: Dict[int, ir.Value] = {}
+        self.fast_block_dim = contiguous_block_dim(fn, self.params)
         self._const_cache: Dict[Tuple[str, str], ir.Value] = {}
         self._coord_cache: Dict[Tuple[int, int], ir.Value] = {}
 
@@ -412,9 +418,35 @@ class KernelLowering:
     # ------------------------------------------------------------------ tile ops
 
     def _grid_index(self, op: ir.Operation) -> None:
-        dim = [gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z][op.opview.dim]
-        cls = gpu.BlockIdOp if op.name == "tile.block_id" else gpu.GridDimOp
-        self.values[op.results[0]] = cls(dim, loc=op.location).result
+        d = op.opview.dim
+        if op.name == "tile.block_id":
+            self.values[op.results[0]] = self.block_index(d)
+        else:
+            self.values[op.results[0]] = gpu.GridDimOp(_DIMS[d], loc=op.location).result
+
+    def block_index(self, d: int) -> ir.Value:
+        """tile.block_id(d). Normally the hardware block index; when the kernel's
+        contiguous tiles are picked by block_id(1) (grid.contiguous_block_dim),
+        the CTAs are renumbered so that consecutive hardware CTAs take
+        consecutive column tiles: with linear index l = x + y * nctaid.x,
+        block_id(1) = l mod nctaid.y and block_id(0) = l div nctaid.y (a
+        bijection onto the same grid; only the launch order changes)."""
+        if d in self._block_ids:
+            return self._block_ids[d]
+        if self.fast_block_dim != 1:
+            value = self.at_entry(lambda: gpu.BlockIdOp(_DIMS[d]).result)
+        else:
+            def build():
+                x, y = gpu.BlockIdOp(gpu.Dimension.x).result, gpu.BlockIdOp(gpu.Dimension.y).result
+                nx, ny = gpu.GridDimOp(gpu.Dimension.x).result, gpu.GridDimOp(gpu.Dimension.y).result
+                linear = arith.AddIOp(x, arith.MulIOp(y, nx).result).result
+                self._block_ids[1] = arith.RemUIOp(linear, ny).result
+                self._block_ids[0] = arith.DivUIOp(linear, ny).result
+                return self._block_ids[d]
+
+            value = self.at_entry(build)
+        self._block_ids[d] = value
+        return value
 
     def _range(self, op: ir.Operation) -> None:
         o = op.opview
