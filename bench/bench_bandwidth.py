@@ -25,13 +25,14 @@ PHOBOS = {
     "saxpy": [("saxpy", {"BLOCK": 1024}), ("saxpy", {"BLOCK": 4096}), ("saxpy_offsets", {})],
     "saxpy_aligned": [("saxpy_aligned", {"BLOCK": 1024}), ("saxpy_aligned", {"BLOCK": 4096}), ("saxpy_offsets_aligned", {})],
     "scale": [("scale", {"TM": 32, "TN": 128}), ("scale", {"TM": 16, "TN": 256}), ("scale", {"TM": 8, "TN": 512}),
-              ("scale_offsets", {})],
+              ("scale_offsets", {}), ("scale_rowwise", {"TM": 32, "TN": 128}), ("scale_rowwise", {"TM": 8, "TN": 512})],
     "scale_aligned": [("scale_aligned", {"TM": 32, "TN": 128}), ("scale_aligned", {"TM": 16, "TN": 256}),
                       ("scale_aligned", {"TM": 8, "TN": 512}), ("scale_offsets_aligned", {})],
 }
 HANDWRITTEN = {"saxpy": ["saxpy"], "saxpy_aligned": ["saxpy_aligned"], "scale": ["scale"], "scale_aligned": []}
 TRITON_SAXPY = [(1024, 8), (4096, 8)]  # (BLOCK, num_warps)
 TRITON_SCALE = [(32, 128, 8), (16, 256, 8), (8, 512, 8)]  # (TM, TN, num_warps)
+TRITON_SCALE_ROWWISE = [(32, 128, 8), (8, 512, 8)]  # the same with consecutive programs along rows
 
 CASES = [  # (name, kernel family, shape, aligned?)
     ("saxpy aligned", "saxpy", (GIB_F32,), True),
@@ -114,10 +115,14 @@ def main():
                 continue
             ms = common.gpu_time_ms(run, reps=ns.reps)
             rows.append(("phobos", label, ms, k.key(x, y, alpha).to_text()))
-        for cfg in (TRITON_SAXPY if family == "saxpy" else TRITON_SCALE):
+        configs = TRITON_SAXPY if family == "saxpy" else TRITON_SCALE + [cfg + ("rowwise",) for cfg in TRITON_SCALE_ROWWISE]
+        for cfg in configs:
             if family == "saxpy":
                 run = (lambda c=cfg: tk.launch_saxpy(x, y, alpha, block=c[0], warps=c[1]))
                 label = f"triton BLOCK={cfg[0]} warps={cfg[1]}"
+            elif len(cfg) == 4:
+                run = (lambda c=cfg: tk.launch_scale_rowwise(x, y, alpha, tm=c[0], tn=c[1], warps=c[2]))
+                label = f"triton rowwise TM={cfg[0]} TN={cfg[1]} warps={cfg[2]}"
             else:
                 run = (lambda c=cfg: tk.launch_scale(x, y, alpha, tm=c[0], tn=c[1], warps=c[2]))
                 label = f"triton TM={cfg[0]} TN={cfg[1]} warps={cfg[2]}"

@@ -28,6 +28,16 @@ def scale(x_ptr, y_ptr, m, n, sx, sy, alpha, TM: tl.constexpr, TN: tl.constexpr)
 
 
 @triton.jit
+def scale_rowwise(x_ptr, y_ptr, m, n, sx, sy, alpha, TM: tl.constexpr, TN: tl.constexpr):
+    # program (column tile, row tile): consecutive programs walk along rows
+    rows = tl.program_id(1) * TM + tl.arange(0, TM)[:, None]
+    cols = tl.program_id(0) * TN + tl.arange(0, TN)[None, :]
+    mask = (rows < m) & (cols < n)
+    x = tl.load(x_ptr + rows * sx + cols, mask=mask)
+    tl.store(y_ptr + rows * sy + cols, alpha * x, mask=mask)
+
+
+@triton.jit
 def rowwalk(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     # program (c, row): BLOCK consecutive elements of one row, lanes stride 1
     offs = tl.program_id(1) * n + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -53,6 +63,11 @@ def launch_saxpy(x, y, a, block=1024, warps=8):
 def launch_scale(x, y, alpha, tm=32, tn=128, warps=8):
     m, n = x.shape
     scale[(cdiv(m, tm), cdiv(n, tn))](x, y, m, n, x.stride(0), y.stride(0), alpha, TM=tm, TN=tn, num_warps=warps)
+
+
+def launch_scale_rowwise(x, y, alpha, tm=32, tn=128, warps=8):
+    m, n = x.shape
+    scale_rowwise[(cdiv(n, tn), cdiv(m, tm))](x, y, m, n, x.stride(0), y.stride(0), alpha, TM=tm, TN=tn, num_warps=warps)
 
 
 def launch_walk(kind, x, y, block=256, warps=8):
