@@ -220,6 +220,12 @@ class KernelLowering:
         func = gpu.GPUFuncOp(ir.FunctionType.get(types, []), sym_name=self.name, kernel=True,
                              known_block_size=[self.threads, 1, 1])
         func.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+        # Occupancy hints of tile.launch: PTX .minnctapersm and .maxnreg.
+        launch = K.launch(self.fn)
+        i32 = ir.IntegerType.get_signless(32)
+        for fact, attr in (("min_blocks", "nvvm.minctasm"), ("max_regs", "nvvm.maxnreg")):
+            if launch.get(fact):
+                func.attributes[attr] = ir.IntegerAttr.get(i32, launch[fact])
         func.body.blocks.append(*types, arg_locs=[self.fn.location] * len(types))
         return func
 
