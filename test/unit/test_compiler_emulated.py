@@ -347,3 +347,17 @@ def test_grid_stride_loop_uses_grid_dim():
     assert not run(src, (3,), Y[:n])
     np.testing.assert_array_equal(Y[:n], np.arange(n))
     assert not Y[n:].any()
+
+
+def test_sqrt_is_correctly_rounded():
+    def body():
+        @tb.kernel
+        def root(X: tb.Tensor(tb.f32, "N"), Y: tb.Tensor(tb.f32, "N")):
+            o = tb.block_id(0) * 512
+            tb.store_slice(Y, [o], tb.sqrt(tb.load_slice(X, [o], [512])))
+    src = build(body)
+    assert 'llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"' in compile_stages(src)["gpu"]
+    X = np.abs(RNG.standard_normal(1000)).astype(np.float32) * 100
+    Y = np.full(1000, np.nan, np.float32)
+    assert not run(src, (2,), X, Y)
+    np.testing.assert_array_equal(Y, np.sqrt(X))

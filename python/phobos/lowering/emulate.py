@@ -37,6 +37,7 @@ _CPU_PIPELINE = ("builtin.module(convert-scf-to-cf,convert-vector-to-llvm,finali
                  "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
                  "convert-func-to-llvm,reconcile-unrealized-casts)")
 _IDS = re.compile(r"^(\s*)(%\S+) = gpu\.(thread_id|block_id|grid_dim)\s+([xyz])\s*$")
+_SQRT_RN = re.compile(r'(%\S+) = llvm\.call_intrinsic "llvm\.nvvm\.sqrt\.rn\.f"\((%[^)]+)\) : \(f32\) -> f32')
 _HEADER = re.compile(r"^(\s*)gpu\.func @(\w+)\((.*)\) kernel attributes \{[^\n]*\} \{\n", re.M)
 
 
@@ -89,6 +90,7 @@ class Emulated:
                 source = "%emu_zero" if what in ("ty", "tz") else f"%emu_{what}"
                 line = f"{m.group(1)}{m.group(2)} = arith.addi {source}, %emu_zero : index"
             line = line.replace("gpu.return", "return").replace("llvm.intr.trap", "func.call @emu_trap() : () -> ()")
+            line = _SQRT_RN.sub(r"\1 = math.sqrt \2 : f32", line)  # the host's sqrt is correctly rounded too
             lines.append(line)
         ids = ", ".join(f"%emu_{w}: index" for w in ("tx", "bx", "by", "bz", "gx", "gy", "gz"))
         sig = ", ".join(f"{n}: {t}" for n, t in self.args)

@@ -84,6 +84,15 @@ def _supported_element(t: ir.Type) -> bool:
     return isinstance(t, (ir.IndexType, ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
 
 
+def _precise_sqrt_needed(op: ir.Operation) -> bool:
+    """f32 math.sqrt without the `afn` fast-math flag."""
+    t = op.results[0].type
+    elem = ir.ShapedType(t).element_type if isinstance(t, ir.ShapedType) else t
+    text = str(op.attributes["fastmath"]) if "fastmath" in op.attributes else ""
+    flags = set(text[text.find("<") + 1:text.rfind(">")].replace(",", " ").split()) if "<" in text else set()
+    return isinstance(elem, ir.F32Type) and not flags & {"afn", "fast"}
+
+
 def _llvm_ptr() -> ir.Type:
     return ir.Type.parse("!llvm.ptr")
 
@@ -403,10 +412,34 @@ class KernelLowering:
             return self._constant(op)
         operands = [self.get(v, op) for v in op.operands]
         attrs = {name: op.attributes[name] for name in op.attributes}
+        if op.name == "math.sqrt" and _precise_sqrt_needed(op):
+            return self._sqrt_rn(op, operands[0])
         new = ir.Operation.create(op.name, results=[self.vtype(r) for r in op.results],
                                   operands=operands, attributes=attrs, loc=op.location)
         for old, r in zip(op.results, new.results):
             self.values[old] = r
+
+    def _sqrt_rn(self, op: ir.Operation, value: ir.Value) -> None:
+        """Correctly rounded f32 sqrt (PTX sqrt.rn.f32). The upstream lowering
+        of math.sqrt goes through libdevice's __nv_sqrtf, which this build
+        compiles to sqrt.approx.f32 (NVGPU22.md), and marks llvm.intr.sqrt
+        illegal; the NVVM intrinsic is applied element by element."""
+        f32 = ir.F32Type.get()
+        with op.location:
+            if not isinstance(value.type, ir.VectorType):
+                self.values[op.results[0]] = self._call_sqrt_rn(value, f32)
+                return
+            n = ir.VectorType(value.type).shape[0]
+            parts = [self._call_sqrt_rn(vector.ExtractOp(value, [], [i]).result, f32) for i in range(n)]
+            self.values[op.results[0]] = vector.FromElementsOp(value.type, parts).result
+
+    @staticmethod
+    def _call_sqrt_rn(x: ir.Value, f32: ir.Type) -> ir.Value:
+        return ir.Operation.create("llvm.call_intrinsic", results=[f32], operands=[x], attributes={
+            "intrin": ir.StringAttr.get("llvm.nvvm.sqrt.rn.f"),
+            "op_bundle_sizes": ir.DenseI32ArrayAttr.get([]),
+            "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0]),
+        }).result
 
     def _constant(self, op: ir.Operation) -> None:
         result = op.results[0]
