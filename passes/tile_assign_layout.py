@@ -11,9 +11,9 @@ from phobos.passes.registry import fail, tile_pass
 
 @tile_pass("tile-assign-layout")
 def tile_assign_layout(module: ir.Operation, pass_) -> None:
-    """Chooses a blocked layout for the tiles of each kernel and records it as
-    `tile.layout = #tile.blocked<size_per_thread, threads_per_warp,
-    warps_per_cta, order>` on the kernel. Lanes run along the last
+    """Chooses how each kernel's tiles are spread over its threads. The
+    layout is recorded as `tile.layout = #tile.blocked<size_per_thread,
+    threads_per_warp, warps_per_cta, order>` on the kernel. Lanes run along the last
     (contiguous) dimension, each thread holds `vector_width` consecutive
     elements along it (the widest width tile-elide-masks proved for a memory
     op, where the tile allows), and the warps of `tile.launch` (default 256

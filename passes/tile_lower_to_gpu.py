@@ -24,8 +24,9 @@ def target_attr(chip: str, features: str) -> ir.Attribute:
 })
 def tile_lower_to_gpu(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP, features: str = "",
                       noalias: bool = True) -> None:
-    """Translates each tile kernel into a `gpu.func` kernel in its own
-    `gpu.module @<kernel>_module [#nvvm.target<chip, features>]`. Tiles become
+    """Lowers tile kernels to gpu.func kernels on per-thread vectors. Each
+    kernel goes into its own `gpu.module @<kernel>_module
+    [#nvvm.target<chip, features>]`. Tiles become
     per-thread 1-D vectors under the kernel's `tile.layout` (lanes along the
     contiguous dimension); elementwise arith/math, broadcasts, scf.for and
     scf.if carry over to vectors; memory ops become 1-D vector.load/store

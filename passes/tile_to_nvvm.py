@@ -10,7 +10,7 @@ from phobos.passes.registry import tile_pass
 
 @tile_pass("tile-to-nvvm", options=stages.pipeline_options())
 def tile_to_nvvm(module: ir.Operation, pass_, key: str = "", chip: str = "sm_90", features: str = "") -> None:
-    """Runs tile-to-gpu, then the gpu.module half of upstream's
+    """Pipeline: tile IR to LLVM/NVVM dialect kernels (the "llvm" stage). It runs tile-to-gpu, then the gpu.module half of upstream's
     gpu-lower-to-nvvm-pipeline (convert-scf-to-cf, convert-arith-to-llvm,
     gpu.module(convert-gpu-to-nvvm), reconcile-unrealized-casts, ...) without
     nvvm-attach-target (the lowering attached the target) and without

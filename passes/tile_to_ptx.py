@@ -10,7 +10,7 @@ from phobos.passes.registry import tile_pass
 
 @tile_pass("tile-to-ptx", options=stages.pipeline_options())
 def tile_to_ptx(module: ir.Operation, pass_, key: str = "", chip: str = "sm_90", features: str = "") -> None:
-    """Runs tile-to-nvvm, then gpu-module-to-binary{format=isa}: each
+    """Pipeline: tile IR to PTX in gpu.binary ops. It runs tile-to-nvvm, then gpu-module-to-binary{format=isa}: each
     gpu.module becomes a gpu.binary whose object holds the PTX text (chip and
     features are checked first, since a bad pair aborts LLVM). Print the PTX
     itself with `python -m phobos.compiler FILE --emit=ptx`.
