@@ -168,3 +168,22 @@ def test_cli_exit_codes(tmp_path):
     assert main(["compile", "-D", "TM", str(good)]) == 1
     assert main(["compile", "--emit=nonsense", str(good)]) == 1
     assert main([]) == 1
+
+
+def test_invalid_ir_from_a_front_end_bug_is_reported_at_the_source(monkeypatch):
+    """If the lowering ever built IR that tile-verify rejects, the user sees a
+    located diagnostic (marked as a compiler bug), not invalid IR downstream."""
+    from phobos.dialect import tile as TD
+    from phobos.frontend import lowering
+
+    def broken_tril(self, v, loc):
+        return lowering.tb.Value(TD.BroadcastOp(v.value, [99, 99], loc=loc).result)
+
+    monkeypatch.setattr(lowering.KernelLowering, "tril", broken_tril)
+    source = "kernel k(A: tensor<f32>[M, N]) {\n  let q = tril(A[0 :+ 16, 0 :+ 16])\n}\n"
+    with pytest.raises(CompileError) as info:
+        compile_to_tile_ir(source, "bug.ph")
+    (filename, line, col, severity, message), *_ = info.value.diagnostics
+    assert (filename, line, col, severity) == ("bug.ph", 2, 11, "error")
+    assert message.startswith("internal compiler error: the front end built invalid tile IR: 'tile.broadcast' op")
+    assert "  let q = tril(A[0 :+ 16, 0 :+ 16])\n          ^" in str(info.value)
