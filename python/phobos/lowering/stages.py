@@ -42,6 +42,8 @@ UPSTREAM_TO_NVVM = (
     "canonicalize",
     "cse",
     "gpu.module(convert-gpu-to-nvvm{index-bitwidth=64})",
+    # math ops without a libdevice function (math.trunc) become LLVM intrinsics.
+    "gpu.module(convert-math-to-llvm)",
     "gpu.module(canonicalize)",
     "gpu.module(cse)",
     "gpu.module(reconcile-unrealized-casts)",
