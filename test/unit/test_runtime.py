@@ -499,3 +499,13 @@ def test_launch_packs_parameters_and_takes_the_fast_path(tmp_path, stub_runtime)
     k(_FakeTensor(1 << 32, (65, 300)), _FakeTensor(1 << 32, (65, 300)), 1.0, check=False)
     assert stub_runtime[-1]["grid"] == (3, 3, 1)
     assert len(stub_runtime) == 4
+
+
+def test_fully_contiguous_parameters():
+    c = scale_contract()
+    c["params"][1]["contiguity"] = "all"  # e.g. addressed by flat offsets
+    s = Signature(c)
+    s.bind([like("f32", (64, 256), strides=(300, 1)), like("f32", (64, 256)), 1.0])
+    s.bind([like("f32", (1, 256)), like("f32", (1, 256), strides=(999, 1)), 1.0], check_promises=False)  # extent-1 rows
+    with pytest.raises(ValueError, match=r"argument Y must be contiguous \(row-major\), got strides \(300, 1\)"):
+        s.bind([like("f32", (64, 256)), like("f32", (64, 256), strides=(300, 1)), 1.0])
