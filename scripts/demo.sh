@@ -5,3 +5,7 @@ cd "$(dirname "$0")/.."
 
 echo "== examples/scale.mlir: verified tile IR (phobos-opt)"
 phobos-opt examples/scale.mlir --pass-pipeline='builtin.module(tile-verify,canonicalize)'
+
+echo
+echo "== examples/saxpy.ph: compiled to a cubin, and run and checked against numpy where a GPU is present"
+python bench/demo_run.py
