@@ -25,7 +25,6 @@ from typing import Dict, List, Optional, Set, Tuple
 from . import ast as A
 from . import types as T
 from .errors import Diagnostics
-from .parser import SCALAR_TYPES
 
 MAX_TILE_ELEMENTS = 1 << 24
 MAX_THREADS = 1024

@@ -240,6 +240,9 @@ class Parser:
     # ------------------------------------------------------------------ statements
 
     def parse_block(self) -> A.Block:
+        # `{` may start the next line (nothing else can follow a header there).
+        while self.at(NEWLINE) and self.peek(1).kind == "{":
+            self.advance()
         if self.block_depth >= MAX_BLOCK_DEPTH and self.at("{"):
             # Not consumed: recovery skips the whole block.
             raise self.error(self.peek(), f"blocks are nested too deeply (more than {MAX_BLOCK_DEPTH} levels)")
