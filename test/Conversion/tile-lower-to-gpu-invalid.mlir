@@ -106,13 +106,3 @@ func.func @persistent(%A: memref<?xi32> {tile.name = "A", tile.dims = ["N"]}) at
   return
 }
 
-// -----
-
-func.func @fmod(%A: memref<?xf32> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel} {
-  %c0 = arith.constant 0 : index
-  %a = "tile.load_slice"(%A, %c0) : (memref<?xf32>, index) -> tensor<128xf32>
-  // expected-error@+1 {{arith.remf is not supported by tile-lower-to-gpu yet}}
-  %r = arith.remf %a, %a : tensor<128xf32>
-  "tile.store_slice"(%r, %A, %c0) : (tensor<128xf32>, memref<?xf32>, index) -> ()
-  return
-}

@@ -361,3 +361,17 @@ def test_sqrt_is_correctly_rounded():
     Y = np.full(1000, np.nan, np.float32)
     assert not run(src, (2,), X, Y)
     np.testing.assert_array_equal(Y, np.sqrt(X))
+
+
+def test_float_remainder():
+    def body():
+        @tb.kernel
+        def fmod(X: tb.Tensor(tb.f32, "N"), Y: tb.Tensor(tb.f32, "N")):
+            o = tb.block_id(0) * 256
+            tb.store_slice(Y, [o], tb.load_slice(X, [o], [256]) % 0.75)
+    src = build(body)
+    assert "arith.remf" in compile_stages(src)["gpu"]
+    X = (RNG.standard_normal(300) * 10).astype(np.float32)
+    Y = np.full(300, np.nan, np.float32)
+    assert not run(src, (2,), X, Y)
+    np.testing.assert_array_equal(Y, np.fmod(X, np.float32(0.75)))

@@ -60,9 +60,6 @@ def _unsupported(op: ir.Operation) -> LoweringError:
 
 
 _DIMS = (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)
-# Elementwise ops the upstream NVVM lowering cannot handle (llvm.frem is
-# marked illegal without a replacement).
-_UNSUPPORTED = ("arith.remf",)
 
 
 def _index_type() -> ir.Type:
@@ -417,8 +414,6 @@ class KernelLowering:
         attrs = {name: op.attributes[name] for name in op.attributes}
         if op.name == "math.sqrt" and _precise_sqrt_needed(op):
             return self._sqrt_rn(op, operands[0])
-        if op.name in _UNSUPPORTED:
-            raise _unsupported(op)
         result_types = [self.vtype(r) for r in op.results]
         new = ir.Operation.create(op.name, results=result_types,
                                   operands=operands, attributes=attrs, loc=op.location)
