@@ -156,7 +156,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         code = run(argv)
     except CompileError as e:
-        sys.stderr.write(str(e))
+        if all(d.filename is None for d in e.records):  # about the options, not the source
+            sys.stderr.write("".join(f"{_PROG}: {d.severity}: {d.message}\n" for d in e.records))
+        else:
+            sys.stderr.write(str(e))
         code = 1
     except UserError as e:
         sys.stderr.write(f"{_PROG}: error: {e}\n")

@@ -7,6 +7,7 @@
 // RUN: not phobos compile -D TM=64 %s 2>&1 | FileCheck %s --check-prefix=OUT-OF-SPACE
 // RUN: not phobos compile --emit=llvm %s 2>&1 | FileCheck %s --check-prefix=BAD-EMIT
 // RUN: not phobos frobnicate 2>&1 | FileCheck %s --check-prefix=BAD-COMMAND
+// RUN: not phobos compile --emit=ptx --chip sm_99 %s 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
 // RUN: phobos compile %s -o %t.mlir && FileCheck %s --check-prefix=OUTPUT < %t.mlir
 // RUN: phobos compile --mlir-print-debuginfo - < %s | phobos-opt --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=STDIN
 // RUN: phobos check %s
@@ -25,16 +26,18 @@
 // BADDEF: phobos: error: -D expects NAME=INTEGER, got 'TM'
 // BADDEF-NOT: Traceback
 
-// OUT-OF-SPACE: cli.ph:[[@LINE+10]]:11: error: -D TM=64 is not in the @autotune space of 'TM': [16, 32]
-// OUT-OF-SPACE-NOT: Traceback
-
 // BAD-EMIT: phobos: error: argument --emit: invalid choice: 'llvm'
 
 // BAD-COMMAND: phobos: error: argument COMMAND: invalid choice: 'frobnicate'
 
-// OUTPUT: func.func @tiny(
-// STDIN: loc("<stdin>":[[@LINE+3]]:8)
+// BAD-CHIP: phobos: error:
+// BAD-CHIP-NOT: Traceback
 
+// OUTPUT: func.func @tiny(
+// STDIN: loc("<stdin>":[[@LINE+5]]:8)
+
+// OUT-OF-SPACE: cli.ph:[[@LINE+2]]:11: error: -D TM=64 is not in the @autotune space of 'TM': [16, 32]
+// OUT-OF-SPACE-NOT: Traceback
 @autotune(TM in [16, 32])
 kernel tiny(X: tensor<f32>[N]) {
   X[ctx.block.x * TM :+ TM] = 0.0
