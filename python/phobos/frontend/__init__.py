@@ -10,6 +10,32 @@ Stages: `lexer` (tokens), `parser` (syntax tree, `ast`), `checker` (names,
 types, shapes, attributes), `lowering` (tile IR through the builder API),
 then the MLIR verifier and `tile-verify`. Importing this package imports no
 MLIR; only `compile_to_tile_ir` needs it.
+
+Where LANGUAGE.md leaves a choice open, the front end decides:
+
+- Integers: extents, block ids, loop variables and unannotated integer
+  literals are `index`. Integer types never convert implicitly (`i32 + index`
+  is an error; write `i32(x)`), but slice starts and range bounds accept any
+  integer scalar. Literals take the other operand's type and must fit it;
+  arithmetic on literals alone is integer arithmetic (`7 / 2` is 3; `/` and
+  `%` truncate toward zero, as in C). `&&`/`||` evaluate both sides.
+- Slices: `A[i]` reads one element (a 1x..x1 slice, then tensor.extract);
+  point subscripts drop their dimension (`A[i, 0 :+ 64]` is 1-D), and a store
+  through them expands the value back. `:` needs a compile-time extent,
+  `a : b` an end minus start that folds to a number, `s :+ n` a constant n;
+  no slice may be longer than a static extent.
+- Builtins: `sum(x)` reduces every dimension, `sum(x, axis)` one;
+  `rowsum`/`rowmax` reduce the last dimension to extent 1; `cumsum` scans
+  the last dimension; `transpose`/`tril` take 2-D tiles. `dot` accumulates
+  f16/bf16/f32 in f32, i8 in i32; `acc += dot(a, b)` accumulates in the
+  tile.dot itself. Conversions: f16 bf16 f32 f64 i8 i32 i64 (float to int
+  truncates; bool converts to 0/1). `grid_barrier()` needs `@persistent`.
+- Attributes: a two-value space `[lo, hi]` with lo < hi means the powers of
+  two from lo to hi (both must be powers of two); other lists are taken as
+  written. `@launch(threads[, minBlocks[, maxRegs]])` (also by keyword)
+  accepts literals or @autotune constants; threads is at most 1024.
+- Limits (so no input can exhaust the stack): expressions 64 nodes deep, 32
+  nested brackets, 24 nested blocks; tiles of at most 2**24 elements.
 """
 
 from __future__ import annotations
