@@ -2,9 +2,10 @@
 the CPU thread by thread (phobos.lowering.emulate) on random data with ragged
 shapes, poisoned outputs and guard zones, against NumPy in float64.
 
-The facts tile-elide-masks would attach (in_bounds, vector_width, ptr_align)
-are written by hand here, so these tests cover the vectorised and the
-masked code paths of the lowering on their own.
+Some inputs carry the facts tile-elide-masks and tile-specialize attach
+(in_bounds, vector_width, tile.divisibility, tile.ptr_align) written by hand,
+so that the vectorised and the masked code paths are both exercised; where
+those passes are installed they run too (and may recompute the facts).
 """
 
 import numpy as np
@@ -170,6 +171,10 @@ func.func @saxpy(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]},
 @pytest.mark.parametrize("n, width", [(5000, 4), (4096, 4), (4093, 1), (7, 1)])
 def test_saxpy_offset_form(n, width):
     src = SAXPY.replace("VW", str(width))
+    if width > 1:  # the launch facts that make width 4 legal: 16-byte bases, n % 4 == 0
+        facts = 'tile.dims = ["N"], tile.divisibility = array<i64: 4>, tile.ptr_align = 16 : i64'
+        src = src.replace('tile.dims = ["N"]', facts)
+        assert "vector<4xf32>" in compile_stages(src)["gpu"]
     X = aligned_buffer(n, np.float32, 0)
     X[:] = RNG.standard_normal(n)
     Y = aligned_buffer(n + 8, np.float32, 0)
