@@ -60,7 +60,7 @@ def tile_lower_to_gpu(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP, fea
         try:
             layout = read_kernel_layout(fn) or choose_kernel_layout(fn)
         except ValueError as e:
-            fail(pass_, fn.location, f"has an invalid tile.layout: {e}")
+            fail(pass_, fn.location, f"kernel '{ir.StringAttr(fn.attributes['sym_name']).value}' has an invalid tile.layout: {e}")
             continue
         try:
             KernelLowering(fn, layout, target, noalias).run()

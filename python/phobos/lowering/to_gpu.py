@@ -118,13 +118,13 @@ class KernelLowering:
         except PlacementError as e:
             raise LoweringError(e.op, str(e)) from None
         if self.placement.rank and layout is None:
-            raise LoweringError(fn, "has no tile.layout; run tile-assign-layout first")
+            raise LoweringError(fn, f"kernel '{self.name}' has no tile.layout; run tile-assign-layout first")
         if layout is not None and self.placement.rank and layout.rank != self.placement.rank:
-            raise LoweringError(fn, f"has a rank-{layout.rank} tile.layout but rank-{self.placement.rank} tiles")
+            raise LoweringError(fn, f"kernel '{self.name}' has a rank-{layout.rank} tile.layout but rank-{self.placement.rank} tiles")
         self.layout = layout
         self.threads = K.launch(fn)["threads"]
         if layout is not None and self.placement.rank and layout.threads != self.threads:
-            raise LoweringError(fn, f"has a tile.layout for {layout.threads} threads but launches {self.threads}")
+            raise LoweringError(fn, f"kernel '{self.name}' has a tile.layout for {layout.threads} threads but launches {self.threads}")
         self.values: Dict[ir.Value, ir.Value] = {}
         self._block_ids: Dict[int, ir.Value] = {}
         self.fast_block_dim = contiguous_block_dim(fn, self.params)
