@@ -27,6 +27,8 @@ from . import types as T
 from .errors import Diagnostics
 
 MAX_TILE_ELEMENTS = 1 << 24
+# The largest finite value of each float type (a literal beyond it would round to inf).
+FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38}
 MAX_THREADS = 1024
 
 FLAG_ATTRIBUTES = ("pipeline", "tensorcore", "persistent")
@@ -532,6 +534,9 @@ class Checker:
                 return False
         elif elem == "bool":
             self.error(e.pos, f"cannot use the number {e.const} as a bool")
+            return False
+        elif elem in FLOAT_MAX and math.isfinite(e.const) and abs(e.const) > FLOAT_MAX[elem]:
+            self.error(e.pos, f"the constant {e.const} is out of range for {elem} (it would be infinite)")
             return False
         return True
 
