@@ -258,3 +258,16 @@ class Kernel(Node):
 @dataclass(eq=False)
 class Program(Node):
     kernels: List[Kernel]
+
+
+def start_pos(e: Expr) -> Pos:
+    """Where an expression starts in the source (for messages about all of it)."""
+    while True:
+        if isinstance(e, Binary):
+            e = e.lhs
+        elif isinstance(e, (Index, Member)):
+            e = e.base
+        elif isinstance(e, Call):
+            e = e.callee
+        else:
+            return e.pos

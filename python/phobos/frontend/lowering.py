@@ -26,7 +26,8 @@ from phobos.dialect import tile as TD
 
 from . import ast as A
 from . import types as T
-from .checker import KernelInfo, Symbol, start_pos
+from .ast import start_pos
+from .symbols import KernelInfo, Symbol
 
 _ARITH_KIND = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
 _CMP_KIND = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}

@@ -1,0 +1,247 @@
+"""Kernel-level checks: attributes, parameters and dimension symbols.
+
+A mixin of the Checker (it uses its `error`, `check_block` and scopes).
+Fills the kernel's KernelInfo: the @autotune space and bindings (the first
+value, or the -D define), @launch, @aligned promises, flags, parameters and
+the dimension symbols shared across tensor parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from . import ast as A
+from . import types as T
+from .symbols import KernelInfo, Symbol
+
+MAX_THREADS = 1024
+FLAG_ATTRIBUTES = ("pipeline", "tensorcore", "persistent")
+KNOWN_ATTRIBUTES = ("autotune", "launch", "aligned") + FLAG_ATTRIBUTES
+LAUNCH_FIELDS = ("threads", "minBlocks", "maxRegs")
+
+
+class KernelChecks:
+    def check_kernel(self, kernel: A.Kernel) -> None:
+        """Checks the attributes and parameters, then the body."""
+        info = KernelInfo()
+        self.info = info
+        kernel.info = info
+        self.kernel_scope = {}
+        self.scopes = []
+        self.broken_consts: Dict[str, A.Pos] = {}
+        by_name = self._attributes_by_name(kernel)
+        if "autotune" in by_name:
+            self._autotune(by_name["autotune"], info)
+        for name, value in info.bindings.items():
+            self.kernel_scope[name] = Symbol("const", name, T.INDEX, by_name["autotune"].pos, const=value)
+        for name, pos in self.broken_consts.items():
+            # Already reported: uses of the name stay quiet.
+            self.kernel_scope.setdefault(name, Symbol("const", name, T.ERROR, pos))
+        self._params(kernel, info)
+        if "launch" in by_name:
+            info.launch = self._launch(by_name["launch"])
+        if "aligned" in by_name:
+            self._aligned(by_name["aligned"], info)
+        for flag in FLAG_ATTRIBUTES:
+            if flag in by_name:
+                attr = by_name[flag]
+                if attr.args:
+                    self.error(attr.args[0].pos, f"@{flag} takes no arguments")
+                info.flags.add(flag)
+        self.check_block(kernel.body)
+
+    def _attributes_by_name(self, kernel: A.Kernel) -> Dict[str, A.Attribute]:
+        by_name: Dict[str, A.Attribute] = {}
+        for attr in kernel.attributes:
+            if attr.name not in KNOWN_ATTRIBUTES:
+                self.error(attr.pos, f"unknown attribute '@{attr.name}' (expected one of "
+                                     f"{', '.join('@' + a for a in KNOWN_ATTRIBUTES)})")
+            elif attr.name in by_name:
+                self.error(attr.pos, f"duplicate attribute '@{attr.name}'",
+                           ((by_name[attr.name].pos, "first given here"),))
+            else:
+                by_name[attr.name] = attr
+        return by_name
+
+    def _autotune(self, attr: A.Attribute, info: KernelInfo) -> None:
+        if not attr.args:
+            self.error(attr.pos, "@autotune needs at least one 'NAME in [values]'")
+        for arg in attr.args:
+            if arg.kind != "space":
+                self.error(arg.pos, "expected 'NAME in [values]' in @autotune")
+                continue
+            if arg.name in info.space:
+                self.error(arg.pos, f"'{arg.name}' is already autotuned")
+                continue
+            values = self._space_values(arg)
+            if values is None:
+                self.broken_consts[arg.name] = arg.pos
+                continue
+            info.space[arg.name] = values
+            if arg.name in self.defines:
+                self.used_defines.add(arg.name)
+                chosen = self.defines[arg.name]
+                if chosen not in values:
+                    self.error(arg.pos, f"-D {arg.name}={chosen} is not in the @autotune space of '{arg.name}': {values}")
+                    chosen = values[0]  # keeps checking the rest with a valid binding
+                info.bindings[arg.name] = chosen
+            else:
+                info.bindings[arg.name] = values[0]
+
+    def _space_values(self, arg: A.AttrArg) -> Optional[List[int]]:
+        raw = [v.value for v in arg.values]
+        for lit in arg.values:
+            if lit.value <= 0:
+                self.error(lit.pos, f"@autotune values must be positive, got {lit.value}")
+                return None
+        if len(raw) == 2 and raw[0] < raw[1]:
+            lo, hi = raw
+            for lit in arg.values:
+                if lit.value & (lit.value - 1):
+                    self.error(lit.pos, f"'{arg.name} in [{lo}, {hi}]' means the powers of two from {lo} to {hi}, "
+                                        f"so both ends must be powers of two; {lit.value} is not")
+                    return None
+            values, p = [], lo
+            while p <= hi:
+                values.append(p)
+                p *= 2
+            return values
+        if len(set(raw)) != len(raw):
+            self.error(arg.pos, f"@autotune space of '{arg.name}' lists a value twice: {raw}")
+            return None
+        return raw
+
+    def _params(self, kernel: A.Kernel, info: KernelInfo) -> None:
+        for index, param in enumerate(kernel.params):
+            ty = self._param_type(param)
+            sym = Symbol("param", param.name, ty, param.pos, index=index)
+            info.params.append(sym)
+            previous = self.kernel_scope.get(param.name)
+            if previous is not None:
+                self.error(param.pos, f"'{param.name}' is already declared as a {previous.describe()}",
+                           ((previous.pos, "declared here"),))
+                continue
+            self.kernel_scope[param.name] = sym
+        # Dimension symbols: one per name, shared by every parameter using it.
+        for param, sym in zip(kernel.params, info.params):
+            if not isinstance(sym.ty, T.Tensor):
+                continue
+            for dim in param.type.dims:
+                if dim.name is None:
+                    continue
+                existing = self.kernel_scope.get(dim.name)
+                if existing is None:
+                    self.kernel_scope[dim.name] = info.dims[dim.name] = Symbol("dim", dim.name, T.INDEX, dim.pos)
+                elif existing.kind == "const":
+                    info.dims.setdefault(dim.name, existing)
+                elif existing.kind == "param":
+                    self.error(dim.pos, f"'{dim.name}' names both a parameter and a dimension",
+                               ((existing.pos, "the parameter is declared here"),))
+
+    def _param_type(self, param: A.Param) -> T.Type:
+        ref = param.type
+        if ref.kind == "scalar":
+            return T.Scalar(ref.element)
+        if ref.kind == "tile":
+            return self.error(ref.pos, f"kernel parameters cannot be tiles; pass a tensor<{ref.element}>[...] "
+                                       "and slice it")
+        static: List[Optional[int]] = []
+        for dim in ref.dims:
+            if dim.value is not None:
+                if dim.value <= 0:
+                    self.error(dim.pos, f"tensor dimensions must be positive, got {dim.value}")
+                    return T.ERROR
+                static.append(dim.value)
+            else:
+                static.append(self.info.bindings.get(dim.name))
+        return T.Tensor(ref.element, tuple(d.text() for d in ref.dims), tuple(static))
+
+    def _attr_int(self, value: A.Expr, what: str) -> Optional[int]:
+        """An attribute value that must be an integer: a literal or an @autotune constant."""
+        if isinstance(value, A.IntLit):
+            return value.value
+        if isinstance(value, A.Name):
+            if value.name in self.info.bindings:
+                return self.info.bindings[value.name]
+            if value.name in self.broken_consts:
+                return None
+            self.error(value.pos, f"unknown constant '{value.name}' in {what} (expected a literal or an @autotune constant)")
+            return None
+        self.error(value.pos, f"{what} expects an integer, got {value.value}")
+        return None
+
+    def _launch(self, attr: A.Attribute) -> Optional[Dict[str, int]]:
+        values: Dict[str, Tuple[int, A.Pos]] = {}
+        if not attr.args:
+            self.error(attr.pos, "@launch needs the number of threads per CTA, as in @launch(256)")
+            return None
+        for i, arg in enumerate(attr.args):
+            if arg.kind == "space":
+                self.error(arg.pos, "@launch takes (threads[, minBlocks[, maxRegs]]), not a search space")
+                return None
+            if arg.kind == "keyword":
+                if arg.name not in LAUNCH_FIELDS:
+                    self.error(arg.pos, f"@launch has no argument '{arg.name}' (expected {', '.join(LAUNCH_FIELDS)})")
+                    return None
+                name = arg.name
+            elif i >= len(LAUNCH_FIELDS):
+                self.error(arg.pos, f"@launch takes at most 3 arguments (threads, minBlocks, maxRegs), got {len(attr.args)}")
+                return None
+            else:
+                name = LAUNCH_FIELDS[i]
+            if name in values:
+                self.error(arg.pos, f"@launch {name} is given twice")
+                return None
+            v = self._attr_int(arg.value, f"@launch {name}")
+            if v is None:
+                return None
+            values[name] = (v, arg.value.pos)
+        if "threads" not in values:
+            self.error(attr.pos, "@launch needs the number of threads per CTA")
+            return None
+        threads, pos = values["threads"]
+        ok = True
+        if threads <= 0 or threads % 32:
+            self.error(pos, f"@launch threads must be a multiple of 32, got {threads}")
+            ok = False
+        elif threads > MAX_THREADS:
+            self.error(pos, f"@launch threads must be at most {MAX_THREADS}, got {threads}")
+            ok = False
+        for name in ("minBlocks", "maxRegs"):
+            if name in values and values[name][0] <= 0:
+                self.error(values[name][1], f"@launch {name} must be positive, got {values[name][0]}")
+                ok = False
+        if not ok:
+            return None
+        out = {"threads": threads}
+        if "minBlocks" in values:
+            out["min_blocks"] = values["minBlocks"][0]
+        if "maxRegs" in values:
+            out["max_regs"] = values["maxRegs"][0]
+        return out
+
+    def _aligned(self, attr: A.Attribute, info: KernelInfo) -> None:
+        if not attr.args:
+            self.error(attr.pos, "@aligned needs at least one 'DIM = tile'")
+        for arg in attr.args:
+            if arg.kind != "keyword":
+                self.error(arg.pos, "expected 'DIM = tile' in @aligned")
+                continue
+            if arg.name in info.aligned:
+                self.error(arg.pos, f"'{arg.name}' is already aligned")
+                continue
+            divisor = self._attr_int(arg.value, "@aligned")
+            if divisor is None:
+                continue
+            if divisor <= 0:
+                self.error(arg.value.pos, f"@aligned tile must be positive, got {divisor}")
+                continue
+            dim = info.dims.get(arg.name)
+            if dim is None:
+                self.error(arg.pos, f"@aligned names '{arg.name}', which is not a dimension of any tensor parameter")
+                continue
+            if dim.const is not None and dim.const % divisor:
+                self.error(arg.value.pos, f"@aligned promises that '{arg.name}' is a multiple of {divisor}, "
+                                          f"but it is the constant {dim.const}")
+                continue
+            info.aligned[arg.name] = divisor

@@ -1,0 +1,244 @@
+"""Checks of builtin calls: arity, operand types and shapes, result types.
+
+A mixin of the Checker (it uses its `value`, `error`, `fits`,
+`unify_elements`, `tile_type` and `checked_const`). `call_<name>` checks
+builtin <name>; `call_generic` the elementwise math and the conversions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import List, Optional, Tuple
+
+from . import ast as A
+from . import types as T
+
+CONVERSIONS = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64")
+ELEMENTWISE_FLOAT = ("exp", "log", "sqrt", "tanh")
+BUILTINS = frozenset(
+    ("dot", "dot_t", "abs", "tmax", "tmin", "where", "sum", "rowsum", "rowmax", "transpose", "cumsum",
+     "tril", "barrier", "grid_barrier", "program_id") + ELEMENTWISE_FLOAT + CONVERSIONS
+)
+
+
+class BuiltinChecks:
+    def check_call(self, e: A.Call) -> T.Type:
+        callee = self.check_expr(e.callee)
+        if callee == T.ERROR:
+            for arg in e.args:
+                self.check_expr(arg)
+            return T.ERROR
+        if not isinstance(callee, T.Builtin):
+            what = f"'{e.callee.name}'" if isinstance(e.callee, A.Name) else "this expression"
+            for arg in e.args:
+                self.check_expr(arg)
+            return self.error(e.callee.pos, f"{what} is not a function (it is {callee})")
+        name = callee.name
+        e.builtin = name
+        arg_types = [self.value(arg) for arg in e.args]
+        if any(t == T.ERROR for t in arg_types):
+            return T.ERROR
+        method = getattr(self, "call_" + name, None)
+        if method is None:
+            return self.call_generic(e, name, arg_types)
+        return method(e, arg_types)
+
+    def arity(self, e: A.Call, name: str, types_, lo: int, hi: Optional[int] = None) -> bool:
+        hi = lo if hi is None else hi
+        n = len(types_)
+        if lo <= n <= hi:
+            return True
+        want = f"{lo}" if lo == hi else f"{lo} or {hi}"
+        self.error(e.callee.pos, f"'{name}' expects {want} argument{'s' * (hi != 1)}, got {n}")
+        return False
+
+    def tile_arg(self, e: A.Call, name: str, ty: T.Type, arg: A.Expr, rank: Optional[int] = None,
+                 numeric: bool = True) -> bool:
+        if not isinstance(ty, T.Tile):
+            self.error(arg.pos, f"'{name}' expects a tile, got {ty}")
+            return False
+        if rank is not None and len(ty.shape) != rank:
+            self.error(arg.pos, f"'{name}' expects a {rank}-D tile, got {ty}")
+            return False
+        if numeric and not T.is_numeric(ty.element):
+            self.error(arg.pos, f"'{name}' expects a numeric tile, got {ty}")
+            return False
+        return True
+
+    def call_generic(self, e: A.Call, name: str, ts: List[T.Type]) -> T.Type:
+        if name in ELEMENTWISE_FLOAT:
+            if not self.arity(e, name, ts, 1):
+                return T.ERROR
+            ty = ts[0]
+            if ty.element == T.INT_LITERAL or ty.element == T.FLOAT_LITERAL:
+                return T.Scalar("f32")
+            if not T.is_float(ty.element):
+                return self.error(e.args[0].pos, f"'{name}' needs a float operand, got {ty}")
+            return ty
+        if name in CONVERSIONS:
+            if not self.arity(e, name, ts, 1):
+                return T.ERROR
+            ty = ts[0]
+            src = ty.element
+            if not (T.is_numeric(src) or src == "bool"):
+                return self.error(e.args[0].pos, f"cannot convert {ty} to {name}")
+            const = e.args[0].const
+            if const is not None and isinstance(ty, T.Scalar) and (T.is_int(name) or T.is_untyped(src)):
+                # Fold: integer results may size slices; literals need a type anyway.
+                if T.is_float(name):
+                    e.const = float(const)
+                    return T.Scalar(name)
+                if isinstance(const, float) and not math.isfinite(const):
+                    return self.error(e.args[0].pos, f"cannot convert {const} to {name}")
+                e.const = int(math.trunc(const)) if isinstance(const, float) else int(const)
+                return self.checked_const(e, T.Scalar(name))
+            return T.with_element(ty, name)
+        raise AssertionError(name)
+
+    def call_dot(self, e: A.Call, ts: List[T.Type], transposed: bool = False) -> T.Type:
+        name = "dot_t" if transposed else "dot"
+        if not self.arity(e, name, ts, 2):
+            return T.ERROR
+        if not all(self.tile_arg(e, name, t, a, rank=2) for t, a in zip(ts, e.args)):
+            return T.ERROR
+        a, b = ts
+        (m, k), (k2, n) = a.shape, (b.shape[::-1] if transposed else b.shape)
+        if k != k2:
+            if transposed:
+                return self.error(e.callee.pos, f"dot_t shapes do not agree: {T.fmt_shape(a.shape)} x "
+                                                f"{T.fmt_shape(b.shape)} (dot_t(a, b) needs a: [M, K] and b: [N, K])")
+            return self.error(e.callee.pos, f"dot shapes do not agree: {T.fmt_shape(a.shape)} x {T.fmt_shape(b.shape)}")
+        if a.element != b.element:
+            return self.error(e.callee.pos, f"'{name}' operands have different element types: {a} and {b}")
+        acc = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
+        if a.element not in acc:
+            return self.error(e.args[0].pos, f"'{name}' is not defined on {a.element} tiles")
+        return self.tile_type(acc[a.element], (m, n), e.pos)
+
+    def call_dot_t(self, e, ts):
+        return self.call_dot(e, ts, transposed=True)
+
+    def call_abs(self, e, ts):
+        if not self.arity(e, "abs", ts, 1):
+            return T.ERROR
+        if not T.is_numeric(ts[0].element):
+            return self.error(e.args[0].pos, f"'abs' needs a numeric operand, got {ts[0]}")
+        if e.args[0].const is not None:
+            e.const = abs(e.args[0].const)
+            return self.checked_const(e, ts[0])
+        return ts[0]
+
+    def _elementwise(self, e: A.Call, name: str, args: List[A.Expr], ts: List[T.Type]) -> Optional[Tuple[str, tuple]]:
+        elem = ts[0].element
+        shape: Optional[tuple] = T.shape(ts[0])
+        for t in ts[1:]:
+            elem = self.unify_elements(e.callee.pos, f"'{name}'", T.Scalar(elem), t) if elem is not None else None
+            if elem is None:
+                return None
+            shape = T.broadcast(shape, T.shape(t))
+            if shape is None:
+                self.error(e.callee.pos, f"the operands of '{name}' do not broadcast: "
+                                         f"{', '.join(str(t) for t in ts)}")
+                return None
+        for arg in args:
+            if not self.fits(arg, elem):
+                return None
+        return elem, shape
+
+    def call_tmax(self, e, ts, name="tmax"):
+        if not self.arity(e, name, ts, 2):
+            return T.ERROR
+        unified = self._elementwise(e, name, e.args, ts)
+        if unified is None:
+            return T.ERROR
+        elem, shape = unified
+        if not T.is_numeric(elem):
+            return self.error(e.callee.pos, f"'{name}' needs numeric operands, got {ts[0]} and {ts[1]}")
+        a, b = e.args[0].const, e.args[1].const
+        if a is not None and b is not None and not shape and (T.is_untyped(elem) or T.is_int(elem)):
+            e.const = max(a, b) if name == "tmax" else min(a, b)
+        else:
+            elem = T.default_element(elem)
+        e.operand_element = elem
+        return self.tile_type(elem, shape, e.pos)
+
+    def call_tmin(self, e, ts):
+        return self.call_tmax(e, ts, "tmin")
+
+    def call_where(self, e, ts):
+        if not self.arity(e, "where", ts, 3):
+            return T.ERROR
+        if ts[0].element != "bool":
+            return self.error(e.args[0].pos, f"the condition of 'where' must be bool, got {ts[0]}")
+        unified = self._elementwise(e, "where", e.args[1:], ts[1:])
+        if unified is None:
+            return T.ERROR
+        elem, shape = unified
+        shape = T.broadcast(shape, T.shape(ts[0]))
+        if shape is None:
+            return self.error(e.callee.pos, f"the operands of 'where' do not broadcast: {', '.join(map(str, ts))}")
+        elem = T.default_element(elem)
+        e.operand_element = elem
+        return self.tile_type(elem, shape, e.pos)
+
+    def call_sum(self, e, ts):
+        if not self.arity(e, "sum", ts, 1, 2):
+            return T.ERROR
+        if not self.tile_arg(e, "sum", ts[0], e.args[0]):
+            return T.ERROR
+        shape = ts[0].shape
+        if len(ts) == 1:
+            return T.Scalar(ts[0].element)
+        axis = e.args[1].const
+        if not isinstance(axis, int) or isinstance(axis, bool) or not T.is_int(ts[1].element):
+            return self.error(e.args[1].pos, "the axis of 'sum' must be an integer constant")
+        if not 0 <= axis < len(shape):
+            return self.error(e.args[1].pos, f"axis {axis} is out of range for {ts[0]}")
+        e.axis = axis
+        return T.make(ts[0].element, shape[:axis] + shape[axis + 1:])
+
+    def call_rowsum(self, e, ts, name="rowsum"):
+        if not self.arity(e, name, ts, 1) or not self.tile_arg(e, name, ts[0], e.args[0]):
+            return T.ERROR
+        return T.Tile(ts[0].element, ts[0].shape[:-1] + (1,))
+
+    def call_rowmax(self, e, ts):
+        return self.call_rowsum(e, ts, "rowmax")
+
+    def call_cumsum(self, e, ts):
+        if not self.arity(e, "cumsum", ts, 1) or not self.tile_arg(e, "cumsum", ts[0], e.args[0]):
+            return T.ERROR
+        return ts[0]
+
+    def call_transpose(self, e, ts):
+        if not self.arity(e, "transpose", ts, 1) or not self.tile_arg(e, "transpose", ts[0], e.args[0], rank=2,
+                                                                       numeric=False):
+            return T.ERROR
+        return T.Tile(ts[0].element, ts[0].shape[::-1])
+
+    def call_tril(self, e, ts):
+        if not self.arity(e, "tril", ts, 1) or not self.tile_arg(e, "tril", ts[0], e.args[0], rank=2):
+            return T.ERROR
+        return ts[0]
+
+    def call_barrier(self, e, ts):
+        if not self.arity(e, "barrier", ts, 0):
+            return T.ERROR
+        return T.VOID
+
+    def call_grid_barrier(self, e, ts):
+        if not self.arity(e, "grid_barrier", ts, 0):
+            return T.ERROR
+        if "persistent" not in self.info.flags:
+            return self.error(e.callee.pos, "grid_barrier() needs a @persistent kernel (all CTAs must be co-resident)")
+        return T.VOID
+
+    def call_program_id(self, e, ts):
+        if not self.arity(e, "program_id", ts, 1):
+            return T.ERROR
+        d = e.args[0].const
+        if not T.is_int(ts[0].element) or d not in (0, 1, 2) or isinstance(d, bool):
+            return self.error(e.args[0].pos, f"program_id expects the constant 0, 1 or 2, got "
+                                             f"{d if d is not None else ts[0]}")
+        e.grid_query = ("block", d)
+        return T.INDEX

@@ -1,0 +1,45 @@
+"""What the checker records for the lowering: declarations and kernel facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set
+
+from . import ast as A
+from . import types as T
+
+
+class Symbol:
+    """A declaration: a parameter, a dimension symbol, an @autotune constant,
+    a `let`/`var` or a loop variable. Identity matters: the lowering maps
+    symbols to SSA values."""
+
+    __slots__ = ("kind", "name", "ty", "pos", "const", "index")
+
+    def __init__(self, kind: str, name: str, ty: T.Type, pos: A.Pos, const=None, index: int = -1):
+        self.kind = kind  # "param", "dim", "const", "let", "var", "loop"
+        self.name = name
+        self.ty = ty
+        self.pos = pos
+        self.const = const
+        self.index = index
+
+    def describe(self) -> str:
+        return {
+            "param": "parameter", "dim": "dimension", "const": "@autotune constant",
+            "let": "'let' binding", "var": "variable", "loop": "loop variable",
+        }[self.kind]
+
+    def __repr__(self) -> str:
+        return f"Symbol({self.kind} {self.name}: {self.ty})"
+
+
+@dataclass
+class KernelInfo:
+    space: Dict[str, List[int]] = field(default_factory=dict)
+    bindings: Dict[str, int] = field(default_factory=dict)
+    launch: Optional[Dict[str, int]] = None
+    aligned: Dict[str, int] = field(default_factory=dict)
+    flags: Set[str] = field(default_factory=set)
+    params: List[Symbol] = field(default_factory=list)
+    dims: Dict[str, Symbol] = field(default_factory=dict)
