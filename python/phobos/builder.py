@@ -621,6 +621,7 @@ def build_kernel(
     tensorcore: bool = False,
     persistent: bool = False,
     loc=None,
+    arg_locs: Optional[Sequence[ir.Location]] = None,
 ) -> func.FuncOp:
     """Builds a kernel `func.func` at the current insertion point.
 
@@ -628,6 +629,7 @@ def build_kernel(
     inside the entry block with the parameters as `Value`s, and with
     `extents=` (each dimension symbol's runtime extent, checked against the
     `@aligned` promises at entry) when it has a parameter of that name.
+    `arg_locs` locates each parameter (default: the kernel's location).
     """
     loc = _loc(loc)
     load_tile_dialect(ir.Context.current)
@@ -652,7 +654,7 @@ def build_kernel(
             attrs[K.ARG_DIMS] = ir.ArrayAttr.get([ir.StringAttr.get(d) for d in spec.dim_names()])
         arg_attrs.append(ir.DictAttr.get(attrs))
     fn.arg_attrs = ir.ArrayAttr.get(arg_attrs)
-    entry = fn.add_entry_block(arg_locs=[loc] * len(arg_types))
+    entry = fn.add_entry_block(arg_locs=list(arg_locs) if arg_locs is not None else [loc] * len(arg_types))
     with ir.InsertionPoint(entry):
         args = [Value(a) for a in entry.arguments]
         extents: Dict[str, Value] = {}

@@ -123,6 +123,7 @@ class KernelLowering:
             tensorcore="tensorcore" in info.flags,
             persistent="persistent" in info.flags,
             loc=self.loc(self.kernel.pos),
+            arg_locs=[self.loc(p.pos) for p in self.kernel.params],
         )
         if info.launch and len(info.launch) > 1:
             i64 = ir.IntegerType.get_signless(64)
