@@ -1,6 +1,6 @@
-// Every op carries the file:line:col of the construct it comes from: the
-// kernel name for the function and its entry checks, each parameter's name, the first token of a slice
-// or grid query, the operator of a binary expression, the keyword of a loop.
+// Every op carries the file:line:col of its construct: the kernel name for the
+// function and its entry checks, each parameter's name, the first token of a
+// slice or grid query, the operator of a binary expression, a loop's keyword.
 // RUN: phobos compile --mlir-print-debuginfo %s | phobos-opt --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s
 
 @aligned(N = 64)
