@@ -366,6 +366,7 @@ _DISPATCH: Dict[str, Callable] = {
 def verify_tile_ir(module: ir.Operation) -> bool:
     """Runs the checks on `module`, emitting located errors; True when all hold."""
     checker = _Checker()
+    context = module.context
 
     def visit(op):
         name = op.name
@@ -375,7 +376,9 @@ def verify_tile_ir(module: ir.Operation) -> bool:
             checker.kernel(op)
         return ir.WalkResult.ADVANCE
 
-    module.walk(visit)
+    # The checks build types (expected results); that needs a default location.
+    with context, ir.Location.unknown(context):
+        module.walk(visit)
     return not checker.failed
 
 
