@@ -56,6 +56,12 @@ class _TileOp(ir.OpView):
     def result(self) -> ir.Value:
         return self.operation.results[0]
 
+    def _int(self, name: str) -> int:
+        return ir.IntegerAttr(self.operation.attributes[name]).value
+
+    def _str(self, name: str) -> str:
+        return ir.StringAttr(self.operation.attributes[name]).value
+
 
 @_cext.register_operation(_Dialect)
 class BlockIdOp(_TileOp):
@@ -68,7 +74,7 @@ class BlockIdOp(_TileOp):
 
     @property
     def dim(self) -> int:
-        return ir.IntegerAttr(self.operation.attributes["dim"]).value
+        return self._int("dim")
 
 
 @_cext.register_operation(_Dialect)
@@ -82,7 +88,7 @@ class GridDimOp(_TileOp):
 
     @property
     def dim(self) -> int:
-        return ir.IntegerAttr(self.operation.attributes["dim"]).value
+        return self._int("dim")
 
 
 @_cext.register_operation(_Dialect)
@@ -107,11 +113,11 @@ class RangeOp(_TileOp):
 
     @property
     def start(self) -> int:
-        return ir.IntegerAttr(self.operation.attributes["start"]).value
+        return self._int("start")
 
     @property
     def end(self) -> int:
-        return ir.IntegerAttr(self.operation.attributes["end"]).value
+        return self._int("end")
 
 
 @_cext.register_operation(_Dialect)
@@ -313,8 +319,27 @@ def _reduced_type(source_type: ir.RankedTensorType, axis: int) -> ir.Type:
     return _tensor(shape, source_type.element_type) if shape else source_type.element_type
 
 
+class _AxisOp(_TileOp):
+    """Shared by reduce and scan: one source tile, a `kind` and an `axis`."""
+
+    def _build_axis(self, result_type, source, kind, axis, loc, ip):
+        self._build([result_type], [source], {"kind": ir.StringAttr.get(kind), "axis": _i64(axis)}, loc, ip)
+
+    @property
+    def source(self) -> ir.Value:
+        return self.operation.operands[0]
+
+    @property
+    def kind(self) -> str:
+        return self._str("kind")
+
+    @property
+    def axis(self) -> int:
+        return self._int("axis")
+
+
 @_cext.register_operation(_Dialect)
-class ReduceOp(_TileOp):
+class ReduceOp(_AxisOp):
     """`tile.reduce %t {kind, axis}`: reduces along `axis`, which leaves the shape.
 
     Verified: kind in REDUCE_KINDS, 0 <= axis < rank, the result is the source
@@ -324,30 +349,11 @@ class ReduceOp(_TileOp):
     OPERATION_NAME = "tile.reduce"
 
     def __init__(self, source: ir.Value, kind: str, axis: int, *, loc=None, ip=None):
-        result_type = _reduced_type(ir.RankedTensorType(source.type), axis)
-        self._build(
-            [result_type],
-            [source],
-            {"kind": ir.StringAttr.get(kind), "axis": _i64(axis)},
-            loc,
-            ip,
-        )
-
-    @property
-    def source(self) -> ir.Value:
-        return self.operation.operands[0]
-
-    @property
-    def kind(self) -> str:
-        return ir.StringAttr(self.operation.attributes["kind"]).value
-
-    @property
-    def axis(self) -> int:
-        return ir.IntegerAttr(self.operation.attributes["axis"]).value
+        self._build_axis(_reduced_type(ir.RankedTensorType(source.type), axis), source, kind, axis, loc, ip)
 
 
 @_cext.register_operation(_Dialect)
-class ScanOp(_TileOp):
+class ScanOp(_AxisOp):
     """`tile.scan %t {kind, axis}`: inclusive prefix scan along `axis`.
 
     Verified: kind in SCAN_KINDS, 0 <= axis < rank, result type = source type.
@@ -356,25 +362,7 @@ class ScanOp(_TileOp):
     OPERATION_NAME = "tile.scan"
 
     def __init__(self, source: ir.Value, kind: str, axis: int, *, loc=None, ip=None):
-        self._build(
-            [source.type],
-            [source],
-            {"kind": ir.StringAttr.get(kind), "axis": _i64(axis)},
-            loc,
-            ip,
-        )
-
-    @property
-    def source(self) -> ir.Value:
-        return self.operation.operands[0]
-
-    @property
-    def kind(self) -> str:
-        return ir.StringAttr(self.operation.attributes["kind"]).value
-
-    @property
-    def axis(self) -> int:
-        return ir.IntegerAttr(self.operation.attributes["axis"]).value
+        self._build_axis(source.type, source, kind, axis, loc, ip)
 
 
 HINT_NAMES = ("divisibility", "contiguity", "constancy")
@@ -445,11 +433,11 @@ class CheckMultipleOp(_TileOp):
 
     @property
     def divisor(self) -> int:
-        return ir.IntegerAttr(self.operation.attributes["divisor"]).value
+        return self._int("divisor")
 
     @property
     def symbol(self) -> str:
-        return ir.StringAttr(self.operation.attributes["symbol"]).value
+        return self._str("symbol")
 
 
 @_cext.register_operation(_Dialect)
