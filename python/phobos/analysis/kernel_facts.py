@@ -211,3 +211,21 @@ def pointer_alignment_facts(fn: ir.Operation) -> Dict[int, dict]:
     may be the same tensor (in-place kernels), so `noalias` needs its own
     promise."""
     return {i: {"align": f.ptr_align, "elem_bytes": f.elem_bytes} for i, f in kernel_facts(fn).tensors.items()}
+
+
+def type_facts(t: ir.MemRefType, name: str = "?") -> TensorFacts:
+    """Facts from a memref type alone (a base that is not a parameter)."""
+    static = [None if t.is_dynamic_dim(d) else t.get_dim_size(d) for d in range(t.rank)]
+    extents = [s if s is not None else 1 for s in static]
+    strides, offset = t.get_strides_and_offset()
+    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+    if _identity_layout(t):
+        stride_multiples = [1] * t.rank
+        for d in range(t.rank):
+            for e in extents[d + 1:]:
+                stride_multiples[d] *= e
+    else:
+        stride_multiples = [s if s != dynamic else 1 for s in strides]
+    elem = element_bytes(t.element_type)
+    dims = [str(s) if s is not None else f"{name}#{d}" for d, s in enumerate(static)]
+    return TensorFacts(-1, name, dims, static, elem, extents, stride_multiples, elem)

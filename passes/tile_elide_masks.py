@@ -1,0 +1,78 @@
+"""tile-elide-masks: drop the masks the axis facts make unnecessary and record
+the widest legal vector access of every tile memory op."""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from phobos.analysis.access import OFFSET_OPS, SLICE_OPS, AccessFacts, access_facts
+from phobos.analysis.axis_info import AxisInfoAnalysis
+from phobos.analysis.remarks import emit_remark
+from phobos.dialect import tile as T
+from phobos.passes.registry import Option, tile_pass
+
+IN_BOUNDS = "in_bounds"
+VECTOR_WIDTH = "vector_width"
+
+
+def _without_mask(op: ir.Operation) -> ir.Operation:
+    """The offset-form op rebuilt without its mask operand (same attributes and location)."""
+    view = op.opview
+    with ir.InsertionPoint(op), op.location:
+        if op.name == "tile.load":
+            new = T.LoadOp(view.base, view.offsets).operation
+            op.results[0].replace_all_uses_with(new.results[0])
+        else:
+            new = T.StoreOp(view.value, view.base, view.offsets).operation
+    for named in op.attributes:
+        new.attributes[named.name] = named.attr
+    op.erase()
+    return new
+
+
+def _apply(op: ir.Operation, facts: AccessFacts) -> ir.Operation:
+    if facts.in_bounds is not None:
+        op.attributes[IN_BOUNDS] = ir.DenseBoolArrayAttr.get(facts.in_bounds)
+    if facts.drop_mask:
+        op = _without_mask(op)
+    op.attributes[VECTOR_WIDTH] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), facts.vector_width)
+    return op
+
+
+@tile_pass("tile-elide-masks", options={
+    "remarks": Option(bool, False, "print a remark for each access narrower than 16 bytes, naming the missing fact"),
+})
+def tile_elide_masks(module: ir.Operation, pass_, remarks: bool = False) -> None:
+    """Marks what the axis facts prove about each tile memory access, for the
+    lowering. Slice accesses (`tile.load_slice`, `tile.store_slice`) get
+    `in_bounds = array<i1: ...>`: true for each dimension that never leaves
+    the tensor (the start is a non-negative multiple of the tile extent and
+    the extent a whole number of tiles, from @aligned, static shapes or
+    specialisation; a tile is taken to start inside its tensor, as the launch
+    grid and loop bounds make it). Offset accesses (`tile.load`,
+    `tile.store`) lose their mask operand when it is proven all-true. Every
+    one of the four gets `vector_width = N : i64`: the widest access, in
+    elements along the last dimension (a power of two, at most 16 bytes),
+    that alignment, contiguity and masks allow (phobos/analysis/access.py).
+    With `remarks=true`, each access narrower than it could be gets a remark
+    naming the missing fact.
+
+    Before: "tile.load_slice"(%X, %r, %c) : (memref<?x?xf32>, index, index) -> tensor<32x128xf32>
+    After:  "tile.load_slice"(%X, %r, %c) {in_bounds = array<i1: true, true>, vector_width = 4 : i64} : ...
+    """
+    analysis = AxisInfoAnalysis(module)
+    accesses = []
+
+    def collect(op):
+        if op.name in SLICE_OPS or op.name in OFFSET_OPS:
+            accesses.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(collect)
+    # Decide everything first: rewriting an op creates new values.
+    decided = [(op, access_facts(op, analysis)) for op in accesses]
+    for op, facts in decided:
+        name, location = op.name, op.location
+        _apply(op, facts)
+        if remarks and facts.vector_width < facts.possible_width and facts.missing:
+            emit_remark(location, f"{name}: {facts.vector_width}-element accesses: " + "; ".join(facts.missing))

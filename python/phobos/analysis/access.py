@@ -1,0 +1,171 @@
+"""What is proven about one memory access: in-bounds dimensions, an all-true
+mask, and the widest legal vector access along the last dimension.
+
+Used by tile-elide-masks (which records the results as attributes for the
+lowering) and by anything that wants the reasons behind a width.
+
+Vector width. A vector of w elements along the last dimension of a tile
+covers tile positions j..j+w-1 with w | j, so w must divide the tile's last
+extent, and the vector is legal when
+
+  * its first address is a multiple of w elements: for a slice that is
+    start_last + sum_k (start_k + i_k) * stride_k over the leading dims k, so
+    w must divide start_last and every leading stride (for a leading tile
+    extent of 1 it is enough that w divides start_k * stride_k); for the
+    offset form it is the offset at j, so the offsets must hold runs of >= w
+    consecutive integers whose first elements are multiples of w;
+  * the base pointer is aligned to w elements (`tile.ptr_align`; otherwise
+    only element alignment is assumed);
+  * it moves at most 16 bytes;
+  * a mask along the last dimension is constant over the vector: for a
+    masked slice the extent must be a multiple of w (then the edge falls
+    between vectors); for the offset form the mask's constancy must be >= w.
+
+In bounds (slices). Dimension d never leaves the tensor when the start is a
+non-negative multiple of the tile extent T and the extent is a multiple of T
+(exact integers: T need not be a power of two), or when a constant start c
+and a static extent E satisfy 0 <= c and c + T <= E. This takes for granted
+that a tile starts inside its tensor (start < extent): the launch grid
+covers the tensor tile by tile (the grid rule), and loop bounds are extents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from mlir import ir
+
+from .axis_info import AxisInfoAnalysis
+from .kernel_facts import TensorFacts, element_bytes, type_facts
+from .lattice import MAX_DIVISOR, pow2_part
+from .transfer import _aligned_run
+
+VECTOR_BYTES = 16
+SLICE_OPS = ("tile.load_slice", "tile.store_slice")
+OFFSET_OPS = ("tile.load", "tile.store")
+
+
+@dataclass
+class AccessFacts:
+    in_bounds: Optional[List[bool]] = None  # slice ops: per dimension
+    drop_mask: bool = False  # offset ops: the mask is proven all-true
+    vector_width: int = 1
+    possible_width: int = 1  # what the element size and tile shape would allow
+    missing: List[str] = field(default_factory=list)  # why not possible_width
+
+
+def _pow2(multiple: int) -> int:
+    return MAX_DIVISOR if multiple == 0 else min(pow2_part(abs(multiple)), MAX_DIVISOR)
+
+
+def _tensor_facts(analysis: AxisInfoAnalysis, base: ir.Value) -> TensorFacts:
+    found = analysis.tensor_argument(base)
+    return found[1] if found is not None else type_facts(ir.MemRefType(base.type))
+
+
+class _Widths:
+    """Collects upper bounds on the vector width with the reason for each."""
+
+    def __init__(self, possible: int, elem_bytes: int):
+        self.possible = possible
+        self.elem_bytes = elem_bytes
+        self.width = possible
+        self.missing: List[str] = []
+
+    def limit(self, bound: int, reason: str) -> None:
+        if bound < self.possible:
+            self.missing.append(reason.format(n=self.possible, bytes=self.possible * self.elem_bytes))
+        self.width = min(self.width, bound)
+
+    def facts(self, **kw) -> AccessFacts:
+        width = 1
+        while width * 2 <= self.width:
+            width *= 2
+        return AccessFacts(vector_width=width, possible_width=self.possible, missing=self.missing, **kw)
+
+
+def _aligned_hint(t: TensorFacts, symbol_dims: List[int]) -> str:
+    names = [t.dims[d] for d in symbol_dims if t.static[d] is None]
+    if not names:
+        return ""
+    return f" (add @aligned({', '.join(f'{n} = ...' for n in names)}) or pass aligned data)"
+
+
+def _stride_text(t: TensorFacts, k: int) -> str:
+    later = [t.extent_text(d).strip("'") for d in range(k + 1, t.rank)]
+    return "*".join(later)
+
+
+def slice_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
+    op = op.operation
+    view = op.opview
+    starts = view.starts
+    tile = list(ir.RankedTensorType((op.results[0] if op.name == "tile.load_slice" else view.value).type).shape)
+    t = _tensor_facts(analysis, view.base)
+    rank = len(starts)
+    promised = view.in_bounds
+    in_bounds = [promised[d] or _slice_dim_in_bounds(analysis, t, starts[d], tile[d], d) for d in range(rank)]
+
+    last = rank - 1
+    widths = _Widths(min(max(1, VECTOR_BYTES // t.elem_bytes), pow2_part(tile[last])), t.elem_bytes)
+    widths.limit(_pow2(analysis.known_multiple(starts[last])),
+                 "the start of the last dimension is not known to be a multiple of {n}")
+    for k in range(last):
+        stride = t.stride_multiple[k]
+        if tile[k] == 1:
+            stride *= analysis.known_multiple(starts[k])
+        widths.limit(_pow2(stride), f"the stride of dimension {k} of '{t.name}' (= {_stride_text(t, k)}) is not known "
+                     "to be a multiple of {n}" + _aligned_hint(t, list(range(k + 1, t.rank))))
+    widths.limit(t.ptr_align // t.elem_bytes, f"the base of '{t.name}' is not known to be "
+                 f"{{bytes}}-byte aligned (a specialisation key with '{t.name}=a16...' provides it)")
+    if not in_bounds[last]:
+        widths.limit(_pow2(t.extent_multiple[last]), f"the extent {t.extent_text(last)} is not known to be a "
+                     "multiple of {n}" + _aligned_hint(t, [last]))
+    return widths.facts(in_bounds=in_bounds)
+
+
+def _slice_dim_in_bounds(analysis: AxisInfoAnalysis, t: TensorFacts, start: ir.Value, extent: int, d: int) -> bool:
+    info = analysis.get(start)
+    static = t.static[d]
+    if info.constant is not None and static is not None:
+        return 0 <= info.constant and info.constant + extent <= static
+    if static == 0 or not info.non_negative:
+        return False
+    return analysis.known_multiple(start) % extent == 0 and t.extent_multiple[d] % extent == 0
+
+
+def offset_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
+    op = op.operation
+    view = op.opview
+    offsets = analysis.get(view.offsets)
+    shape = list(ir.RankedTensorType(view.offsets.type).shape)
+    t = _tensor_facts(analysis, view.base)
+    last = len(shape) - 1
+    mask = view.mask
+    drop_mask = mask is not None and analysis.get(mask).is_true()
+
+    widths = _Widths(min(max(1, VECTOR_BYTES // t.elem_bytes), pow2_part(shape[last])), t.elem_bytes)
+    run = offsets.contiguity[last]
+    if run < widths.possible:
+        widths.limit(run, f"the offsets are contiguous only in runs of {run} along the last dimension "
+                     "(max_contiguous can promise more)")
+    else:
+        widths.limit(_aligned_run(offsets, last, widths.possible),
+                     "the offsets that start each run are not known to be multiples of {n} (multiple_of can promise it)")
+    widths.limit(t.ptr_align // t.elem_bytes, f"the base of '{t.name}' is not known to be "
+                 f"{{bytes}}-byte aligned (a specialisation key with '{t.name}=a16...' provides it)")
+    if mask is not None and not drop_mask:
+        constancy = analysis.get(mask).constancy[last]
+        widths.limit(constancy, f"the mask is constant only over runs of {constancy} along the last dimension")
+    return widths.facts(drop_mask=drop_mask)
+
+
+def access_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> Optional[AccessFacts]:
+    """The facts of a tile memory op (None for other ops)."""
+    name = op.operation.name
+    if name in SLICE_OPS:
+        return slice_facts(op, analysis)
+    if name in OFFSET_OPS:
+        return offset_facts(op, analysis)
+    return None
