@@ -64,7 +64,8 @@ def tile_specialize(module: ir.Operation, pass_, key: str = "", kernel: str = ""
     array<i64: 16>` (per leading stride); an integer scalar's class `n=4`
     becomes `tile.divisibility = array<i64: 4>`. Parameters the key does not
     name are left alone; naming a parameter the kernel lacks, or facts that
-    do not fit its type, is an error.
+    do not fit its type, is an error. A module with several kernels needs
+    `kernel=<name>` (a key describes one launch).
 
     Before: func.func @scale(%X: memref<?x?xf32> {tile.name = "X", ...}) attributes {tile.kernel}
     After (key=X=a16.e16x16.s16): %X: memref<?x?xf32> {tile.divisibility = array<i64: 16, 16>,
@@ -84,11 +85,17 @@ def tile_specialize(module: ir.Operation, pass_, key: str = "", kernel: str = ""
         return ir.WalkResult.ADVANCE
 
     module.walk(collect, ir.WalkOrder.PRE_ORDER)
+    names = [ir.StringAttr(k.attributes["sym_name"]).value for k in kernels]
     if kernel:
-        kernels = [k for k in kernels if ir.StringAttr(k.attributes["sym_name"]).value == kernel]
+        kernels = [k for k, n in zip(kernels, names) if n == kernel]
         if not kernels:
-            fail(pass_, module.location, f"tile-specialize: no kernel named '{kernel}'")
+            fail(pass_, module.location, f"tile-specialize: no kernel named '{kernel}' (kernels: {', '.join(names) or 'none'})")
             return
+    elif len(kernels) > 1:
+        # A key describes the arguments of one launch: say which kernel.
+        fail(pass_, module.location, f"tile-specialize: the module has several kernels ({', '.join(names)}); "
+                                     "name one with kernel=...")
+        return
     for fn in kernels:
         try:
             specialize(fn, spec)
