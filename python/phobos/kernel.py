@@ -9,8 +9,10 @@ A launch computes the specialisation key of its arguments (alignment and
 divisibility of pointers, extents, strides, integer scalars) and runs the
 variant compiled for that key: from memory, else from the on-disk cache, else
 compiled now (which needs MLIR; without it the error says how to compile ahead
-of time). Argument layouts seen before skip the checks and the key: see
-phobos.runtime.launch.Plan.
+of time). Argument layouts seen before skip the checks and the key: a Plan
+(phobos.runtime.launch) per checked layout, and for torch tensors and cupy
+arrays a generated front that finds it in one dictionary lookup
+(phobos.runtime.fastpath).
 
 `phobos.load(folder)` launches from an ahead-of-time folder without the
 source: each launch picks the most specialised variant in the folder whose
@@ -34,6 +36,7 @@ from .runtime.launch import Plan, Variant, current_device, stream_handle
 from .specialization import SpecKey, divisibility_class, implies, strength
 
 _MAX_PLANS = 512
+_UNPACKABLE = (struct.error, OverflowError)  # what packing a scalar of the wrong kind or size raises
 
 
 class CompilerUnavailableError(RuntimeError):
@@ -49,12 +52,12 @@ def _key_text(key) -> str:
 
 
 class _Launchable:
-    """Argument binding and the launch fast path, shared by compiled and loaded kernels."""
+    """Argument binding and the launch paths, shared by compiled and loaded kernels."""
 
     def __init__(self):
-        self._plans: Dict[tuple, Plan] = {}
-        self._fast: Dict[tuple, object] = {}  # torch layout key -> generated launcher (runtime.fastpath)
-        self._fast_key = None  # generated per signature once torch arguments are seen
+        self._plans: Dict[tuple, Plan] = {}  # checked layout -> plan (the generic path)
+        self._fast: Optional[fastpath.FastPath] = None  # generated per signature (runtime.fastpath)
+        self._front = fastpath._miss  # self._fast.front once a torch/cupy layout was seen
         self._signature: Optional[Signature] = None
         self._last: Optional[Variant] = None
 
@@ -81,25 +84,36 @@ class _Launchable:
         else the current stream of the arguments' framework, else the default stream;
         sync: wait and raise a KernelFault naming the kernel if it failed; check=False skips
         the @aligned checks (the kernel's own entry check then traps on a broken promise)."""
-        if check and (grid is None or type(grid) is tuple or type(grid) is int):
-            fast = self._fast_key
-            if fast is not None:
-                hit = fast(args, grid)
-                if hit is not None:
-                    entry = self._fast.get(hit[0])
-                    if entry is not None:
-                        try:
-                            entry[0](hit[1], args, stream, sync)
-                            self._last = entry[1]
-                            return
-                        except struct.error:
-                            pass  # a scalar it could not pack: the generic path says which and why
+        if check:
+            try:
+                if self._front(args, grid, stream, sync) is None:
+                    return
+            except _UNPACKABLE:
+                pass  # a scalar the fast path could not pack: the generic path says which and why
+        self._launch(args, grid, stream, sync, check)
+
+    def __getitem__(self, grid) -> "_GridLaunch":
+        return _GridLaunch(self, grid)
+
+    # ------------------------------------------------------------------------- the generic path
+
+    def _launch(self, args, grid, stream, sync: bool, check: bool) -> None:
         sig = self._signature or self.signature
         views = sig.describe(args)
+        for i in sig.tensors:
+            if views[i].device is None:  # a generic (__cuda_array_interface__) array: ask the driver
+                try:
+                    views[i].device = 0 if driver.single_device() else driver.pointer_device(views[i].ptr)
+                except (driver.NoCudaDriverError, ValueError):
+                    pass  # _plan checks the arguments first, then reports this
         layout = self._layout(sig, args, views, grid, check)
         plan = self._plans.get(layout)
         if plan is None:
             plan = self._plan(sig, args, views, grid, check, layout)
+        else:
+            sig.check_scalars(args)
+            if sig.tensors and views[sig.tensors[0]].framework in fastpath.FRAMEWORKS:
+                self._register_fast(args, grid, check, plan)  # e.g. cupy arrays of a layout torch made
         if stream is None:
             handle = 0
             for i in sig.tensors:
@@ -109,17 +123,11 @@ class _Launchable:
         else:
             handle = stream_handle(stream)
         try:
-            plan.launch(args, views, handle, sync)
-        except (struct.error, TypeError, ValueError, OverflowError) as e:
-            # a scalar the fast path could not pack: the full check says which and why
+            plan.launch(args, views, handle, sync, grid)
+        except _UNPACKABLE + (TypeError, ValueError):
+            # a value the packer refused: the full check says which and why
             plan.signature.bind(args, views, grid=None if callable(grid) else grid, check_promises=check)
             raise
-        self._last = plan.variant
-
-    def __getitem__(self, grid) -> "_GridLaunch":
-        return _GridLaunch(self, grid)
-
-    # ------------------------------------------------------------------------- plans
 
     @staticmethod
     def _layout(sig: Signature, args, views, grid, check: bool) -> tuple:
@@ -132,7 +140,7 @@ class _Launchable:
                 layout.append((type(v), divisibility_class(int(v)) if isinstance(v, numbers.Integral) else None))
         if grid is not None:
             if callable(grid):
-                grid = "callable"
+                grid = "callable"  # evaluated per launch (Plan.grid_of)
             elif not isinstance(grid, int):
                 grid = tuple(grid)
         layout.append(grid)
@@ -146,7 +154,7 @@ class _Launchable:
             binding = variant.signature.bind(args, views, grid=grid, check_promises=check)
         ordinal = binding.device
         unknown = [views[i] for i in sig.tensors if views[i].device is None]
-        for view in unknown:  # generic __cuda_array_interface__ arrays: ask the driver
+        for view in unknown:  # generic arrays whose device _launch could not learn: the driver's error now
             view_device = driver.pointer_device(view.ptr)
             if ordinal is None:
                 ordinal = view_device
@@ -155,20 +163,24 @@ class _Launchable:
                                  "all device arrays of one launch must be on the same GPU")
         if ordinal is None:
             ordinal = current_device()
-        plan = Plan(variant, binding, driver.get_device(ordinal), grid_fn=grid if callable(grid) else None)
+        plan = Plan(variant, binding, driver.get_device(ordinal), grid_callable=callable(grid), owner=self)
         if unknown:
-            return plan  # not cached: the device of a generic array is not part of its layout
+            return plan  # not cached: the device is not part of this layout
         if len(self._plans) >= _MAX_PLANS:
             self._plans.clear()
-            self._fast.clear()
+            if self._fast is not None:
+                self._fast.clear()
         self._plans[layout] = plan
-        if check and (grid is None or type(grid) is tuple or type(grid) is int) and not binding.host_slots:
-            if self._fast_key is None:
-                self._fast_key = fastpath.key_function(sig)
-            hit = self._fast_key(args, grid) if self._fast_key is not None else None
-            if hit is not None:
-                self._fast[hit[0]] = (fastpath.launcher(plan), plan.variant)
+        self._register_fast(args, grid, check, plan)
         return plan
+
+    def _register_fast(self, args, grid, check: bool, plan: Plan) -> None:
+        """Let the generated front find `plan` for arguments like these (torch tensors, cupy arrays)."""
+        if check and not plan.host and (grid is None or type(grid) in (tuple, int) or callable(grid)):
+            if self._fast is None:
+                self._fast = fastpath.FastPath(self.signature)
+            if self._fast.register(args, grid, plan.fire):
+                self._front = self._fast.front
 
     # ------------------------------------------------------------------------- introspection
 

@@ -46,10 +46,20 @@ class ArrayArg:
         return f"ArrayArg({self.dtype}{list(self.shape)}, strides={self.strides}, {where})"
 
 
+_np_dtype_names: Dict[object, str] = {}
+
+
 def _np_dtype_name(dtype) -> str:
-    if dtype.name == "bfloat16":  # ml_dtypes
-        return "bf16"
-    return _TYPESTR.get(dtype.str[1:], str(dtype))
+    name = _np_dtype_names.get(dtype)
+    if name is None:  # first sight of this dtype (numpy's dtype.name alone costs microseconds)
+        if dtype.name == "bfloat16":  # ml_dtypes
+            name = "bf16"
+        elif not dtype.isnative:  # byte-swapped data: not an element type a kernel reads
+            name = dtype.str
+        else:
+            name = _TYPESTR.get(dtype.str[1:], str(dtype))
+        _np_dtype_names[dtype] = name
+    return name
 
 
 def _elements(byte_strides, itemsize: int, what: str) -> Tuple[int, ...]:

@@ -99,12 +99,14 @@ class Signature:
         while len(self.grid_rule) < 3:
             self.grid_rule.append(1)
         self.promises = [(p["symbol"], int(p["divisor"])) for p in contract.get("promises", [])]
-        self.format = "".join(self._slot(a) for a in self.abi)
+        self.slot_formats = [self._slot(a) for a in self.abi]
+        self.format = "".join(self.slot_formats)
         self.packer = struct.Struct("<" + self.format)
         self.scalar_slots = [(slot, a["param"]) for slot, a in enumerate(self.abi) if a["kind"] == "scalar"]
         self.pointer_slots = [(slot, a["param"]) for slot, a in enumerate(self.abi) if a["kind"] == "ptr"]
         self.int_scalars = [p.index for p in self.params if p.kind == "scalar" and p.dtype in INT_DTYPES and p.dtype != "i1"]
         self.tensors = [p.index for p in self.params if p.kind == "tensor"]
+        self.scalars = [p.index for p in self.params if p.kind == "scalar"]
 
     def _param(self, index: int, p: dict) -> Param:
         if p.get("dtype") not in DTYPES:
@@ -217,10 +219,20 @@ class Signature:
             if p.contiguity == "all":
                 if tuple(_normalized(a.shape, a.strides)) != arrays.contiguous_strides(a.shape):
                     raise ValueError(f"{where} must be contiguous (row-major), got strides {tuple(a.strides)} "
-                                     f"for shape {tuple(a.shape)}; pass x.contiguous() / a copy")
+                                     f"for shape {tuple(a.shape)}: the kernel addresses {p.name} by flat element offsets "
+                                     f"from its base, so rows may not be padded; pass x.contiguous() / a copy")
             elif a.shape[-1] > 1 and a.strides[-1] != 1:
                 raise ValueError(f"{where} must have a contiguous last dimension (stride 1), got strides {tuple(a.strides)} "
                                  f"in elements; pass x.contiguous() / a copy")
+
+    def check_scalars(self, args: Sequence[object]) -> None:
+        """The scalar checks of `bind` alone (a launch of a known layout)."""
+        for i in self.scalars:
+            p, value = self.params[i], args[i]
+            kind = type(value)
+            if p.dtype in FLOAT_DTYPES and (kind is float or kind is int):
+                continue  # the common cases, without the numbers ABCs
+            self._check_scalar(p, value)
 
     def _check_scalar(self, p: Param, value) -> None:
         where = f"{self.name}: argument {p.name} ({p.spelling()})"
@@ -248,7 +260,7 @@ class Signature:
             elif kind == "extent":
                 values.append(views[pi].shape[entry["axis"]])
             elif kind == "stride":
-                values.append(_device_strides(views[pi])[entry["axis"]])
+                values.append(device_strides(views[pi])[entry["axis"]])
             elif kind == "scalar":
                 values.append(scalar_value(self.params[pi].dtype, args[pi]))
             else:
@@ -290,7 +302,7 @@ class Signature:
         for i in self.tensors:
             a = views[i]
             ptr = 0 if a.device == HOST else a.ptr  # host arrays are copied to fresh, aligned buffers
-            params[self.params[i].name] = tensor_facts(ptr, tuple(a.shape), _device_strides(a))
+            params[self.params[i].name] = tensor_facts(ptr, tuple(a.shape), device_strides(a))
         for i in self.int_scalars:
             params[self.params[i].name] = divisibility_class(int(args[i]))
         return SpecKey(params)
@@ -302,7 +314,7 @@ def _normalized(shape, strides) -> List[int]:
     return [c if e == 1 else s for e, s, c in zip(shape, strides, contiguous)]
 
 
-def _device_strides(a: ArrayArg) -> Tuple[int, ...]:
+def device_strides(a: ArrayArg) -> Tuple[int, ...]:
     """The strides the kernel sees: host arrays get a row-major copy on the device."""
     if a.device == HOST:
         return arrays.contiguous_strides(a.shape)

@@ -7,11 +7,19 @@
   pointers are valid in it), made current on the calling thread when needed.
 * Modules are loaded once per (device, cubin) and functions looked up once.
 * Every driver call is checked; errors carry the CUDA name and text.
+* Launches, the one call made per kernel launch, go through `launch_entry()`:
+  the driver's own `cuLaunchKernelEx`, looked up with `cuGetProcAddress` in
+  the library cuda-bindings loaded, and called through ctypes with four
+  prebuilt pointer arguments (a fraction of a microsecond, where the
+  cuda-bindings wrapper costs microseconds). Without it (an old driver,
+  `PHOBOS_LAUNCH=bindings`) launches use `cu.cuLaunchKernel`.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
+import os
 import threading
 from typing import Dict, Optional, Tuple
 
@@ -76,6 +84,11 @@ def raise_error(code, what: str, kernel: Optional[str] = None, certain: bool = T
     `certain=False` when the fault only showed up at a later synchronisation, so
     `kernel` is the last one Phobos launched rather than surely the culprit.
     """
+    if type(code) is int:  # from a ctypes call: name it like cuda-bindings does
+        try:
+            code = cu.CUresult(code)
+        except Exception:
+            pass
     name, text = error_text(code)
     detail = f"{name}: {text}" if text else name
     if kernel is not None:
@@ -246,6 +259,51 @@ class Device:
     def copy_out(self, host_ptr: int, src: int, nbytes: int, stream: int) -> None:
         if nbytes:
             check(cu.cuMemcpyDtoHAsync(host_ptr, src, nbytes, stream), "cuMemcpyDtoHAsync")
+
+
+def single_device() -> bool:
+    """Whether this machine has exactly one CUDA device (then every device pointer is on cuda:0)."""
+    global _single
+    if _single is None:
+        _single = device_count() == 1
+    return _single
+
+
+_single: Optional[bool] = None
+
+
+# ----------------------------------------------------------------------------- the launch entry point
+
+LAUNCH_CONFIG_BYTES = 56  # sizeof(CUlaunchConfig): grid xyz, block xyz, shared (u32 each), stream @32, attrs @40, numAttrs @48
+LAUNCH_STREAM_OFFSET = 32
+_launch_entry = None
+_launch_entry_resolved = False
+
+
+def launch_entry():
+    """`cuLaunchKernelEx(const CUlaunchConfig*, CUfunction, void** params, void** extra)` as a ctypes
+    function (no argument converters: pass ctypes pointers and None), or None: use cu.cuLaunchKernel.
+
+    The address comes from cuGetProcAddress of the driver cuda-bindings loaded, with the same
+    default-stream flavour cuda-bindings picks (legacy, or per-thread when
+    CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM is set), so stream 0 means the same in both."""
+    global _launch_entry, _launch_entry_resolved
+    if _launch_entry_resolved:
+        return _launch_entry
+    entry = None
+    if os.environ.get("PHOBOS_LAUNCH", "") != "bindings" and hasattr(cu, "cuGetProcAddress"):
+        try:
+            flags = cu.CUdriverProcAddress_flags
+            per_thread = os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0") not in ("", "0")
+            flag = flags.CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM if per_thread else flags.CU_GET_PROC_ADDRESS_LEGACY_STREAM
+            err, pfn, status = cu.cuGetProcAddress(b"cuLaunchKernelEx", 12000, flag)
+            found = cu.CUdriverProcAddressQueryResult.CU_GET_PROC_ADDRESS_SUCCESS
+            if not err and status == found and int(pfn):
+                entry = ctypes.CFUNCTYPE(ctypes.c_int)(int(pfn))
+        except Exception:  # anything unexpected: the cuda-bindings path still works
+            entry = None
+    _launch_entry, _launch_entry_resolved = entry, True
+    return entry
 
 
 def pointer_device(ptr: int) -> int:

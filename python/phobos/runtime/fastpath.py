@@ -1,105 +1,179 @@
-"""Generated launch code for the repeated-call fast path.
+"""Generated launch code for repeated calls with torch tensors or cupy arrays.
 
-A kernel launched again with arguments of a layout it has seen (same element
-types, shapes, strides, devices, alignment and grid) needs none of the
-checks: only the pointers and scalars change. Two small functions are
-generated (`exec`) for that, straight-line code with the contract's constants
-inlined, because a generic loop over parameters costs microseconds per call:
+A kernel launched again on arguments of a layout it has seen (same element
+types, shapes, strides, devices, pointer alignment class, integer scalar
+classes and grid) needs none of the checks: only pointers, scalars and the
+stream change. Per signature, one function is generated (`exec`: straight-line
+code, the parameter list inlined, because a generic loop over parameters costs
+microseconds per call):
 
-  * per signature, `key(args, grid)`: for torch tensors, the layout key and the
-    data pointers in one pass (None for anything else: the generic path);
-  * per plan, `launch(ptrs, args, stream, sync)`: packs the parameter buffer
-    and calls cuLaunchKernel.
+    front(args, grid, stream, sync) -> None (launched) | True (not handled here)
 
-Everything else (numpy, cupy, generic arrays, callable grids, check=False)
-takes the generic path, which stores its plan here for torch layouts.
+It reads each tensor argument's layout through the framework's own cheap
+accessors (torch: `dtype`, `shape`, `stride()`, `get_device()`, `data_ptr()`;
+cupy: `dtype`, `shape`, `strides`, `data.device_id`, `data.ptr`; never the
+generic `__cuda_array_interface__` or DLPack, which cost tens of
+microseconds), looks the tuple up in a table of plans that the generic path
+filled after checking that layout, and calls the plan's generated `fire`
+(runtime.launch) with the pointers. Anything else (another count, a
+non-exact type, mixed frameworks, a scalar of an unusual type, a layout not
+seen yet) answers True and the caller takes the generic path, which checks
+everything and raises the errors.
+
+What the table key holds is exactly what the generic path's checks and the
+specialisation key depend on, apart from the addresses' values: the pointer
+alignment class is in the key, and the overlap rule (runtime.launch) is
+checked on every launch from the addresses.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Callable, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
-from . import driver
-from .binding import Signature, bf16_bits
+from .binding import FLOAT_DTYPES, Signature
+
+FRAMEWORKS = ("torch", "cupy")  # ArrayArg.framework of the arrays that have a fast path
+CALLABLE = "<callable grid>"  # the key's grid entry for a callable grid (evaluated per launch by the plan)
 
 
-def key_function(sig: Signature) -> Optional[Callable]:
-    """`key(args, grid) -> (layout key, pointers) | None` for torch tensor arguments."""
+def _miss(args, grid, stream, sync):
+    return True
+
+
+class _Framework:
+    """How the generated code reads one framework's arrays."""
+
+    def __init__(self, name: str, kind: type, stream: Callable, reads: Callable[[str, str], Tuple[List[str], str]],
+                 current_stream: Callable[[str], str]):
+        self.name, self.kind, self.stream = name, kind, stream
+        self.reads = reads  # (argument variable, index) -> (statements setting p<i>, d<i>; key parts)
+        self.current_stream = current_stream  # device var -> expression of the current stream
+
+
+def _torch_reads(a: str, i: str):
+    return [f"p{i} = {a}.data_ptr()", f"d{i} = {a}.get_device()"], \
+        f"{a}.dtype, {a}.shape, {a}.stride(), d{i}, p{i} & 15 == 0"
+
+
+def _cupy_reads(a: str, i: str):
+    return [f"m{i} = {a}.data", f"p{i} = m{i}.ptr", f"d{i} = m{i}.device_id"], \
+        f"{a}.dtype, {a}.shape, {a}.strides, d{i}, p{i} & 15 == 0"
+
+
+def framework_of(value) -> Optional[_Framework]:
+    """The framework whose fast path handles arrays of exactly `type(value)`, if any."""
+    kind = type(value)
     torch = sys.modules.get("torch")
-    if torch is None or not sig.tensors:
-        return None
-    n = len(sig.params)
-    lines = [f"def key(args, grid):",
-             f"    if len(args) != {n}:",
-             f"        return None"]
-    names = [f"a{i}" for i in sig.tensors]
-    lines.append(f"    {', '.join(names)}, = {', '.join(f'args[{i}]' for i in sig.tensors)},")
-    lines.append(f"    if {' or '.join(f'type({a}) is not Tensor' for a in names)}:")
-    lines.append(f"        return None")
-    lines.append(f"    {', '.join('p' + a for a in names)}, = {', '.join(f'{a}.data_ptr()' for a in names)},")
-    parts = []
-    for a in names:
-        parts.append(f"{a}.dtype, {a}.shape, {a}.stride(), {a}.get_device(), p{a} & 15 == 0")
-    for i in sig.int_scalars:  # their divisibility is part of the specialisation key
-        lines.append(f"    s{i} = args[{i}]")
-        lines.append(f"    if type(s{i}) is not int:")
-        lines.append(f"        return None")
-        parts.append(f"s{i} % 16 == 0, s{i} % 4 == 0")
-    parts.append("grid")
-    lines.append(f"    return ({', '.join(parts)}), ({', '.join('p' + a for a in names)},)")
-    scope = {"Tensor": torch.Tensor}
-    exec("\n".join(lines), scope)
-    return scope["key"]
+    if torch is not None and kind is getattr(torch, "Tensor", None):
+        raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+        stream = raw or (lambda device: torch.cuda.current_stream(device).cuda_stream)
+        return _Framework("torch", kind, stream, _torch_reads, lambda d: f"torch_stream({d})")
+    cupy = sys.modules.get("cupy")
+    if cupy is not None and kind is getattr(cupy, "ndarray", None):
+        return _Framework("cupy", kind, cupy.cuda.get_current_stream, _cupy_reads, lambda d: "cupy_stream().ptr")
+    return None
 
 
-def launcher(plan) -> Callable:
-    """`launch(ptrs, args, stream, sync)` for one plan (torch tensors in parameter order)."""
-    sig = plan.signature
-    values = []
-    tensor_slot = {pi: j for j, pi in enumerate(sig.tensors)}
-    for slot, entry in enumerate(sig.abi):
-        pi = entry["param"]
-        if entry["kind"] == "ptr":
-            values.append(f"ptrs[{tensor_slot[pi]}]")
-        elif entry["kind"] == "scalar":
-            values.append(f"bf16(float(args[{pi}]))" if sig.params[pi].dtype == "bf16" else f"args[{pi}]")
-        else:
-            values.append(repr(int(plan.template[slot])))
-    gx, gy, gz = plan.grid
-    ordinal = plan.device.ordinal
-    context_check = "make_current()"  # several GPUs: the current device may have changed
-    if getattr(plan.device, "_single", False):  # one GPU: once per thread (see Device.make_current)
-        context_check = f"if getattr(thread, 'context', None) != {plan.device.context_id}: make_current()"
-    src = f"""
-def launch(ptrs, args, stream, sync):
-    if stream is None:
-        stream = current_stream({ordinal})
-    elif type(stream) is not int:
-        stream = stream_handle(stream)
-    {context_check}
-    with lock:
-        pack_into(buffer, 0, {', '.join(values)})
-        err, = cuLaunchKernel(function, {gx}, {gy}, {gz}, {plan.block[0]}, 1, 1, {plan.shared}, stream, {plan.params_address}, 0)
-    last["kernel"] = name
-    if err:
-        raise_error(err, "cuLaunchKernel", kernel=name)
-    if sync or sync_always:
-        synchronize(stream, kernel=name)
-"""
-    from .launch import _SYNC_ALWAYS, stream_handle
+class FastPath:
+    """The generated front of one signature and its plan tables (one per framework)."""
 
-    torch = sys.modules["torch"]
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    scope = {
-        "current_stream": raw or (lambda d: torch.cuda.current_stream(d).cuda_stream),
-        "stream_handle": stream_handle, "make_current": plan.device.make_current, "lock": plan.lock,
-        "pack_into": plan.packer.pack_into, "buffer": plan.buffer, "cuLaunchKernel": driver.cu.cuLaunchKernel,
-        "function": plan.function, "last": driver._last, "thread": driver._thread, "name": plan.name,
-        "raise_error": driver.raise_error, "synchronize": driver.synchronize, "sync_always": _SYNC_ALWAYS,
-        "bf16": bf16_bits,
-    }
-    if not (gx and gy and gz):  # an empty grid: nothing to launch
-        return lambda ptrs, args, stream, sync: None
-    exec(src, scope)
-    return scope["launch"]
+    def __init__(self, sig: Signature):
+        self.sig = sig
+        self.frameworks: Dict[str, _Framework] = {}
+        self.tables: Dict[str, Dict[tuple, Callable]] = {}
+        self.front: Callable = _miss
+        self._keyof: Optional[Callable] = None
+
+    def clear(self) -> None:
+        for table in self.tables.values():
+            table.clear()
+
+    def __len__(self) -> int:
+        return sum(len(t) for t in self.tables.values())
+
+    def register(self, args, grid, fire: Callable) -> bool:
+        """Enter a checked plan's `fire` under the key of `args` (False: these arguments have no fast path)."""
+        if not self.sig.tensors or len(args) != len(self.sig.params):
+            return False
+        fw = framework_of(args[self.sig.tensors[0]])
+        if fw is None:
+            return False
+        if fw.name not in self.frameworks:
+            self.frameworks[fw.name] = fw
+            self.tables.setdefault(fw.name, {})
+            self._generate()
+        found = self._keyof(args, grid)
+        if found is None:
+            return False
+        name, key = found
+        self.tables[name][key] = fire
+        return True
+
+    # ------------------------------------------------------------------------- code
+
+    def _generate(self) -> None:
+        scope = {"CALLABLE": CALLABLE}
+        for fw in self.frameworks.values():
+            scope[f"{fw.name}_kind"] = fw.kind
+            scope[f"{fw.name}_plans"] = self.tables[fw.name]
+            scope[f"{fw.name}_stream"] = fw.stream
+        exec(self._source("front") + "\n" + self._source("keyof"), scope)
+        self.front, self._keyof = scope["front"], scope["keyof"]
+
+    def _source(self, mode: str) -> str:
+        sig = self.sig
+        n = len(sig.params)
+        lines = [f"def front(args, grid, stream, sync):" if mode == "front" else "def keyof(args, grid):",
+                 f"    if len(args) != {n}:",
+                 f"        return {'True' if mode == 'front' else 'None'}"]
+        miss = "True" if mode == "front" else "None"
+        lines += ["    if grid is None or type(grid) is tuple or type(grid) is int:",
+                  "        g = grid",
+                  "    elif callable(grid):",
+                  "        g = CALLABLE",
+                  "    else:",
+                  f"        return {miss}"]
+        scalar_parts = []
+        for i in sig.scalars:  # types the packer takes as the generic path would; others go there
+            dtype = sig.params[i].dtype
+            lines.append(f"    s{i} = args[{i}]")
+            if dtype in FLOAT_DTYPES:
+                lines.append(f"    if type(s{i}) is not float and type(s{i}) is not int:")
+            elif dtype == "i1":
+                lines.append(f"    if type(s{i}) is not bool:")
+            else:
+                lines.append(f"    if type(s{i}) is not int:")
+                scalar_parts.append(f"s{i} % 16 == 0, s{i} % 4 == 0")  # part of the specialisation key
+            lines.append(f"        return {miss}")
+        tensors = sig.tensors
+        for i in tensors:
+            lines.append(f"    a{i} = args[{i}]")
+        lines.append(f"    kind = type(a{tensors[0]})")
+        first = True
+        for fw in self.frameworks.values():
+            lines.append(f"    {'if' if first else 'elif'} kind is {fw.name}_kind:")
+            first = False
+            others = [f"type(a{i}) is not {fw.name}_kind" for i in tensors[1:]]
+            if others:
+                lines.append(f"        if {' or '.join(others)}:")
+                lines.append(f"            return {miss}")
+            parts = []
+            for i in tensors:
+                statements, key = fw.reads(f"a{i}", str(i))
+                lines += [f"        {s}" for s in statements]
+                parts.append(key)
+            key = f"({', '.join(parts + scalar_parts + ['g'])},)"
+            if mode == "keyof":
+                lines.append(f"        return {fw.name!r}, {key}")
+                continue
+            lines += [f"        fire = {fw.name}_plans.get({key})",
+                      "        if fire is None:",
+                      "            return True",
+                      "        if stream is None:",
+                      f"            stream = {fw.current_stream(f'd{tensors[0]}')}"]
+        lines += ["    else:",
+                  f"        return {miss}"]
+        if mode == "front":
+            lines.append(f"    return fire(args, stream, sync, grid, {', '.join(f'p{i}' for i in tensors)})")
+        return "\n".join(lines)

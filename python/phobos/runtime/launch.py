@@ -1,11 +1,31 @@
-"""Launching a compiled variant: parameter packing, streams, host arrays, faults.
+"""Launching a compiled variant: parameter packing, streams, host arrays, overlap, faults.
 
-A `Variant` is one cubin with its contract. `Plan` is the per-launch fast path:
-it is made once per argument layout (element types, shapes, strides, devices,
-alignment, grid) after `Signature.bind` has checked that layout, and afterwards
-a launch only refreshes the pointers and scalars in a prebuilt parameter buffer
-(one `struct.pack_into`) and calls `cuLaunchKernel` with the address of a
-prebuilt array of pointers into it.
+A `Variant` is one cubin with its contract. A `Plan` is one checked argument
+layout (element types, shapes, strides, devices, alignment, grid) bound to a
+loaded variant; it is made once, after `Signature.bind` has checked that
+layout, and then launches with only the pointers, scalars and stream changing.
+
+Each thread that launches a plan gets a parameter buffer of its own (so no
+lock is needed between packing and launching; the first launch in a thread
+also makes the device's context current there):
+
+    [0, 56)         the CUlaunchConfig: grid, block, shared bytes, stream, no attributes
+    [56, ...)       8 bytes per kernel parameter: first those that change per launch
+                    (pointers, scalars), then the constants (extents, strides)
+    then            the kernel's `void* params[]`, pointing at those slots in cubin order
+
+so a launch is one `struct.pack_into` (stream, pointers, scalars: one
+contiguous run) and one call of the driver's `cuLaunchKernelEx` through ctypes
+with four prebuilt pointer arguments (`driver.launch_entry()`; cuda-bindings'
+`cuLaunchKernel` where that is unavailable). `plan.fire` is that code,
+generated per plan (straight-line, constants inlined), and shared by the
+generated per-signature fast path (runtime.fastpath) and the generic path.
+
+Before a launch, `fire` also checks that no tensor the kernel only reads
+(contract `access: "read"`, compiled as noalias + read-only: ld.global.nc)
+shares memory with a tensor it writes, unless both are the very same view
+(elementwise in place). The byte spans are fixed per layout, so per launch
+that is a few integer comparisons.
 """
 
 from __future__ import annotations
@@ -14,15 +34,17 @@ import ctypes
 import os
 import struct
 import threading
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import driver
-from .arrays import HOST, ArrayArg
-from .binding import Binding, Signature, bf16_bits
+from .arrays import HOST, ITEMSIZE, ArrayArg
+from .binding import Binding, Signature, bf16_bits, device_strides
 
 _SYNC_ALWAYS = os.environ.get("PHOBOS_SYNC", "") not in ("", "0")
+_CONFIG = driver.LAUNCH_CONFIG_BYTES
+_GRID = struct.Struct("<3I")
 
 
 def stream_handle(stream) -> Optional[int]:
@@ -83,10 +105,56 @@ class Variant:
         return fn
 
 
+# ----------------------------------------------------------------------------- overlap of read and written tensors
+
+
+def span_bytes(view: ArrayArg) -> int:
+    """Bytes from a tensor's first element to one past its last (0 when it has no elements)."""
+    if any(e == 0 for e in view.shape):
+        return 0
+    strides = device_strides(view)
+    return ITEMSIZE[view.dtype] * (1 + sum((e - 1) * s for e, s in zip(view.shape, strides)))
+
+
+def overlap_pairs(sig: Signature, views: Dict[int, ArrayArg]) -> List[Tuple[int, int, int, int, bool]]:
+    """(read param, written param, read span, written span, same layout) for every pair of device
+    tensors whose memory must not overlap: the read one is declared read-only (ld.global.nc)."""
+    access = [p.get("access") for p in sig.contract["params"]]
+    device = [i for i in sig.tensors if views[i].device != HOST]
+    pairs = []
+    for r in device:
+        if access[r] != "read":
+            continue
+        for w in device:
+            if access[w] not in ("write", "readwrite"):
+                continue
+            vr, vw = views[r], views[w]
+            sr, sw = span_bytes(vr), span_bytes(vw)
+            if sr and sw:
+                same = (vr.shape == vw.shape and device_strides(vr) == device_strides(vw)
+                        and ITEMSIZE[vr.dtype] == ITEMSIZE[vw.dtype])
+                pairs.append((r, w, sr, sw, same))
+    return pairs
+
+
+def overlap_error(sig: Signature, r: int, w: int, pr: int, sr: int, pw: int, sw: int):
+    read, written = sig.params[r].name, sig.params[w].name
+    raise ValueError(
+        f"{sig.name}: arguments {read} and {written} overlap in memory ({read}: [{pr:#x}, {pr + sr:#x}), "
+        f"{written}: [{pw:#x}, {pw + sw:#x})); the kernel only reads {read} (declared read-only and noalias: "
+        f"loads through the non-coherent cache) and writes {written}, so they may share memory only as the very "
+        f"same view (same address, shape and strides: elementwise in place); pass a copy of {read}"
+    )
+
+
+# ----------------------------------------------------------------------------- plans
+
+
 class Plan:
     """A checked argument layout bound to a loaded variant."""
 
-    def __init__(self, variant: Variant, binding: Binding, device: "driver.Device", grid_fn=None):
+    def __init__(self, variant: Variant, binding: Binding, device: "driver.Device", grid_callable: bool = False,
+                 owner=None):
         sig = variant.signature
         self.name = sig.name
         self.variant = variant
@@ -94,64 +162,106 @@ class Plan:
         self.device = device
         self.function = variant.function(device)
         self.grid = binding.grid
-        self.grid_fn = grid_fn  # a callable grid is evaluated per launch
+        self.grid_callable = grid_callable  # then the grid is evaluated per launch
         self.block = (sig.threads, 1, 1)
         self.shared = sig.shared_bytes
         self.signature = sig
-        self.template = list(binding.values)
-        self.pointer_slots = [(slot, pi) for slot, pi in sig.pointer_slots if binding.arrays[pi].device != HOST]
-        bf16 = [(slot, pi) for slot, pi in sig.scalar_slots if sig.params[pi].dtype == "bf16"]
-        self.scalar_slots = [(slot, pi) for slot, pi in sig.scalar_slots if sig.params[pi].dtype != "bf16"]
-        self.bf16_slots = bf16
+        self.owner = owner  # the kernel object: its `_last` is set per launch (k.asm)
         self.host = bool(binding.host_slots)
-        self.packer: struct.Struct = sig.packer
-        n = len(self.template)
-        self.buffer = ctypes.create_string_buffer(max(self.packer.size, 8))
-        base = ctypes.addressof(self.buffer)
-        self.pointers = (ctypes.c_void_p * max(n, 1))(*[base + 8 * i for i in range(n)])
-        self.params_address = ctypes.addressof(self.pointers) if n else 0
-        self.lock = threading.Lock()
+        self.overlaps = overlap_pairs(sig, binding.arrays)
+        self._layout_buffer(binding)
+        self.fire = _generate_fire(self)
 
-    # ------------------------------------------------------------------------- fast path
+    def _layout_buffer(self, binding: Binding) -> None:
+        sig = self.signature
+        abi = sig.abi
+        # slots that change per launch, in the order `fire` packs them: pointers, then scalars
+        self.var_slots = [s for s, a in enumerate(abi) if a["kind"] == "ptr"] + [s for s, a in enumerate(abi) if a["kind"] == "scalar"]
+        const_slots = [s for s, a in enumerate(abi) if a["kind"] not in ("ptr", "scalar")]
+        n = len(abi)
+        self._slot_offsets = {slot: _CONFIG + 8 * i for i, slot in enumerate(self.var_slots + const_slots)}
+        self._params_at = _CONFIG + 8 * n
+        image = ctypes.create_string_buffer(self._params_at)
+        gx, gy, gz = self.grid
+        struct.pack_into("<7I", image, 0, gx, gy, gz, self.block[0], 1, 1, self.shared)
+        for slot in const_slots:
+            struct.pack_into("<" + sig.slot_formats[slot], image, self._slot_offsets[slot], binding.values[slot])
+        self._image = image.raw  # config and constants; a thread's buffer starts as a copy
+        # one pack per launch: the stream (@32), the zero attribute fields, the changing slots
+        self.pack = struct.Struct("<Q16x" + "".join(sig.slot_formats[s] for s in self.var_slots)).pack_into
+        # the CUfunction as a ctypes argument, for the ctypes entry point only
+        self.function_arg = ctypes.c_void_p(int(self.function)) if driver.launch_entry() is not None else None
+        self._mine = threading.local()  # .slot: this thread's (buffer, config argument, params argument, params address)
 
-    def values(self, args: Sequence[object], views: List[Optional[ArrayArg]]) -> list:
-        values = self.template.copy()
-        for slot, pi in self.pointer_slots:
-            values[slot] = views[pi].ptr
-        for slot, pi in self.scalar_slots:
-            values[slot] = args[pi]
-        for slot, pi in self.bf16_slots:
-            values[slot] = bf16_bits(float(args[pi]))
-        return values
-
-    def launch(self, args, views, stream: int, sync: bool) -> None:
-        if self.host:
-            return self._launch_host(args, views, stream)
-        grid = self.grid if self.grid_fn is None else self.signature.grid(self.binding.symbols, self.grid_fn)
-        if not (grid[0] and grid[1] and grid[2]):
-            return  # an empty grid has no work
-        values = self.values(args, views)
+    def claim(self) -> tuple:
+        """The calling thread's parameter buffer, made on its first launch of this plan (after making
+        the device's context current in it). Each thread packs its own: no lock around pack + launch."""
         self.device.make_current()
-        with self.lock:
-            self.packer.pack_into(self.buffer, 0, *values)
+        n = len(self.signature.abi)
+        buffer = ctypes.create_string_buffer(self._image, self._params_at + 8 * max(n, 1))
+        base = ctypes.addressof(buffer)
+        if n:
+            struct.pack_into(f"<{n}Q", buffer, self._params_at, *[base + self._slot_offsets[s] for s in range(n)])
+        slot = (buffer, ctypes.c_void_p(base), ctypes.c_void_p(base + self._params_at), base + self._params_at)
+        self._mine.slot = slot
+        return slot
+
+    def var_values(self, args: Sequence[object], pointers: Dict[int, int]) -> list:
+        """The changing slots' values (pointers by parameter index, scalars from `args`)."""
+        sig = self.signature
+        out = []
+        for slot in self.var_slots:
+            entry = sig.abi[slot]
+            pi = entry["param"]
+            if entry["kind"] == "ptr":
+                out.append(pointers[pi])
+            elif sig.params[pi].dtype == "bf16":
+                out.append(bf16_bits(float(args[pi])))
+            else:
+                out.append(args[pi])
+        return out
+
+    # ------------------------------------------------------------------------- generic path
+
+    def launch(self, args, views: List[Optional[ArrayArg]], stream: int, sync: bool, grid=None) -> None:
+        if self.host:
+            return self._launch_host(args, views, stream, grid)
+        self.fire(args, stream, sync, grid, *[views[i].ptr for i in self.signature.tensors])
+
+    def grid_of(self, grid) -> Tuple[int, int, int]:
+        """The grid of one launch (a callable grid is evaluated each time)."""
+        if self.grid_callable:
+            return self.signature.grid(self.binding.symbols, grid)
+        return self.grid
+
+    def launch_now(self, stream: int, values: list, grid: Tuple[int, int, int]) -> None:
+        """Pack and launch (no checks): the path of host arrays."""
+        if not (grid[0] and grid[1] and grid[2]):
+            return
+        entry = driver.launch_entry()
+        slot = getattr(self._mine, "slot", None) or self.claim()
+        self.device.make_current()
+        _GRID.pack_into(slot[0], 0, *grid)
+        self.pack(slot[0], driver.LAUNCH_STREAM_OFFSET, stream, *values)
+        if entry is not None:
+            err = entry(slot[1], self.function_arg, slot[2], None)
+        else:
             (err,) = driver.cu.cuLaunchKernel(self.function, grid[0], grid[1], grid[2], self.block[0], 1, 1,
-                                              self.shared, stream, self.params_address, 0)
+                                              self.shared, stream, slot[3], 0)
         driver.note_launch(self.name)
         if err:
             driver.raise_error(err, "cuLaunchKernel", kernel=self.name)
-        if sync or _SYNC_ALWAYS:
-            driver.synchronize(stream, kernel=self.name)
 
     # ------------------------------------------------------------------------- numpy arguments
 
-    def _launch_host(self, args, views, stream: int) -> None:
+    def _launch_host(self, args, views, stream: int, grid) -> None:
         """Copy host arrays in, launch, copy them back out, synchronously."""
         dev = self.device
         dev.make_current()
         buffers: Dict[tuple, list] = {}  # one device buffer per distinct host array: [ptr, host, copy, params]
-        values = self.values(args, views)
-        grid = self.grid if self.grid_fn is None else self.signature.grid(self.binding.symbols, self.grid_fn)
+        grid = self.grid_of(grid)
         params = self.signature.contract["params"]
+        pointers = {i: views[i].ptr for i in self.signature.tensors}
         try:
             for slot, pi in self.binding.host_slots:
                 host = views[pi].host
@@ -162,15 +272,11 @@ class Plan:
                     staged = buffers[ident] = [dev.alloc(flat.nbytes), host, flat, []]
                     dev.copy_in(staged[0], flat.ctypes.data, flat.nbytes, stream)
                 staged[3].append(pi)
-                values[slot] = staged[0]
-            if grid[0] and grid[1] and grid[2]:
-                with self.lock:
-                    self.packer.pack_into(self.buffer, 0, *values)
-                    (err,) = driver.cu.cuLaunchKernel(self.function, grid[0], grid[1], grid[2], self.block[0], 1, 1,
-                                                      self.shared, stream, self.params_address, 0)
-                driver.note_launch(self.name)
-                if err:
-                    driver.raise_error(err, "cuLaunchKernel", kernel=self.name)
+                pointers[pi] = staged[0]
+            self._check_overlaps(pointers)
+            self.launch_now(stream, self.var_values(args, pointers), grid)
+            if self.owner is not None:
+                self.owner._last = self.variant
             back = []
             for ptr, host, flat, pis in buffers.values():
                 # copy back what the kernel may write (contracts without `access` may write anything)
@@ -189,3 +295,81 @@ class Plan:
                     dev.free(staged[0])
                 except driver.CudaError:
                     pass  # after a fault the context refuses everything; the fault is the error to report
+
+    def _check_overlaps(self, pointers: Dict[int, int]) -> None:
+        for r, w, sr, sw, same in self.overlaps:
+            pr, pw = pointers[r], pointers[w]
+            if (not same or pr != pw) and pr < pw + sw and pw < pr + sr:
+                overlap_error(self.signature, r, w, pr, sr, pw, sw)
+
+
+# ----------------------------------------------------------------------------- generated launch code
+
+
+def _generate_fire(plan: Plan):
+    """`fire(args, stream, sync, grid, *pointers)` for one plan: pointers in tensor-parameter order,
+    `stream` a handle (int) or a stream object, `grid` only read when the plan's grid is callable."""
+    sig = plan.signature
+    pointer = {pi: f"p{pi}" for pi in sig.tensors}
+    values = []
+    for slot in plan.var_slots:
+        entry = sig.abi[slot]
+        pi = entry["param"]
+        if entry["kind"] == "ptr":
+            values.append(pointer[pi])
+        elif sig.params[pi].dtype == "bf16":
+            values.append(f"bf16(float(args[{pi}]))")
+        else:
+            values.append(f"args[{pi}]")
+    gx, gy, gz = plan.grid
+    if not plan.grid_callable and not (gx and gy and gz):
+        return lambda args, stream, sync, grid, *pointers: None  # an empty grid: nothing to launch
+    entry = driver.launch_entry()
+    lines = [f"def fire(args, stream, sync, grid, {', '.join(pointer[pi] for pi in sig.tensors) or '*_'}):",
+             "    if type(stream) is not int:",
+             "        stream = stream_handle(stream)"]
+    for r, w, sr, sw, same in plan.overlaps:
+        pr, pw = pointer[r], pointer[w]
+        test = f"{pr} < {pw} + {sw} and {pw} < {pr} + {sr}"
+        lines += [f"    if {f'{pr} != {pw} and ' if same else ''}{test}:",
+                  f"        overlap_error(sig, {r}, {w}, {pr}, {sr}, {pw}, {sw})"]
+    if plan.grid_callable:
+        lines += ["    g = grid_of(grid)",
+                  "    if not (g[0] and g[1] and g[2]):",
+                  "        return None"]
+    lines += ["    try:",
+              "        slot = mine.slot",
+              "    except AttributeError:",  # this thread's first launch of the plan
+              "        slot = claim()"]
+    if not getattr(plan.device, "_single", False):  # several GPUs: the current device may have changed
+        lines.append("    make_current()")
+    buffer = "slot[0]"
+    if plan.grid_callable:
+        lines.append(f"    pack_grid({buffer}, 0, g[0], g[1], g[2])")
+    lines.append(f"    pack({buffer}, {driver.LAUNCH_STREAM_OFFSET}, stream{''.join(', ' + v for v in values)})")
+    if entry is not None:
+        lines.append("    err = entry(slot[1], function_arg, slot[2], None)")
+    else:
+        grid = "g[0], g[1], g[2]" if plan.grid_callable else f"{gx}, {gy}, {gz}"
+        lines.append(f"    err, = cuLaunchKernel(function, {grid}, {plan.block[0]}, 1, 1, {plan.shared}, stream, slot[3], 0)")
+    lines += ["    last['kernel'] = name"]
+    if plan.owner is not None:
+        lines.append("    owner._last = variant")
+    lines += ["    if err:",
+              f"        raise_error(err, {'cuLaunchKernelEx' if entry is not None else 'cuLaunchKernel'!r}, kernel=name)"]
+    if _SYNC_ALWAYS:  # PHOBOS_SYNC=1: every launch waits
+        lines.append("    synchronize(stream, kernel=name)")
+    else:
+        lines += ["    if sync:",
+                  "        synchronize(stream, kernel=name)"]
+    lines.append("    return None")
+    scope = {
+        "stream_handle": stream_handle, "overlap_error": overlap_error, "sig": sig, "grid_of": plan.grid_of,
+        "mine": plan._mine, "claim": plan.claim, "make_current": plan.device.make_current,
+        "pack_grid": _GRID.pack_into, "pack": plan.pack, "entry": entry, "function_arg": plan.function_arg,
+        "cuLaunchKernel": getattr(driver.cu, "cuLaunchKernel", None), "function": plan.function,
+        "last": driver._last, "name": plan.name, "owner": plan.owner, "variant": plan.variant,
+        "raise_error": driver.raise_error, "synchronize": driver.synchronize, "bf16": bf16_bits,
+    }
+    exec("\n".join(lines), scope)
+    return scope["fire"]
