@@ -20,7 +20,12 @@ axes only); scalar = by the parameter's dtype. `grid` gives, per grid axis
 x, y, z, cdiv(extent of symbol, tile), an int, or null when the caller must
 give the grid. A tensor's `access` ("read", "write", "readwrite") says what
 the kernel does with it; a tensor the kernel only reads is declared
-noalias + readonly to the code generator.
+noalias + readonly to the code generator (the runtime then refuses arguments
+where it overlaps a written tensor, unless they are the same view). Its
+`contiguity` is "last" (the last dimension has stride 1; leading strides are
+parameters, so padded rows work) or "all" (row-major without gaps: a tensor of
+rank >= 2 that the kernel addresses by flat element offsets, tile.load /
+tile.store).
 
 This module does not import MLIR: the runtime loads artifacts on machines
 without it.
@@ -38,6 +43,7 @@ from typing import Dict, Optional, Tuple
 FORMAT = 1
 DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
 ABI_KINDS = ("ptr", "extent", "stride", "scalar")
+CONTIGUITY = ("last", "all")  # stride 1 in the last dimension / fully row-major (no padded rows)
 
 
 class ContractError(ValueError):
@@ -66,7 +72,7 @@ def validate_contract(contract: dict) -> None:
             need(isinstance(rank, int) and rank >= 1, f"params[{i}].rank must be a positive int")
             need(isinstance(p.get("dims"), list) and len(p["dims"]) == rank, f"params[{i}].dims needs {rank} entries")
             need(isinstance(p.get("shape"), list) and len(p["shape"]) == rank, f"params[{i}].shape needs {rank} entries")
-            need(p.get("contiguity") == "last", f"params[{i}].contiguity must be 'last'")
+            need(p.get("contiguity") in CONTIGUITY, f"params[{i}].contiguity must be 'last' or 'all'")
     for j, a in enumerate(contract["abi"]):
         need(a.get("kind") in ABI_KINDS, f"abi[{j}].kind must be one of {', '.join(ABI_KINDS)}")
         pi = a.get("param")

@@ -193,12 +193,16 @@ def _contract(fn: ir.Operation, chip: str, key: str, options: Optional[dict]) ->
         params = describe_params(fn)
     except ParamError as e:
         raise CompileError([Diagnostic("error", str(e))]) from None
-    access = _access(fn)
+    access, flat = _access(fn)
     out_params = []
     for i, p in enumerate(params):
         entry = p.to_json()
         if isinstance(p, TensorParam):
             entry["access"] = access.get(i, "none")
+            if i in flat and p.rank >= 2:
+                # tile.load/tile.store address it by flat element offsets from its base, which
+                # are row-major offsets only if the rows are packed: no padded-row views
+                entry["contiguity"] = "all"
         out_params.append(entry)
     name = ir.StringAttr(fn.attributes["sym_name"]).value
     return {
@@ -219,9 +223,10 @@ def _contract(fn: ir.Operation, chip: str, key: str, options: Optional[dict]) ->
     }
 
 
-def _access(fn: ir.Operation) -> Dict[int, str]:
+def _access(fn: ir.Operation) -> Tuple[Dict[int, str], set]:
+    """({param: "read" | "write" | "readwrite"}, params accessed in the offset form (tile.load/tile.store))."""
     args = list(fn.regions[0].blocks[0].arguments)
-    reads, writes = set(), set()
+    reads, writes, flat = set(), set(), set()
 
     def visit(op):
         if op.name in ("tile.load", "tile.load_slice"):
@@ -233,13 +238,15 @@ def _access(fn: ir.Operation) -> Dict[int, str]:
         for i, a in enumerate(args):
             if a == base:
                 target.add(i)
+                if op.name in ("tile.load", "tile.store"):
+                    flat.add(i)
         return ir.WalkResult.ADVANCE
 
     fn.walk(visit)
     out = {}
     for i in reads | writes:
         out[i] = "readwrite" if i in reads and i in writes else ("read" if i in reads else "write")
-    return out
+    return out, flat
 
 
 # ----------------------------------------------------------------------------- driver

@@ -106,6 +106,19 @@ def test_offset_form_grid_comes_from_the_mask_compare():
     assert ".maxntid 128, 1, 1" in art.asm["ptx"]
 
 
+@needs_ptxas
+def test_offset_form_tensors_of_rank_2_must_be_packed():
+    """tile.load/tile.store address a tensor by flat row-major offsets: its contract asks for
+    full contiguity (no padded rows); 1-D tensors and the slice form keep 'last'."""
+    c = compile_artifact(str(ROOT / "bench" / "kernels" / "scale_offsets.mlir")).contract
+    validate_contract(c)
+    assert [p.get("contiguity") for p in c["params"]] == ["all", "all", None]
+    assert [p["contiguity"] for p in compile_artifact(SAXPY).contract["params"][:2]] == ["last", "last"]
+    bad = dict(c, params=[dict(c["params"][0], contiguity="rows")] + c["params"][1:])
+    with pytest.raises(ContractError, match=r"params\[0\].contiguity must be 'last' or 'all'"):
+        validate_contract(bad)
+
+
 def test_a_module_from_the_builder_compiles(tmp_path):
     from phobos import builder as tb
 

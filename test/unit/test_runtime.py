@@ -4,6 +4,7 @@ machine without a CUDA driver or without MLIR."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import multiprocessing
 import os
@@ -429,19 +430,58 @@ class _FakeTensor:
         return "cpu" if self._device < 0 else f"cuda:{self._device}"
 
 
+class _Memory:
+    def __init__(self, ptr, device_id):
+        self.ptr, self.device_id = ptr, device_id
+
+
+class _FakeCupyArray:
+    """Enough of cupy.ndarray for the launcher (strides in bytes, like cupy's)."""
+
+    def __init__(self, ptr, shape, strides=None, dtype=np.float32, device=0):
+        self.dtype = np.dtype(dtype)
+        self.itemsize = self.dtype.itemsize
+        self.data, self.shape = _Memory(ptr, device), tuple(shape)
+        elements = strides or tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+        self.strides = tuple(s * self.itemsize for s in elements)
+
+
+_FakeCupyArray.__module__ = "cupy"
+
+
+class _CAI:
+    def __init__(self, ptr, shape):
+        self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": "<f4", "data": (ptr, False), "version": 3}
+
+
 class _StubDevice:
-    ordinal, capability, chip, name = 0, (9, 0), "sm_90", "stub"
+    ordinal, capability, chip, name, context_id = 0, (9, 0), "sm_90", "stub", 1
+
+    def __init__(self, single=True):
+        self._single = single
+        self.made_current = 0
 
     def function(self, cubin, entry, shared):
-        return f"function:{entry}"
+        return 0xF00D
 
     def make_current(self):
-        pass
+        self.made_current += 1
 
 
-@pytest.fixture
-def stub_runtime(monkeypatch):
-    """A fake torch module and a driver that records launches instead of running them."""
+class _Launches(list):
+    """What the stub driver was asked to launch; `slots` parameters are read per launch."""
+
+    slots = 7
+
+
+_LAUNCH_EX = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+
+@pytest.fixture(params=["ctypes", "bindings"])
+def stub_runtime(request, monkeypatch):
+    """A fake torch and cupy, and a driver that records launches instead of running them: through the
+    ctypes entry point (a ctypes callback at the address cuGetProcAddress returns: the real packing,
+    CUlaunchConfig included) or through cuda-bindings' cuLaunchKernel."""
     import types
 
     from phobos.runtime import arrays
@@ -452,20 +492,47 @@ def stub_runtime(monkeypatch):
         setattr(torch, name, name)
     torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 4242)
     monkeypatch.setitem(sys.modules, "torch", torch)
+    cupy = types.ModuleType("cupy")
+    cupy.ndarray = _FakeCupyArray
+    cupy.cuda = types.SimpleNamespace(get_current_stream=lambda: types.SimpleNamespace(ptr=3131))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
     monkeypatch.setattr(arrays, "_torch_dtypes", {})
     monkeypatch.setattr(arrays, "_describers", {})
-    launches = []
+    launches = _Launches()
+    launches.path = request.param
+
+    def record(fn, grid, block, stream, params):
+        slots = (ctypes.c_void_p * launches.slots).from_address(params)
+        raw = [ctypes.string_at(slots[i], 8) for i in range(launches.slots)]
+        launches.append({"fn": fn, "grid": grid, "block": block, "stream": stream, "raw": raw, "params": params})
 
     def launch_kernel(fn, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
-        import ctypes
-
-        slots = (ctypes.c_void_p * 7).from_address(params)
-        raw = [ctypes.string_at(slots[i], 8) for i in range(7)]
-        launches.append({"fn": fn, "grid": (gx, gy, gz), "block": bx, "stream": stream, "raw": raw})
+        record(fn, (gx, gy, gz), bx, stream, params)
         return (0,)
 
-    monkeypatch.setattr(driver, "cu", types.SimpleNamespace(cuLaunchKernel=launch_kernel))
-    monkeypatch.setattr(driver, "get_device", lambda ordinal=0: _StubDevice())
+    def launch_kernel_ex(config, fn, params, extra):
+        gx, gy, gz, bx, by, bz, shared, stream, attrs, nattrs = struct.unpack("<7I4xQQI", ctypes.string_at(config, 52))
+        assert (by, bz, attrs, nattrs, extra) == (1, 1, 0, 0, None)
+        record(fn, (gx, gy, gz), bx, stream, params)
+        return 0
+
+    cu = types.SimpleNamespace(cuLaunchKernel=launch_kernel, cuDeviceGetCount=lambda: (0, 1),
+                               cuPointerGetAttribute=lambda attr, ptr: (0, 0),
+                               CUpointer_attribute=types.SimpleNamespace(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL=9))
+    if request.param == "ctypes":
+        callback = _LAUNCH_EX(launch_kernel_ex)
+        launches.callback = callback  # keep it alive
+        cu.cuGetProcAddress = lambda symbol, version, flags: (0, ctypes.cast(callback, ctypes.c_void_p).value, 0)
+        cu.CUdriverProcAddress_flags = types.SimpleNamespace(CU_GET_PROC_ADDRESS_LEGACY_STREAM=1,
+                                                             CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM=2)
+        cu.CUdriverProcAddressQueryResult = types.SimpleNamespace(CU_GET_PROC_ADDRESS_SUCCESS=0)
+    monkeypatch.setattr(driver, "cu", cu)
+    monkeypatch.setattr(driver, "_initialized", True)
+    monkeypatch.setattr(driver, "_launch_entry", None)
+    monkeypatch.setattr(driver, "_launch_entry_resolved", False)
+    monkeypatch.setattr(driver, "_single", None)
+    device = launches.device = _StubDevice()
+    monkeypatch.setattr(driver, "get_device", lambda ordinal=0: device)
     return launches
 
 
@@ -483,22 +550,207 @@ def test_launch_packs_parameters_and_takes_the_fast_path(tmp_path, stub_runtime)
     k(x, y, 2.5)
     assert stub_runtime[-1]["grid"] == (2, 3, 1) and stub_runtime[-1]["block"] == 256 and stub_runtime[-1]["stream"] == 4242
     assert _unpack(stub_runtime[-1]["raw"]) == [1 << 32, 64, 300, 320, (1 << 32) + (1 << 20), 300, 2.5]
-    assert len(k._fast) == 1
+    assert len(k._fast) == 1 and stub_runtime[-1]["fn"] == 0xF00D
     x2 = _FakeTensor((1 << 33), (64, 300), strides=(320, 1))
+    k._launch = lambda *a: pytest.fail("took the generic path")
     k(x2, y, -1.0, stream=7)  # same layout, new pointer and scalar: the generated launcher
     assert _unpack(stub_runtime[-1]["raw"]) == [1 << 33, 64, 300, 320, (1 << 32) + (1 << 20), 300, -1.0]
     assert stub_runtime[-1]["stream"] == 7 and len(k._plans) == 1
+    k(x2, y, 3)  # an int where a float goes: packed as a float, still the fast path
+    assert _unpack(stub_runtime[-1]["raw"])[-1] == 3.0
+    del k._launch
     k[(5, 1)](x, y, 1.0)
     assert stub_runtime[-1]["grid"] == (5, 1, 1) and len(k._fast) == 2
-    with pytest.raises(TypeError, match="argument alpha .* must be a real number"):
+    k(x, y, np.float32(0.5))  # other number types: the generic path (checked) launches them
+    assert _unpack(stub_runtime[-1]["raw"])[-1] == 0.5
+    with pytest.raises(TypeError, match="argument alpha .* must be a real number, got str"):
         k(x, y, "no")  # the fast path cannot pack it; the generic path names the problem
+    with pytest.raises(TypeError, match="argument alpha .* must be a real number, got bool"):
+        k(x, y, True)  # a layout seen before: the scalar is still checked
     with pytest.raises(ValueError, match="argument X is a torch tensor on 'cpu'"):
         k(_FakeTensor(1 << 32, (64, 300), device=-1), y, 1.0)
     with pytest.raises(ValueError, match="is broken"):
-        k(_FakeTensor(1 << 32, (65, 300)), _FakeTensor(1 << 32, (65, 300)), 1.0)
-    k(_FakeTensor(1 << 32, (65, 300)), _FakeTensor(1 << 32, (65, 300)), 1.0, check=False)
+        k(_FakeTensor(1 << 32, (65, 300)), _FakeTensor(1 << 34, (65, 300)), 1.0)
+    k(_FakeTensor(1 << 32, (65, 300)), _FakeTensor(1 << 34, (65, 300)), 1.0, check=False)
     assert stub_runtime[-1]["grid"] == (3, 3, 1)
+    assert len(stub_runtime) == 6
+    assert k.asm == {"ptx": "// ptx"}
+
+
+def test_cupy_arrays_take_a_fast_path_of_their_own(tmp_path, stub_runtime):
+    _store(tmp_path, [""])
+    k = phobos.load(tmp_path)
+    x = _FakeCupyArray(1 << 32, (64, 300), strides=(320, 1))
+    y = _FakeCupyArray((1 << 32) + (1 << 20), (64, 300))
+    k(x, y, 2.5)
+    assert stub_runtime[-1]["stream"] == 3131  # cupy's current stream
+    assert _unpack(stub_runtime[-1]["raw"]) == [1 << 32, 64, 300, 320, (1 << 32) + (1 << 20), 300, 2.5]
+    assert len(k._fast.tables["cupy"]) == 1
+    k._launch = lambda *a: pytest.fail("took the generic path")
+    k(_FakeCupyArray(1 << 33, (64, 300), strides=(320, 1)), y, 0.5, stream=11)
+    assert _unpack(stub_runtime[-1]["raw"]) == [1 << 33, 64, 300, 320, (1 << 32) + (1 << 20), 300, 0.5]
+    assert stub_runtime[-1]["stream"] == 11
+    del k._launch
+    # a torch layout that maps to the same plan gets its own entry; mixed frameworks take the generic path
+    k(_FakeTensor(1 << 34, (64, 300), strides=(320, 1)), _FakeTensor(1 << 35, (64, 300)), 1.0)
+    assert len(k._plans) == 1 and len(k._fast.tables["torch"]) == 1
+    k(_FakeTensor(1 << 34, (64, 300), strides=(320, 1)), y, 1.5)
+    assert _unpack(stub_runtime[-1]["raw"]) == [1 << 34, 64, 300, 320, (1 << 32) + (1 << 20), 300, 1.5]
+    assert stub_runtime[-1]["stream"] == 4242  # the first device array's framework picks the stream
+    with pytest.raises(TypeError, match="argument X must have f32 elements .* got f64"):
+        k(_FakeCupyArray(1 << 32, (64, 300), dtype=np.float64), y, 1.0)
+    with pytest.raises(ValueError, match="argument Y must have a contiguous last dimension"):
+        k(x, _FakeCupyArray(1 << 33, (64, 300), strides=(1, 64)), 1.0)
     assert len(stub_runtime) == 4
+
+
+def test_generic_arrays_launch_and_cache_their_plan(tmp_path, stub_runtime):
+    _store(tmp_path, [""])
+    k = phobos.load(tmp_path)
+    for base in (1 << 32, 1 << 34):
+        k(_CAI(base, (64, 256)), _CAI(base + (1 << 20), (64, 256)), 1.0)
+        assert _unpack(stub_runtime[-1]["raw"]) == [base, 64, 256, 256, base + (1 << 20), 256, 1.0]
+    assert len(k._plans) == 1 and not k._fast  # one GPU: the device needs no driver query; no fast path
+    assert stub_runtime[-1]["stream"] == 0
+
+
+def test_callable_grid_is_evaluated_per_launch(tmp_path, stub_runtime):
+    _store(tmp_path, [""])
+    k = phobos.load(tmp_path)
+    x, y = _FakeTensor(1 << 32, (64, 256)), _FakeTensor(1 << 33, (64, 256))
+    for i in range(1, 4):  # a new callable each time (a lambda written at the call)
+        k(x, y, 1.0, grid=lambda meta, i=i: (meta["M"] // 32 * i, meta["TM"]))
+        assert stub_runtime[-1]["grid"] == (2 * i, 32, 1)
+    k[lambda meta: (0,)](x, y, 1.0)  # an empty grid: nothing is launched
+    assert len(stub_runtime) == 3 and len(k._plans) == 1
+    with pytest.raises(ValueError, match="grid y = 70000 is outside"):
+        k(x, y, 1.0, grid=lambda meta: (1, 70000))
+
+
+def test_each_thread_packs_its_own_buffer(tmp_path, stub_runtime):
+    import threading
+
+    _store(tmp_path, [""])
+    k = phobos.load(tmp_path)
+    x, y = _FakeTensor(1 << 32, (64, 256)), _FakeTensor(1 << 33, (64, 256))
+    k(x, y, 1.0)
+    made = stub_runtime.device.made_current
+    other = threading.Thread(target=lambda: k(_FakeTensor(1 << 34, (64, 256)), y, 2.0))
+    other.start()
+    other.join()
+    k(x, y, 3.0)
+    first, second, third = stub_runtime
+    assert first["params"] == third["params"] != second["params"]
+    assert [_unpack(r["raw"])[0] for r in stub_runtime] == [1 << 32, 1 << 34, 1 << 32]
+    assert stub_runtime.device.made_current == made + 1  # the new thread made the context current once
+
+
+def test_launch_entry_point_lookup(monkeypatch):
+    import types
+
+    asked = []
+    flags = types.SimpleNamespace(CU_GET_PROC_ADDRESS_LEGACY_STREAM="legacy", CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM="ptds")
+    callback = _LAUNCH_EX(lambda *a: 0)
+    address = ctypes.cast(callback, ctypes.c_void_p).value
+    cu = types.SimpleNamespace(CUdriverProcAddress_flags=flags,
+                               CUdriverProcAddressQueryResult=types.SimpleNamespace(CU_GET_PROC_ADDRESS_SUCCESS=0),
+                               cuGetProcAddress=lambda *a: asked.append(a) or (0, address, 0))
+    monkeypatch.setattr(driver, "cu", cu)
+
+    def entry(**env):
+        for name in ("PHOBOS_LAUNCH", "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setattr(driver, "_launch_entry_resolved", False)
+        return driver.launch_entry()
+
+    assert entry() is not None and asked[-1] == (b"cuLaunchKernelEx", 12000, "legacy")
+    assert entry(CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM="1") is not None and asked[-1][2] == "ptds"
+    n = len(asked)
+    assert entry(PHOBOS_LAUNCH="bindings") is None and len(asked) == n
+    cu.cuGetProcAddress = lambda *a: (0, 0, 1)  # symbol not found: cuda-bindings' cuLaunchKernel
+    assert entry() is None
+    del cu.cuGetProcAddress  # an old cuda-bindings
+    assert entry() is None
+
+
+# ----------------------------------------------------------------------------- memory overlap
+
+
+def test_read_only_tensor_may_not_overlap_a_written_one(tmp_path, stub_runtime):
+    _store(tmp_path, [""])  # scale: X is read (noalias, read-only), Y written
+    k = phobos.load(tmp_path)
+    base = 1 << 32
+    rule = (r"scale: arguments X and Y overlap in memory \(X: \[0x100000000, 0x100010000\), Y: \[0x100000004, "
+            r"0x100010004\)\); the kernel only reads X .* same view .* pass a copy of X")
+    with pytest.raises(ValueError, match=rule):  # a new layout: the generic path
+        k(_FakeTensor(base, (64, 256)), _FakeTensor(base + 4, (64, 256)), 1.0)
+    k(_FakeTensor(base, (64, 256)), _FakeTensor(base, (64, 256)), 1.0)  # the same view: in place is fine
+    k(_FakeTensor(base, (64, 256)), _FakeTensor(base + 65536, (64, 256)), 1.0)  # adjacent: fine
+    k._launch = lambda *a: pytest.fail("took the generic path")
+    with pytest.raises(ValueError, match="arguments X and Y overlap"):  # a known layout: the fast path checks too
+        k(_FakeTensor(base + 65520, (64, 256)), _FakeTensor(base, (64, 256)), 1.0)
+    del k._launch
+    with pytest.raises(ValueError, match="arguments X and Y overlap"):  # same address, another view of it
+        k(_FakeTensor(base, (64, 256), strides=(512, 1)), _FakeTensor(base, (64, 256)), 1.0)
+    with pytest.raises(ValueError, match="arguments X and Y overlap"):  # generic arrays
+        k(_CAI(base + 8, (64, 256)), _CAI(base, (64, 256)), 1.0)
+    with pytest.raises(ValueError, match="arguments X and Y overlap"):  # cupy
+        k(_FakeCupyArray(base + 8, (64, 256)), _FakeCupyArray(base, (64, 256)), 1.0)
+    k(_FakeTensor(base, (0, 256)), _FakeTensor(base, (0, 256)), 1.0)  # no elements: no memory
+    assert len(stub_runtime) == 2
+
+
+def test_overlap_rule_only_concerns_read_only_tensors(tmp_path, stub_runtime):
+    c = scale_contract()
+    c["params"][0]["access"] = "readwrite"  # e.g. compiled with noalias=False, or a kernel that writes both
+    phcache.Cache(tmp_path).put("fam", "", FakeArtifact(c), {"source": "t"})
+    k = phobos.load(tmp_path)
+    k(_FakeTensor(1 << 32, (64, 256)), _FakeTensor((1 << 32) + 4, (64, 256)), 1.0)
+    assert len(stub_runtime) == 1
+
+
+def test_overlap_spans_follow_strides_and_dtypes():
+    from phobos.runtime.arrays import ArrayArg
+    from phobos.runtime.launch import overlap_pairs, span_bytes
+
+    assert span_bytes(ArrayArg(0, (64, 100), (128, 1), "f32", 0, "torch")) == 4 * (63 * 128 + 100)
+    assert span_bytes(ArrayArg(0, (1, 100), (7, 1), "f16", 0, "torch")) == 200
+    assert span_bytes(ArrayArg(0, (5, 0), (1, 1), "f32", 0, "torch")) == 0
+    sig = Signature(scale_contract())
+    views = {0: ArrayArg(0, (64, 256), (256, 1), "f32", 0, "torch"), 1: ArrayArg(0, (64, 256), (300, 1), "f32", 0, "torch")}
+    assert overlap_pairs(sig, views) == [(0, 1, 65536, 4 * (63 * 300 + 256), False)]
+    views[1] = ArrayArg(None, (64, 256), (256, 1), "f32", -1, "numpy")  # a host copy never overlaps
+    assert overlap_pairs(sig, views) == []
+
+
+# ----------------------------------------------------------------------------- contiguity
+
+
+def test_offset_form_kernels_refuse_padded_rows(tmp_path):
+    """tile.load/tile.store address 2-D tensors by flat offsets: their contract asks for packed rows,
+    and a padded view is a ValueError naming the parameter and the rule; the slice form takes it."""
+    pytest.importorskip("mlir")
+    padded = like("f32", (64, 100), strides=(128, 1))
+    offsets = phobos.compile(ROOT / "bench" / "kernels" / "scale_offsets.mlir", cache_dir=tmp_path)
+    assert [p.get("contiguity") for p in offsets.contract["params"]] == ["all", "all", None]
+    with pytest.raises(ValueError, match=r"scale_offsets: argument X must be contiguous \(row-major\), got strides "
+                                         r"\(128, 1\) for shape \(64, 100\): the kernel addresses X by flat element offsets"):
+        offsets.warmup(padded, like("f32", (64, 100)), 2.0)
+    with pytest.raises(ValueError, match="argument Y must be contiguous"):
+        offsets.warmup(like("f32", (64, 100)), padded, 2.0)
+    offsets.warmup(like("f32", (64, 100)), like("f32", (64, 100)), 2.0)
+    slices = phobos.compile(ROOT / "bench" / "kernels" / "scale.ph", defines={"TM": 32, "TN": 128}, cache_dir=tmp_path)
+    assert slices.contract["params"][0]["contiguity"] == "last"
+    slices.warmup(padded, like("f32", (64, 100), strides=(101, 1)), 2.0)
+
+
+def test_cpu_benchmark_runs():
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "launch_overhead_cpu.py"), "-n", "20"],
+                       capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT / "python")))
+    assert r.returncode == 0, r.stderr
+    assert "phobos k(x, y, a), torch [ctypes]" in r.stdout and "cupy" in r.stdout
 
 
 def test_fully_contiguous_parameters():
