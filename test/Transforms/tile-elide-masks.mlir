@@ -104,11 +104,16 @@ func.func @tile_extents(%A: memref<?x?xf16> {tile.name = "A", tile.dims = ["M", 
 
 // -----
 
-// Starts: a loop over K in steps of the tile; a start that may be negative;
-// constant starts against static extents.
+// Starts. In bounds: a loop over K in steps of the tile, a constant start
+// that fits a static extent. Masked: a start that may be negative, the next
+// tile (past the edge for the last CTA), a loop that runs past the extent, a
+// constant start on a dynamic extent (the tensor may be empty), a constant
+// start that does not fit.
 // CHECK-LABEL: func.func @starts
 // CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: true, true>, vector_width = 4 : i64}
 // CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: false, true>, vector_width = 4 : i64}
+// CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: false, false>, vector_width = 4 : i64}
+// CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: true, false>, vector_width = 4 : i64}
 // CHECK: "tile.load_slice"(%arg1, {{.*}}) {in_bounds = array<i1: true, true>, vector_width = 1 : i64}
 // CHECK: "tile.load_slice"(%arg1, {{.*}}) {in_bounds = array<i1: false, true>, vector_width = 1 : i64}
 // REMARK: remark: tile.load_slice: 1-element accesses: the base of 'S' is not known to be 16-byte aligned (a specialisation key with 'S=a16...' provides it)
@@ -123,11 +128,17 @@ func.func @starts(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "K"], 
   %kc = "tile.check_multiple"(%k) {divisor = 16 : i64, symbol = "K"} : (index) -> index
   %pm = "tile.block_id"() {dim = 0 : i64} : () -> index
   %r = arith.muli %pm, %c32 : index
+  %prev = arith.subi %r, %c32 : index
   scf.for %kt = %c0 to %kc step %c16 {
     %a = "tile.load_slice"(%A, %r, %kt) : (memref<?x?xf32>, index, index) -> tensor<32x16xf32>
+    %b = "tile.load_slice"(%A, %prev, %kt) : (memref<?x?xf32>, index, index) -> tensor<32x16xf32>
   }
-  %prev = arith.subi %r, %c32 : index
-  %b = "tile.load_slice"(%A, %prev, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x16xf32>
+  %next = arith.addi %r, %c32 : index
+  %n = "tile.load_slice"(%A, %next, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x16xf32>
+  %past = arith.addi %kc, %c32 : index
+  scf.for %kt = %c0 to %past step %c16 {
+    %p = "tile.load_slice"(%A, %r, %kt) : (memref<?x?xf32>, index, index) -> tensor<32x16xf32>
+  }
   %c64 = arith.constant 64 : index
   %c96 = arith.constant 96 : index
   %s1 = "tile.load_slice"(%S, %c64, %c0) : (memref<100x64xf32>, index, index) -> tensor<32x64xf32>

@@ -356,7 +356,7 @@ def draw_hinted_tile(data, p: Program) -> None:
     def build(p):
         i64 = ir.IntegerType.get_signless(64)
         offsets = T.RangeOp(0, int(np.prod(shape)), ir.IntegerType.get_signless(32)).result
-        loaded = T.LoadOp(p.args[-1], offsets).result
+        loaded = T.LoadOp(p.args[2 + len(p.scalar_args)], offsets).result
         if len(shape) > 1:
             loaded = tensor.ExpandShapeOp(ir.RankedTensorType.get(list(shape), i64), loaded,
                                           [list(range(len(shape)))], [], list(shape)).result
@@ -577,15 +577,18 @@ def context() -> ir.Context:
     return _CONTEXT
 
 
-def kernel_module(p: Program, body: Callable[[], None]) -> ir.Module:
+def kernel_module(p: Program, body: Callable[[], None], flat: Optional[ir.Type] = None) -> ir.Module:
     """A kernel with X: memref<?x?xf32>[M, N] (@aligned(M = 48), N specialised
     to a multiple of 16), S: memref<12x?xf32>, the scalar arguments (with
-    their specialised divisibility), and an i64 tensor of opaque data."""
+    their specialised divisibility), an i64 tensor of opaque data, and when
+    `flat` is given a 16-byte aligned F: memref<?x flat>."""
     i64 = ir.IntegerType.get_signless(64)
     dyn = ir.ShapedType.get_dynamic_size()
     f32 = ir.F32Type.get()
     types = [ir.MemRefType.get([dyn, dyn], f32), ir.MemRefType.get([12, dyn], f32)]
     types += [i64] * len(p.scalar_args) + [ir.MemRefType.get([dyn], i64)]
+    if flat is not None:
+        types.append(ir.MemRefType.get([dyn], flat))
     arr = ir.DenseI64ArrayAttr.get
     names = lambda xs: ir.ArrayAttr.get([ir.StringAttr.get(x) for x in xs])  # noqa: E731
     module = ir.Module.create()
@@ -597,6 +600,9 @@ def kernel_module(p: Program, body: Callable[[], None]) -> ir.Module:
                  ir.DictAttr.get({"tile.dims": names(["12", "K"])})]
         attrs += [ir.DictAttr.get({"tile.divisibility": arr([d])}) for d, _ in p.scalar_args]
         attrs += [ir.DictAttr.get({"tile.dims": names(["L"])})]
+        if flat is not None:
+            attrs.append(ir.DictAttr.get({"tile.name": ir.StringAttr.get("F"), "tile.dims": names(["F"]),
+                                          "tile.ptr_align": ir.IntegerAttr.get(i64, 16)}))
         fn.arg_attrs = ir.ArrayAttr.get(attrs)
         entry = fn.add_entry_block()
         p.args = list(entry.arguments)

@@ -21,12 +21,20 @@ extent, and the vector is legal when
     masked slice the extent must be a multiple of w (then the edge falls
     between vectors); for the offset form the mask's constancy must be >= w.
 
-In bounds (slices). Dimension d never leaves the tensor when the start is a
-non-negative multiple of the tile extent T and the extent is a multiple of T
-(exact integers: T need not be a power of two), or when a constant start c
-and a static extent E satisfy 0 <= c and c + T <= E. This takes for granted
-that a tile starts inside its tensor (start < extent): the launch grid
-covers the tensor tile by tile (the grid rule), and loop bounds are extents.
+In bounds (slices). Dimension d of extent E never leaves the tensor when a
+constant start c satisfies 0 <= c and c + T <= E (E static), or when
+
+  * the start is a non-negative multiple of the tile extent T and E is a
+    multiple of T (exact integers: T need not be a power of two; E from the
+    static shape, @aligned promises and entry checks, or specialisation), and
+  * the start lies inside the tensor (start < E), which holds for the two
+    shapes of start that walk a tensor tile by tile:
+      - `block_id(k) * c`: the launch grid along k covers this dimension in
+        steps of c (the grid rule the compiler infers; a grid given by the
+        caller must not be larger);
+      - the induction variable of an enclosing `scf.for` whose upper bound is
+        this extent (the same symbol) or a constant no larger than it.
+    Any other start (say `(block_id + 1) * T`, the next tile) stays masked.
 """
 
 from __future__ import annotations
@@ -128,11 +136,63 @@ def slice_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
 def _slice_dim_in_bounds(analysis: AxisInfoAnalysis, t: TensorFacts, start: ir.Value, extent: int, d: int) -> bool:
     info = analysis.get(start)
     static = t.static[d]
-    if info.constant is not None and static is not None:
-        return 0 <= info.constant and info.constant + extent <= static
-    if static == 0 or not info.non_negative:
+    if info.constant is not None:
+        return static is not None and 0 <= info.constant and info.constant + extent <= static
+    if not info.non_negative or not _inside(analysis, t, start, d):
         return False
     return analysis.known_multiple(start) % extent == 0 and t.extent_multiple[d] % extent == 0
+
+
+_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui")
+
+
+def _strip(v: ir.Value, through=_CASTS) -> ir.Value:
+    while isinstance(v, ir.OpResult) and v.owner.name in through:
+        v = v.owner.operands[0]
+    return v
+
+
+def _constant(analysis: AxisInfoAnalysis, v: ir.Value) -> Optional[int]:
+    info = analysis.get(v)
+    return info.constant if info is not None else None
+
+
+def _inside(analysis: AxisInfoAnalysis, t: TensorFacts, start: ir.Value, d: int) -> bool:
+    """Whether `start` has one of the shapes that keep it below the extent
+    (see the module docstring)."""
+    v = _strip(start)
+    if isinstance(v, ir.BlockArgument):
+        loop = v.owner.owner
+        if loop is None or loop.operation.name != "scf.for" or v.arg_number != 0:
+            return False
+        return _bounded_by_extent(analysis, t, loop.operation.operands[1], d)
+    op = v.owner
+    if op.name == "tile.block_id":
+        return True
+    if op.name == "arith.muli":
+        for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+            c = _constant(analysis, b)
+            if isinstance(_strip(a), ir.OpResult) and _strip(a).owner.name == "tile.block_id" and c is not None and c > 0:
+                return True
+    return False
+
+
+def _bounded_by_extent(analysis: AxisInfoAnalysis, t: TensorFacts, bound: ir.Value, d: int) -> bool:
+    """Whether the loop bound `bound` is at most extent d of `t`."""
+    c = _constant(analysis, bound)
+    if c is not None:
+        return t.static[d] is not None and c <= t.static[d]
+    v = _strip(bound, _CASTS + ("tile.check_multiple",))
+    if not isinstance(v, ir.OpResult) or v.owner.name != "memref.dim":
+        return False
+    axis = _constant(analysis, v.owner.operands[1])
+    found = analysis.tensor_argument(v.owner.operands[0])
+    if found is None or axis is None or not 0 <= axis < found[1].rank:
+        return False
+    other = found[1]
+    if other.static[axis] is not None:
+        return t.static[d] is not None and other.static[axis] <= t.static[d]
+    return other.dims[axis] == t.dims[d]
 
 
 def offset_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
