@@ -65,7 +65,7 @@ def tile_specialize(module: ir.Operation, pass_, key: str = "", kernel: str = ""
     becomes `tile.divisibility = array<i64: 4>`. Parameters the key does not
     name are left alone; naming a parameter the kernel lacks, or facts that
     do not fit its type, is an error. A module with several kernels needs
-    `kernel=<name>` (a key describes one launch).
+    `kernel=<name>` (a key describes one launch); an empty key does nothing.
 
     Before: func.func @scale(%X: memref<?x?xf32> {tile.name = "X", ...}) attributes {tile.kernel}
     After (key=X=a16.e16x16.s16): %X: memref<?x?xf32> {tile.divisibility = array<i64: 16, 16>,
@@ -76,6 +76,8 @@ def tile_specialize(module: ir.Operation, pass_, key: str = "", kernel: str = ""
     except ValueError as e:
         fail(pass_, module.location, f"tile-specialize: {e}")
         return
+    if not spec.params:
+        return  # an empty key knows nothing: nothing to record
     kernels = []
 
     def collect(op):

@@ -9,6 +9,7 @@
 // RUN: not phobos-opt %s --pass-pipeline='builtin.module(tile-specialize{key=X=a8.e16x16.s16 kernel=scale})' 2>&1 | FileCheck %s --check-prefix=MALFORMED
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-specialize{key=n=16 kernel=other})' | FileCheck %s --check-prefix=ONE
 // RUN: not phobos-opt %s --pass-pipeline='builtin.module(tile-specialize{key=n=16})' 2>&1 | FileCheck %s --check-prefix=SEVERAL
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-specialize)' | FileCheck %s --check-prefix=EMPTY
 // RUN: not phobos-opt %s --pass-pipeline='builtin.module(tile-specialize{key=n=16 kernel=nope})' 2>&1 | FileCheck %s --check-prefix=NOPE
 
 // Named parameters get the facts; others keep their attributes.
@@ -37,6 +38,9 @@
 
 // SEVERAL: error: tile-specialize: the module has several kernels (scale, other); name one with kernel=...
 // NOPE: error: tile-specialize: no kernel named 'nope' (kernels: scale, other)
+
+// EMPTY-LABEL: func.func @scale
+// EMPTY-SAME: %arg0: memref<?x?xf32> {tile.dims = ["M", "N"], tile.name = "X"}
 
 // With kernel=other only @other changes.
 // ONE-LABEL: func.func @scale
