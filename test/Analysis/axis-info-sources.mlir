@@ -112,3 +112,22 @@ func.func @hints(%n: i32) {
   %k = "tile.hint"(%s) {constancy = array<i64: 8>, divisibility = array<i64: 8>} : (tensor<64xi32>) -> tensor<64xi32>
   return
 }
+
+// Loaded integers are unknown, except that one address (and one mask bit)
+// over a group reads one value there.
+// CHECK-LABEL: axis-info @loads:
+func.func @loads(%X: memref<?xi32> {tile.name = "X", tile.dims = ["N"]}, %i: i32) {
+  // CHECK: %splat => contiguity = [1], divisibility = [1], constancy = [64], constant = none, non_negative = false
+  %s = tensor.splat %i : tensor<64xi32>
+  // CHECK-NEXT: %0 => contiguity = [1], divisibility = [1], constancy = [64], constant = none, non_negative = false
+  %same = "tile.load"(%X, %s) : (memref<?xi32>, tensor<64xi32>) -> tensor<64xi32>
+  %r = "tile.range"() {start = 0 : i64, end = 64 : i64} : () -> tensor<64xi32>
+  %c4 = arith.constant dense<4> : tensor<64xi32>
+  %q = arith.divsi %r, %c4 : tensor<64xi32>
+  %m = arith.cmpi slt, %r, %s : tensor<64xi32>
+  // CHECK: %4 => contiguity = [1], divisibility = [1], constancy = [4], constant = none, non_negative = false
+  %rows = "tile.load"(%X, %q) : (memref<?xi32>, tensor<64xi32>) -> tensor<64xi32>
+  // CHECK-NEXT: %5 => contiguity = [1], divisibility = [1], constancy = [1], constant = none, non_negative = false
+  %masked = "tile.load"(%X, %q, %m) : (memref<?xi32>, tensor<64xi32>, tensor<64xi1>) -> tensor<64xi32>
+  return
+}

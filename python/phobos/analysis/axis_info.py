@@ -19,7 +19,9 @@ Entry facts: integer kernel arguments from `tile.divisibility` (launch-time
 specialisation); `memref.dim` of a tensor parameter from its static extent,
 the `@aligned` promise of its symbol and specialisation (kernel_facts.py);
 `tile.block_id`/`tile.grid_dim` are unknown but non-negative (hardware ids);
-`tile.hint` replaces what was computed (an unchecked user promise).
+`tile.hint` replaces what was computed (an unchecked user promise); a
+`tile.load` of integers is constant where its offsets and mask are (Triton's
+rule); other results are unknown.
 """
 
 from __future__ import annotations
@@ -293,6 +295,12 @@ class AxisInfoAnalysis:
             return AxisInfo.scalar(1, non_negative=True)
         if name == "tile.hint":
             return self._hint(op, shape)
+        if name == "tile.load":
+            # One address (and one mask bit) over a group reads one value there.
+            view = op.opview
+            offsets = self.get(view.offsets)
+            mask = self.get(view.mask) if view.mask is not None else offsets
+            return R.elementwise(shape, offsets, mask, 1, False)
         return AxisInfo.unknown(len(shape))
 
     def _constant(self, op: ir.Operation, shape, width) -> AxisInfo:
