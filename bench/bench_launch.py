@@ -1,13 +1,28 @@
-"""Launch overhead from Python: Phobos vs Triton vs bare cuda-bindings, in one process.
+"""Launch overhead from Python: Phobos vs Triton vs bare driver calls, in one process.
 
-A 1024-element saxpy (one CTA) launched many times in a loop on torch tensors,
-after warm-up (module loaded, variant cached, argument layout seen): the host
-time per launch is what the Python launch path costs. The bare rows launch
-the same cubin straight through `cuLaunchKernel` (cuda-bindings), with its
-(values, types) parameter form and with a prebuilt parameter array: the floor
-under any Python launcher. Target: Phobos at most half of Triton's time.
+A 1024-element saxpy (one CTA) launched many times in a loop, after warm-up
+(module loaded, variant cached, argument layout seen): the host time per
+launch is what a Python launch path costs. Rows:
 
-    python bench/bench_launch.py [--handwritten]
+  bare cuda-bindings     cu.cuLaunchKernel with a prebuilt parameter array: the floor under a
+                         launcher that calls the driver through cuda-bindings
+  bare ctypes            the driver's cuLaunchKernelEx through ctypes with a prebuilt launch
+                         configuration (what Phobos launches through): the floor under Phobos
+  phobos torch           k(x, y, a) on torch tensors (generated fast path), also k[grid](...)
+                         and a callable grid
+  phobos cupy            k(x, y, a) on cupy arrays (generated fast path)
+  phobos generic         k(x, y, a) on objects with only __cuda_array_interface__ (checked
+                         generic path)
+  triton                 saxpy[grid](x, y, n, a) on torch tensors
+
+The rows run interleaved, one round of each in turn, and the medians over the
+rounds are reported (the machine's drift hits all rows alike). "device floor"
+is the GPU's own time per launch of this kernel back to back (launches queued
+behind a sleep, then timed with events): a loop whose host time is at or
+below it is bound by the GPU, not by the launcher. Target: Phobos (torch) at
+most half of Triton's time.
+
+    python bench/bench_launch.py [--handwritten] [-n 20000] [--rounds 9]
 """
 
 from __future__ import annotations
@@ -15,32 +30,55 @@ from __future__ import annotations
 import argparse
 import ctypes
 import statistics
+import struct
 import time
 
 import common
 
 
-def per_launch_us(fn, n: int = 20000, rounds: int = 7) -> float:
+def time_round(fn, n: int) -> float:
+    """Host microseconds per call over n calls (the GPU drained before and after)."""
     import torch
 
-    for _ in range(200):
-        fn()
     torch.cuda.synchronize()
-    samples = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        t1 = time.perf_counter()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / n * 1e6
+
+
+def device_floor_us(fn, k: int = 500) -> float:
+    """GPU microseconds per launch of `fn` when k launches wait queued behind a sleep (median of 5)."""
+    import torch
+
+    out = []
+    for _ in range(5):
         torch.cuda.synchronize()
-        samples.append((t1 - t0) / n * 1e6)
-    return statistics.median(samples)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(50_000_000)  # ~25 ms: longer than queueing k launches
+        start.record()
+        for _ in range(k):
+            fn()
+        end.record()
+        end.synchronize()
+        out.append(start.elapsed_time(end) * 1e3 / k)
+    return statistics.median(out)
+
+
+class CudaArrayInterface:
+    """A generic device array (numba-like): only __cuda_array_interface__, read once here."""
+
+    def __init__(self, tensor):
+        self.__cuda_array_interface__ = tensor.__cuda_array_interface__
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--handwritten", action="store_true", help="launch the hand-written saxpy cubin")
     parser.add_argument("-n", type=int, default=20000, help="launches per round")
+    parser.add_argument("--rounds", type=int, default=9)
     ns = parser.parse_args()
 
     import torch
@@ -48,6 +86,7 @@ def main():
     from cuda.bindings import driver as cu
 
     import phobos
+    from phobos.runtime import driver
 
     if ns.handwritten:
         k, source = phobos.load(common.ARTIFACTS / "handwritten" / "saxpy"), "hand-written saxpy cubin"
@@ -59,52 +98,68 @@ def main():
     y0 = y.clone()
     k(x, y, 2.0, sync=True)
     torch.testing.assert_close(y, 2.0 * x + y0)
+    grid = (1,)
 
     rows = {}
-    rows["phobos k(x, y, a)"] = per_launch_us(lambda: k(x, y, 2.0), ns.n)
-    grid = (1,)
-    rows["phobos k[grid](x, y, a)"] = per_launch_us(lambda: k[grid](x, y, 2.0), ns.n)
-    one = lambda meta: (1,)  # a callable grid takes the generic (checked, not generated) path
-    rows["phobos generic path (callable grid)"] = per_launch_us(lambda: k(x, y, 2.0, grid=one), ns.n)
+    variant = k._last
+    fn = variant.function(phobos.runtime.get_device(0))
+    stream = torch.cuda.current_stream().cuda_stream
+    threads = variant.contract["threads"]
+    if [a["kind"] for a in variant.contract["abi"]] == ["ptr", "extent", "ptr", "scalar"]:
+        params = ctypes.create_string_buffer(32)
+        struct.pack_into("<QqQf4x", params, 0, x.data_ptr(), n, y.data_ptr(), 2.0)
+        pointers = (ctypes.c_void_p * 4)(*[ctypes.addressof(params) + 8 * i for i in range(4)])
+        address = ctypes.addressof(pointers)
+        rows["bare cuda-bindings cuLaunchKernel, prebuilt params"] = \
+            lambda: cu.cuLaunchKernel(fn, 1, 1, 1, threads, 1, 1, 0, stream, address, 0)
+        entry = driver.launch_entry()
+        if entry is not None:
+            config = ctypes.create_string_buffer(driver.LAUNCH_CONFIG_BYTES)
+            struct.pack_into("<7I4xQ", config, 0, 1, 1, 1, threads, 1, 1, 0, stream)
+            args = (ctypes.c_void_p(ctypes.addressof(config)), ctypes.c_void_p(int(fn)), ctypes.c_void_p(address))
+            rows["bare ctypes cuLaunchKernelEx, prebuilt config and params"] = lambda: entry(*args, None)
+    rows["phobos k(x, y, a)"] = lambda: k(x, y, 2.0)
+    rows["phobos k[grid](x, y, a)"] = lambda: k[grid](x, y, 2.0)
+    one = lambda meta: (1,)  # noqa: E731
+    rows["phobos k(x, y, a, grid=callable)"] = lambda: k(x, y, 2.0, grid=one)
     try:
         import cupy
 
         cx, cy = cupy.asarray(x), cupy.asarray(y)
-        rows["phobos k(cupy x, y, a)"] = per_launch_us(lambda: k(cx, cy, 2.0), ns.n)
+        rows["phobos k(cupy x, y, a)"] = lambda: k(cx, cy, 2.0)
     except ImportError:
         pass
-
+    gx, gy = CudaArrayInterface(x), CudaArrayInterface(y)
+    rows["phobos generic path (__cuda_array_interface__ objects)"] = lambda: k(gx, gy, 2.0)
     tk.launch_saxpy(x, y, 2.0, block=1024, warps=8)
     saxpy = tk.saxpy
-    rows["triton saxpy[grid](...)"] = per_launch_us(lambda: saxpy[grid](x, y, n, 2.0, BLOCK=1024, num_warps=8), ns.n)
+    rows["triton saxpy[grid](...)"] = lambda: saxpy[grid](x, y, n, 2.0, BLOCK=1024, num_warps=8)
 
-    # the floor: the same cubin through cuLaunchKernel, no argument handling at all
-    variant = k._last
-    fn = variant.function(phobos.runtime.get_device(0))
-    stream = torch.cuda.current_stream().cuda_stream
-    values = (x.data_ptr(), n, y.data_ptr(), 2.0)
-    types = (ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_float)
-    if [a["kind"] for a in variant.contract["abi"]] == ["ptr", "extent", "ptr", "scalar"]:
-        rows["bare cuLaunchKernel, (values, types)"] = per_launch_us(
-            lambda: cu.cuLaunchKernel(fn, 1, 1, 1, 256, 1, 1, 0, stream, (values, types), 0), ns.n)
-        buf = ctypes.create_string_buffer(32)
-        ctypes.memmove(buf, (ctypes.c_uint64 * 4)(x.data_ptr(), n, y.data_ptr(), 0), 32)
-        ctypes.c_float.from_buffer(buf, 24).value = 2.0
-        ptrs = (ctypes.c_void_p * 4)(*[ctypes.addressof(buf) + 8 * i for i in range(4)])
-        addr = ctypes.addressof(ptrs)
-        threads = variant.contract["threads"]
-        rows["bare cuLaunchKernel, prebuilt params"] = per_launch_us(
-            lambda: cu.cuLaunchKernel(fn, 1, 1, 1, threads, 1, 1, 0, stream, addr, 0), ns.n)
+    for f in rows.values():  # warm-up: every path compiled, loaded and seen
+        for _ in range(200):
+            f()
+    samples = {name: [] for name in rows}
+    for _ in range(ns.rounds):
+        for name, f in rows.items():
+            samples[name].append(time_round(f, ns.n))
     torch.cuda.synchronize()
+    us = {name: statistics.median(s) for name, s in samples.items()}
+    spread = {name: [min(s), max(s)] for name, s in samples.items()}
+    floor = device_floor_us(rows["phobos k(x, y, a)"])
 
-    phobos_us = rows["phobos k(x, y, a)"]
-    triton_us = rows["triton saxpy[grid](...)"]
-    result = {"kernel": source, "elements": n, "launches_per_round": ns.n, "us_per_launch": rows,
+    phobos_us = us["phobos k(x, y, a)"]
+    triton_us = us["triton saxpy[grid](...)"]
+    result = {"kernel": source, "elements": n, "launches_per_round": ns.n, "rounds": ns.rounds, "us_per_launch": us,
+              "us_per_launch_min_max": spread, "device_floor_us": floor,
+              "launch_path": "ctypes cuLaunchKernelEx" if driver.launch_entry() is not None else "cuda-bindings cuLaunchKernel",
               "phobos_over_triton": phobos_us / triton_us, "target": "phobos_over_triton <= 0.5",
               "met": phobos_us / triton_us <= 0.5}
     common.save("launch" + ("_handwritten" if ns.handwritten else ""), result)
-    print(f"launch overhead ({source}, {n} elements, host time per launch, median of rounds)")
-    print(common.table([(name, f"{us:.2f}") for name, us in rows.items()], ["launcher", "us/launch"]))
+    print(f"launch overhead ({source}, {n} elements, host time per launch, median of {ns.rounds} interleaved rounds "
+          f"of {ns.n}; Phobos launches through {result['launch_path']})")
+    print(common.table([(name, f"{us[name]:.2f}", f"{spread[name][0]:.2f} - {spread[name][1]:.2f}") for name in rows],
+                       ["launcher", "us/launch", "min - max"]))
+    print(f"device floor (GPU time per launch back to back): {floor:.2f} us")
     print(f"phobos / triton = {phobos_us / triton_us:.2f} (target <= 0.5: {'met' if result['met'] else 'NOT met'})")
 
 

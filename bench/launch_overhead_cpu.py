@@ -1,11 +1,18 @@
 """Launch overhead of the Python side, measured without a GPU.
 
-The launch paths run against a stub driver: the CUDA calls are replaced by
-no-ops, so what is timed is everything Phobos does per launch in Python. The
-launch entry point itself is a real ctypes call (into libm's `fegetround`,
-which ignores the arguments and returns 0) where the runtime calls the driver through ctypes, and a
-Python function returning `(0,)` where it calls cuda-bindings; the driver's own
-work (about 2 us on an H200 host) comes on top on a GPU machine.
+Two stand-ins for the driver, so that what is timed is everything a launch
+does in Python plus the call into the driver, not the driver's own work
+(about 2 us on an H200 host, on top on a GPU machine):
+
+  * a no-op libcuda (C source below, built with the system's C compiler into a
+    temporary folder and put on LD_LIBRARY_PATH of a child process): the real
+    cuda-bindings and the real runtime run against it, the launch through
+    ctypes (cuLaunchKernelEx from cuGetProcAddress) or through cuda-bindings'
+    cuLaunchKernel (PHOBOS_LAUNCH=bindings); the stub records each launch,
+    which is checked;
+  * without a C compiler, a monkeypatched driver module: the ctypes entry point
+    is libm's `fegetround` (takes no arguments, returns 0), the cuda-bindings
+    one a Python function returning (0,).
 
 Arguments are stand-ins with C-level attributes, so their reads cost about what
 torch's and cupy's cost: torch-like tensors (`data_ptr()`, `shape`, `stride()`,
@@ -25,6 +32,7 @@ import ctypes.util
 import itertools
 import json
 import statistics
+import struct
 import sys
 import tempfile
 import time
@@ -200,60 +208,219 @@ def real_torch_reads(n: int):
     return {"torch": torch.__version__, "real_us": real, "stand_in_us": fake}
 
 
-# ----------------------------------------------------------------------------- main
+# ----------------------------------------------------------------------------- a no-op libcuda
+
+STUB_LIBCUDA = r"""
+#include <stdint.h>
+#include <string.h>
+typedef int CUresult;
+typedef struct { unsigned gx, gy, gz, bx, by, bz, shared; void *stream; void *attrs; unsigned nattrs; } Config;
+static void *current;
+static uint64_t last[6];  /* launches, grid x, block x, stream, first parameter, entry (1: Ex, 2: plain) */
+void stub_last(uint64_t *out) { memcpy(out, last, sizeof last); }
+static CUresult noop(void) { return 0; }
+static CUresult init(unsigned flags) { return 0; }
+static CUresult version(int *v) { *v = 13000; return 0; }
+static CUresult count(int *c) { *c = 1; return 0; }
+static CUresult device(int *d, int ordinal) { *d = ordinal; return 0; }
+static CUresult retain(void **ctx, int dev) { *ctx = (void *)0x1000; return 0; }
+static CUresult attribute(int *v, int attr, int dev) { *v = attr == 75 ? 9 : 0; return 0; }  /* sm_90 */
+static CUresult name(char *s, int len, int dev) { strncpy(s, "no-op stub", len); return 0; }
+static CUresult get_current(void **ctx) { *ctx = current; return 0; }
+static CUresult set_current(void *ctx) { current = ctx; return 0; }
+static CUresult ctx_device(int *d) { *d = 0; return 0; }
+static CUresult load(void **m, const void *image) { *m = (void *)0x2000; return 0; }
+static CUresult function(void **f, void *m, const char *n) { *f = (void *)0x3000; return 0; }
+static CUresult pointer(void *data, int attr, uint64_t p) { *(int *)data = 0; return 0; }
+static CUresult error_name(int e, const char **s) { *s = "CUDA_ERROR_STUB"; return 0; }
+static CUresult launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                       unsigned shared, void *stream, void **params, void **extra) {
+  last[0]++; last[1] = gx; last[2] = bx; last[3] = (uint64_t)stream; last[4] = *(uint64_t *)params[0]; last[5] = 2;
+  return 0;
+}
+static CUresult launch_ex(const Config *c, void *f, void **params, void **extra) {
+  last[0]++; last[1] = c->gx; last[2] = c->bx; last[3] = (uint64_t)c->stream; last[4] = *(uint64_t *)params[0]; last[5] = 1;
+  return 0;
+}
+static struct { const char *name; void *fn; } table[] = {
+  {"cuInit", init}, {"cuDriverGetVersion", version}, {"cuDeviceGetCount", count}, {"cuDeviceGet", device},
+  {"cuDevicePrimaryCtxRetain", retain}, {"cuDeviceGetAttribute", attribute}, {"cuDeviceGetName", name},
+  {"cuCtxGetCurrent", get_current}, {"cuCtxSetCurrent", set_current}, {"cuCtxGetDevice", ctx_device},
+  {"cuModuleLoadData", load}, {"cuModuleGetFunction", function}, {"cuPointerGetAttribute", pointer},
+  {"cuGetErrorName", error_name}, {"cuGetErrorString", error_name}, {"cuLaunchKernel", launch},
+  {"cuLaunchKernelEx", launch_ex},
+};
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int v, uint64_t flags, int *status) {
+  *pfn = (void *)noop;
+  for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (!strcmp(symbol, table[i].name)) *pfn = table[i].fn;
+  if (!strcmp(symbol, "cuGetProcAddress")) *pfn = (void *)cuGetProcAddress_v2;
+  if (status) *status = 0;
+  return 0;
+}
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int v, uint64_t flags) {
+  return cuGetProcAddress_v2(symbol, pfn, v, flags, 0);
+}
+CUresult cuInit(unsigned flags) { return 0; }
+CUresult cuDriverGetVersion(int *v) { return version(v); }
+"""
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("-n", type=int, default=20000, help="calls per round")
-    parser.add_argument("--json", type=Path, help="also write the numbers here")
-    ns = parser.parse_args(argv)
+def build_stub_libcuda(folder: Path) -> bool:
+    """Compile the no-op libcuda.so.1 into `folder`; False without a C compiler."""
+    import shutil
+    import subprocess
 
-    reads = real_torch_reads(ns.n)
-    install_fakes()
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        return False
+    (folder / "stub.c").write_text(STUB_LIBCUDA)
+    done = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(folder / "libcuda.so.1"), str(folder / "stub.c")],
+                          capture_output=True, text=True)
+    return done.returncode == 0
+
+
+def libcuda_rows(n: int) -> dict:
+    """In the child process (the no-op libcuda on the library path): real cuda-bindings, real runtime."""
+    import os
+
+    from cuda.bindings import driver as cu
+
+    from phobos.runtime import driver
+
+    stub = ctypes.CDLL("libcuda.so.1")
+    last = (ctypes.c_uint64 * 6)()
+
+    def launched(fn, first_param, entry):
+        """Time `fn` and check that it reached the stub driver with `first_param` through `entry`."""
+        stub.stub_last(last)
+        before = last[0]
+        timing = per_call_us(fn, n)
+        stub.stub_last(last)
+        assert last[0] > before and last[4] == first_param and last[5] == entry, list(last)
+        return timing
+
     rows = {}
+    device = driver.get_device(0)
+    fn = device.function(b"\x7fELF-stub", "saxpy")
+    params = ctypes.create_string_buffer(32)
+    struct.pack_into("<QqQf4x", params, 0, 1 << 32, 1024, (1 << 32) + 8192, 2.0)
+    pointers = (ctypes.c_void_p * 4)(*[ctypes.addressof(params) + 8 * i for i in range(4)])
+    address = ctypes.addressof(pointers)
+    rows["bare cuda-bindings cuLaunchKernel, prebuilt params"] = launched(
+        lambda: cu.cuLaunchKernel(fn, 1, 1, 1, 256, 1, 1, 0, 0, address, 0), 1 << 32, 2)
+    err, pfn, status = cu.cuGetProcAddress(b"cuLaunchKernelEx", 12000,
+                                           cu.CUdriverProcAddress_flags.CU_GET_PROC_ADDRESS_LEGACY_STREAM)
+    entry = ctypes.CFUNCTYPE(ctypes.c_int)(int(pfn))
+    config = ctypes.create_string_buffer(56)
+    struct.pack_into("<7I4xQ", config, 0, 1, 1, 1, 256, 1, 1, 0, 0)
+    args = (ctypes.c_void_p(ctypes.addressof(config)), ctypes.c_void_p(int(fn)), ctypes.c_void_p(address))
+    rows["bare ctypes cuLaunchKernelEx, prebuilt config and params"] = launched(lambda: entry(*args, None), 1 << 32, 1)
 
-    # bare entry points: what any launcher pays for the call itself
+    with tempfile.TemporaryDirectory() as tmp:
+        for via in ("ctypes", "bindings"):
+            if via == "bindings":
+                os.environ["PHOBOS_LAUNCH"] = "bindings"
+                if hasattr(driver, "_launch_entry_resolved"):
+                    driver._launch_entry_resolved = False
+            k = saxpy_kernel(Path(tmp) / via)
+            code = 1 if via == "ctypes" and getattr(driver, "launch_entry", lambda: None)() is not None else 2
+            tag = "ctypes cuLaunchKernelEx" if code == 1 else "cuda-bindings cuLaunchKernel"
+            for name, fn_, first in _phobos_rows(k):
+                rows[f"{name} [{tag}]"] = launched(fn_, first, code)
+    return rows
+
+
+def _phobos_rows(k):
+    """(row name, call, its first kernel parameter) of the Phobos launch paths on one kernel."""
+    x, y = FakeTensor(1 << 32, (1024,)), FakeTensor((1 << 32) + 8192, (1024,))
+    cx, cy = FakeCupyArray(1 << 33, (1024,)), FakeCupyArray((1 << 33) + 8192, (1024,))
+    gx, gy = CAIArray(1 << 34, (1024,)), CAIArray((1 << 34) + 8192, (1024,))
+    grid = (1,)
+    one = lambda meta: (1,)  # noqa: E731
+    return [("phobos k(x, y, a), torch", lambda: k(x, y, 2.0), 1 << 32),
+            ("phobos k[grid](x, y, a), torch", lambda: k[grid](x, y, 2.0), 1 << 32),
+            ("phobos k(x, y, a, grid=callable), torch", lambda: k(x, y, 2.0, grid=one), 1 << 32),
+            ("phobos k(x, y, a), cupy", lambda: k(cx, cy, 2.0), 1 << 33),
+            ("phobos generic path, __cuda_array_interface__", lambda: k(gx, gy, 2.0), 1 << 34)]
+
+
+def python_stub_rows(n: int) -> dict:
+    """The monkeypatched driver (no C compiler needed)."""
+    rows = {}
     ok = (0,)
     bindings_like = lambda *a: ok  # noqa: E731
     rows["bare call, cuda-bindings stand-in (Python function)"] = per_call_us(
-        lambda: bindings_like(0x7F00_0000_1000, 1, 1, 1, 256, 1, 1, 0, 0, 0x7F00_0000_2000, 0), ns.n)
+        lambda: bindings_like(0x7F00_0000_1000, 1, 1, 1, 256, 1, 1, 0, 0, 0x7F00_0000_2000, 0), n)
     entry = ctypes.CFUNCTYPE(ctypes.c_int)(NOOP_ADDRESS)
     config, fn, params = (ctypes.c_void_p(a) for a in (0x7F00_0000_3000, 0x7F00_0000_1000, 0x7F00_0000_2000))
     rows["bare ctypes call, 4 prebuilt arguments (cuLaunchKernelEx form)"] = per_call_us(
-        lambda: entry(config, fn, params, None), ns.n)
+        lambda: entry(config, fn, params, None), n)
     typed = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7, ctypes.c_void_p, ctypes.c_void_p,
                              ctypes.c_void_p)(NOOP_ADDRESS)
     rows["bare ctypes call, 11 typed arguments (cuLaunchKernel form)"] = per_call_us(
-        lambda: typed(0x7F00_0000_1000, 1, 1, 1, 256, 1, 1, 0, 0, 0x7F00_0000_2000, None), ns.n)
-
+        lambda: typed(0x7F00_0000_1000, 1, 1, 1, 256, 1, 1, 0, 0, 0x7F00_0000_2000, None), n)
     with tempfile.TemporaryDirectory() as tmp:
         for ctypes_entry in (True, False):
             install_stub_driver(ctypes_entry)
             k = saxpy_kernel(Path(tmp) / ("ct" if ctypes_entry else "cb"))
             via = "ctypes" if ctypes_entry else "cuda-bindings stand-in"
-            x, y = FakeTensor(1 << 32, (1024,)), FakeTensor((1 << 32) + 8192, (1024,))
-            cx, cy = FakeCupyArray(1 << 32, (1024,)), FakeCupyArray((1 << 32) + 8192, (1024,))
-            gx, gy = CAIArray(1 << 32, (1024,)), CAIArray((1 << 32) + 8192, (1024,))
-            grid = (1,)
-            one = lambda meta: (1,)  # noqa: E731
-            rows[f"phobos k(x, y, a), torch [{via}]"] = per_call_us(lambda: k(x, y, 2.0), ns.n)
-            rows[f"phobos k[grid](x, y, a), torch [{via}]"] = per_call_us(lambda: k[grid](x, y, 2.0), ns.n)
-            rows[f"phobos k(x, y, a, grid=callable), torch [{via}]"] = per_call_us(lambda: k(x, y, 2.0, grid=one), ns.n)
-            rows[f"phobos k(x, y, a), cupy [{via}]"] = per_call_us(lambda: k(cx, cy, 2.0), ns.n)
-            rows[f"phobos generic path, __cuda_array_interface__ [{via}]"] = per_call_us(lambda: k(gx, gy, 2.0), ns.n)
+            for name, fn_, _ in _phobos_rows(k):
+                rows[f"{name} [{via}]"] = per_call_us(fn_, n)
+    return rows
 
+
+def _print(title: str, rows: dict) -> None:
     width = max(len(r) for r in rows)
-    print(f"Python-side launch overhead per call (stub driver; min / median of 7 rounds of {ns.n} calls, us)")
+    print(title)
     for name, (best, median) in rows.items():
         print(f"  {name:<{width}}  {best:6.2f}  {median:6.2f}")
-    result = {"us_per_call_min_median": rows}
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def main(argv=None):
+    import os
+    import subprocess
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-n", type=int, default=20000, help="calls per round")
+    parser.add_argument("--json", type=Path, help="also write the numbers here")
+    parser.add_argument("--libcuda-child", action="store_true", help=argparse.SUPPRESS)
+    ns = parser.parse_args(argv)
+
+    if ns.libcuda_child:  # print the rows as JSON for the parent
+        install_fakes()
+        print(json.dumps(libcuda_rows(ns.n)))
+        return
+
+    reads = real_torch_reads(ns.n)
+    install_fakes()
+    result = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        if build_stub_libcuda(Path(tmp)):
+            env = dict(os.environ, LD_LIBRARY_PATH=tmp + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
+            env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+            env.pop("PHOBOS_LAUNCH", None)
+            child = subprocess.run([sys.executable, __file__, "--libcuda-child", "-n", str(ns.n)], env=env,
+                                   capture_output=True, text=True)
+            if child.returncode:
+                raise SystemExit(f"the no-op libcuda run failed:\n{child.stderr}")
+            result["no-op libcuda, real cuda-bindings"] = json.loads(child.stdout.strip().splitlines()[-1])
+        result["monkeypatched driver"] = python_stub_rows(ns.n)
+    print(f"Python-side launch overhead per call, us (min and median of 7 rounds of {ns.n} calls)")
+    for title, rows in result.items():
+        _print(f"{title}:", rows)
     if reads:
-        key = "phobos k(x, y, a), torch [ctypes]"
-        adjusted = rows[key][0] - reads["stand_in_us"] + reads["real_us"]
-        print(f"torch {reads['torch']}: reading two real tensors costs {reads['real_us']:.2f} us per launch, the stand-ins "
-              f"{reads['stand_in_us']:.2f} us; torch row adjusted to real tensors: {adjusted:.2f} us")
-        result["torch_reads"] = dict(reads, adjusted_torch_fast_path_us=adjusted)
+        for title, rows in result.items():
+            for name, (best, _) in rows.items():
+                if name.startswith("phobos k(x, y, a), torch") and "ctypes" in name:
+                    adjusted = best - reads["stand_in_us"] + reads["real_us"]
+                    print(f"torch {reads['torch']}: two real tensors' reads cost {reads['real_us']:.2f} us per launch, the "
+                          f"stand-ins' {reads['stand_in_us']:.2f} us; {name} ({title}) adjusted: {adjusted:.2f} us")
+                    reads.setdefault("adjusted", {})[f"{title}: {name}"] = adjusted
+        result["torch_reads"] = reads
     if ns.json:
         ns.json.write_text(json.dumps(result, indent=1) + "\n")
 

@@ -108,15 +108,25 @@ def _cupy(a) -> ArrayArg:
     return ArrayArg(data.ptr, a.shape, _elements(a.strides, a.itemsize, "cupy array"), _np_dtype_name(a.dtype), data.device_id, "cupy")
 
 
+_typestrs: Dict[str, Tuple[str, int]] = {}
+
+
+def _typestr(typestr: str) -> Tuple[str, int]:
+    """(element type, itemsize) of an array-interface typestr such as '<f4'."""
+    found = _typestrs.get(typestr)
+    if found is None:
+        if typestr == "bf16":  # no standard typestr exists for bfloat16; phobos.aot.like spells it so
+            found = ("bf16", 2)
+        else:
+            found = (_TYPESTR.get(typestr[1:], typestr), int(typestr[2:]) if typestr[2:].isdigit() else 1)
+        _typestrs[typestr] = found
+    return found
+
+
 def _cai(obj) -> ArrayArg:
     cai = obj.__cuda_array_interface__
     shape = tuple(cai["shape"])
-    typestr = cai["typestr"]
-    if typestr == "bf16":  # no standard typestr exists for bfloat16; phobos.aot.like spells it so
-        dtype, itemsize = "bf16", 2
-    else:
-        dtype = _TYPESTR.get(typestr[1:], typestr)
-        itemsize = int(typestr[2:]) if typestr[2:].isdigit() else 1
+    dtype, itemsize = _typestr(cai["typestr"])
     strides = cai.get("strides")
     strides = _contiguous_strides(shape) if strides is None else _elements(strides, itemsize, "__cuda_array_interface__")
     return ArrayArg(cai["data"][0] or 0, shape, strides, dtype, None, "cai")
@@ -195,19 +205,20 @@ def _describer(kind: type) -> Callable[[object], ArrayArg]:
     return None
 
 
+def _by_instance(value) -> ArrayArg:
+    """Types without the interfaces: they may still be instance attributes."""
+    if hasattr(value, "__cuda_array_interface__"):
+        return _cai(value)
+    if hasattr(value, "__dlpack__"):
+        return _dlpack(value)
+    raise NotAnArray(type(value).__name__)
+
+
 def describe(value) -> ArrayArg:
     """The ArrayArg of `value`; NotAnArray or _WrongDevice when it cannot be one."""
-    kind = type(value)
-    fn = _describers.get(kind)
+    fn = _describers.get(type(value))
     if fn is None:
-        fn = _describer(kind)
-        if fn is None:  # the interfaces may also be instance attributes
-            if hasattr(value, "__cuda_array_interface__"):
-                return _cai(value)
-            if hasattr(value, "__dlpack__"):
-                return _dlpack(value)
-            raise NotAnArray(kind.__name__)
-        _describers[kind] = fn
+        fn = _describers[type(value)] = _describer(type(value)) or _by_instance
     return fn(value)
 
 
