@@ -16,7 +16,7 @@ vectors.
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List
 
 import numpy as np
 from hypothesis import given, settings

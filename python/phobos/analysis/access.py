@@ -45,9 +45,9 @@ from typing import List, Optional
 from mlir import ir
 
 from .axis_info import AxisInfoAnalysis
-from .kernel_facts import TensorFacts, element_bytes, type_facts
+from .kernel_facts import TensorFacts, type_facts
 from .lattice import MAX_DIVISOR, pow2_part
-from .transfer import _aligned_run
+from .transfer import aligned_run
 
 VECTOR_BYTES = 16
 SLICE_OPS = ("tile.load_slice", "tile.store_slice")
@@ -211,7 +211,7 @@ def offset_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
         widths.limit(run, f"the offsets are contiguous only in runs of {run} along the last dimension "
                      "(max_contiguous can promise more)")
     else:
-        widths.limit(_aligned_run(offsets, last, widths.possible),
+        widths.limit(aligned_run(offsets, last, widths.possible),
                      "the offsets that start each run are not known to be multiples of {n} (multiple_of can promise it)")
     widths.limit(t.ptr_align // t.elem_bytes, f"the base of '{t.name}' is not known to be "
                  f"{{bytes}}-byte aligned (a specialisation key with '{t.name}=a16...' provides it)")

@@ -27,7 +27,7 @@ rule); other results are unknown.
 from __future__ import annotations
 
 from math import gcd
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from mlir import ir
 

@@ -10,7 +10,7 @@ groups of C >= g: its elements are y, y+1, ..., y+g-1, and y is divisible by
 `x.base_divisibility(d, g)`. When that divisibility is >= g, g divides y, so
 the group cannot straddle a multiple of g (nor 0, nor a signed or unsigned
 wrap-around point, nor a multiple of any divisor that g divides). Rules that
-need this pick the largest such g with `_aligned_run`.
+need this pick the largest such g with `aligned_run`.
 
 Semantics follow `arith`: divsi/remsi truncate toward zero (the remainder
 takes the dividend's sign), shifts by at least the bit width are poison, and
@@ -21,7 +21,7 @@ narrowing casts (trunci, index_cast to a narrower type). i1 values are 0 and 1.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 from .lattice import MAX_DIVISOR, AxisInfo, cap, normalize, pow2_divisor, pow2_part
 
@@ -61,7 +61,7 @@ def _trunc_rem(a: int, b: int) -> int:
     return a - b * _trunc_div(a, b)
 
 
-def _aligned_run(x: AxisInfo, d: int, limit: int) -> int:
+def aligned_run(x: AxisInfo, d: int, limit: int) -> int:
     """The largest power of two g <= min(limit, x.contiguity[d]) such that
     the elements of x at multiples of g along d are divisible by g: aligned
     groups of g are then runs y..y+g-1 with g | y."""
@@ -256,7 +256,7 @@ def _quotient_constancy(a: AxisInfo, b: AxisInfo, d: int) -> int:
     """Constancy of a / b (or of a's floor by b) along d when a >= 0: an
     aligned run y..y+g-1 with g | y, over which b is a constant multiple of g,
     has one quotient."""
-    g = _aligned_run(a, d, min(b.constancy[d], b.base_divisibility(d, 1)))
+    g = aligned_run(a, d, min(b.constancy[d], b.base_divisibility(d, 1)))
     return max(min(a.constancy[d], b.constancy[d]), g)
 
 
@@ -295,7 +295,7 @@ def remsi(a: AxisInfo, b: AxisInfo, shape: Shape, width: int) -> AxisInfo:
         # A non-negative run y..y+g-1 with g | y and a divisor that is a
         # constant multiple of g stays a run: y % v .. y % v + g - 1. Not so
         # for negative runs: -4..-1 % 4 = 0, -3, -2, -1.
-        c = _aligned_run(a, d, min(b.constancy[d], b.base_divisibility(d, 1))) if a.non_negative else 1
+        c = aligned_run(a, d, min(b.constancy[d], b.base_divisibility(d, 1))) if a.non_negative else 1
         cs.append(c)
         # y % v = y - q*v: divisible by what divides both, at run bases only
         # (triton issue 11544: claiming it for every element was wrong).
@@ -353,7 +353,7 @@ def _floor_shift(a: AxisInfo, b: AxisInfo, k: Optional[int], shape: Shape, non_n
     rank = len(shape)
     if k is None:
         return elementwise(shape, a, b, 1, non_negative)
-    ks = [max(a.constancy[d], _aligned_run(a, d, 1 << k)) for d in range(rank)]
+    ks = [max(a.constancy[d], aligned_run(a, d, 1 << k)) for d in range(rank)]
     divisibility = max(1, a.element_divisibility() >> k)
     return _build(shape, [1] * rank, [divisibility] * rank, ks, non_negative)
 
@@ -387,7 +387,7 @@ def _pick(a: AxisInfo, b: AxisInfo, shape: Shape, need_aligned: bool, non_negati
     for d in range(len(shape)):
         c = min(a.contiguity[d], b.contiguity[d])
         if need_aligned:  # unsigned order: no run may wrap around
-            c = min(_aligned_run(a, d, c), _aligned_run(b, d, c))
+            c = min(aligned_run(a, d, c), aligned_run(b, d, c))
         cs.append(c)
         ds.append(min(a.base_divisibility(d, c), b.base_divisibility(d, c)))
         ks.append(min(a.constancy[d], b.constancy[d]))
@@ -425,12 +425,12 @@ def andi(a: AxisInfo, b: AxisInfo, shape: Shape, width: int) -> AxisInfo:
     rank = len(shape)
     if m is not None and width > 1 and m > 0 and _is_pow2(m + 1):
         # x & (2^p - 1) = x mod 2^p (floor): a run stays a run within 2^p
-        cs = [_aligned_run(x, d, m + 1) for d in range(rank)]
+        cs = [aligned_run(x, d, m + 1) for d in range(rank)]
         ds = [min(x.base_divisibility(d, cs[d]), m + 1) for d in range(rank)]
         return _build(shape, cs, ds, list(x.constancy), True)
     if m is not None and width > 1 and m < 0 and _is_pow2(-m):
         # x & -2^p rounds down to a multiple of 2^p: constant over aligned runs
-        ks = [max(x.constancy[d], _aligned_run(x, d, -m)) for d in range(rank)]
+        ks = [max(x.constancy[d], aligned_run(x, d, -m)) for d in range(rank)]
         return _build(shape, [1] * rank, [max(x.element_divisibility(), -m)] * rank, ks, x.non_negative)
     # a bit that is zero in either operand is zero in the result
     return elementwise(shape, a, b, max(a.element_divisibility(), b.element_divisibility()),
@@ -493,13 +493,13 @@ def cmpi(predicate: str, a: AxisInfo, b: AxisInfo, shape: Shape, width: int) -> 
     for d in range(len(shape)):
         k = min(a.constancy[d], b.constancy[d])
         if predicate in _FLIP_ALIGNED_RUN_LEFT:
-            k = max(k, _aligned_run(a, d, min(b.constancy[d], b.base_divisibility(d, 1))))
+            k = max(k, aligned_run(a, d, min(b.constancy[d], b.base_divisibility(d, 1))))
         if predicate in _FLIP_ALIGNED_RUN_RIGHT:
-            k = max(k, _aligned_run(b, d, min(a.constancy[d], a.base_divisibility(d, 1))))
+            k = max(k, aligned_run(b, d, min(a.constancy[d], a.base_divisibility(d, 1))))
         # two runs over the same groups differ by a constant there
         both = min(a.contiguity[d], b.contiguity[d])
         if is_unsigned:
-            both = min(_aligned_run(a, d, both), _aligned_run(b, d, both))
+            both = min(aligned_run(a, d, both), aligned_run(b, d, both))
         k = max(k, both if both > 1 else 1)
         ks.append(k)
     rank = len(shape)
@@ -551,7 +551,7 @@ def cast(a: AxisInfo, src_width: int, dst_width: int, signed: bool, shape: Shape
     # Zero extension adds 2^src_width to negative elements: runs that do not
     # cross 0 stay runs, and divisors up to 2^src_width survive.
     limit = 1 << min(src_width, 62)
-    cs = [_aligned_run(a, d, a.contiguity[d]) for d in range(rank)]
+    cs = [aligned_run(a, d, a.contiguity[d]) for d in range(rank)]
     ds = [min(a.base_divisibility(d, cs[d]), limit) for d in range(rank)]
     return _build(shape, cs, ds, list(a.constancy), True)
 
