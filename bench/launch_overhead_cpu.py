@@ -216,7 +216,7 @@ STUB_LIBCUDA = r"""
 typedef int CUresult;
 typedef struct { unsigned gx, gy, gz, bx, by, bz, shared; void *stream; void *attrs; unsigned nattrs; } Config;
 static void *current;
-static uint64_t last[6];  /* launches, grid x, block x, stream, first parameter, entry (1: Ex, 2: plain) */
+static uint64_t last[10];  /* launches, grid x, block x, stream, first parameter, entry (1: Ex, 2: plain), 4 parameters */
 void stub_last(uint64_t *out) { memcpy(out, last, sizeof last); }
 static CUresult noop(void) { return 0; }
 static CUresult init(unsigned flags) { return 0; }
@@ -236,10 +236,12 @@ static CUresult error_name(int e, const char **s) { *s = "CUDA_ERROR_STUB"; retu
 static CUresult launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                        unsigned shared, void *stream, void **params, void **extra) {
   last[0]++; last[1] = gx; last[2] = bx; last[3] = (uint64_t)stream; last[4] = *(uint64_t *)params[0]; last[5] = 2;
+  for (int i = 0; i < 4; i++) last[6 + i] = *(uint64_t *)params[i];
   return 0;
 }
 static CUresult launch_ex(const Config *c, void *f, void **params, void **extra) {
   last[0]++; last[1] = c->gx; last[2] = c->bx; last[3] = (uint64_t)c->stream; last[4] = *(uint64_t *)params[0]; last[5] = 1;
+  for (int i = 0; i < 4; i++) last[6 + i] = *(uint64_t *)params[i];
   return 0;
 }
 static struct { const char *name; void *fn; } table[] = {
@@ -274,7 +276,7 @@ def build_stub_libcuda(folder: Path) -> bool:
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if cc is None:
         return False
-    (folder / "stub.c").write_text(STUB_LIBCUDA)
+    (folder / "stub.c").write_text(STUB_LIBCUDA)  # launches record: count, grid x, block x, stream, 1st param, entry, 4 params
     done = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(folder / "libcuda.so.1"), str(folder / "stub.c")],
                           capture_output=True, text=True)
     return done.returncode == 0
@@ -289,7 +291,7 @@ def libcuda_rows(n: int) -> dict:
     from phobos.runtime import driver
 
     stub = ctypes.CDLL("libcuda.so.1")
-    last = (ctypes.c_uint64 * 6)()
+    last = (ctypes.c_uint64 * 10)()
 
     def launched(fn, first_param, entry):
         """Time `fn` and check that it reached the stub driver with `first_param` through `entry`."""

@@ -746,6 +746,42 @@ def test_offset_form_kernels_refuse_padded_rows(tmp_path):
     slices.warmup(padded, like("f32", (64, 100), strides=(101, 1)), 2.0)
 
 
+def test_real_cuda_bindings_against_a_no_op_libcuda(tmp_path):
+    """The real cuda-bindings and runtime against a stub libcuda.so.1 (built with the C compiler): the
+    entry point from cuGetProcAddress, the CUlaunchConfig and parameter layout, both launch paths."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("launch_overhead_cpu", ROOT / "bench" / "launch_overhead_cpu.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    if not bench.build_stub_libcuda(tmp_path):
+        pytest.skip("no C compiler")
+    code = f"""
+        import ctypes, struct, sys
+        sys.path.insert(0, {str(ROOT / "bench")!r})
+        import launch_overhead_cpu as bench
+        bench.install_fakes()
+        from pathlib import Path
+        from phobos.runtime import driver
+        stub, last = ctypes.CDLL("libcuda.so.1"), (ctypes.c_uint64 * 10)()
+        for path in ("ctypes", "bindings"):
+            k = bench.saxpy_kernel(Path({str(tmp_path)!r}) / path)
+            x, y = bench.FakeTensor(1 << 32, (5000,)), bench.FakeTensor(1 << 33, (5000,))
+            k(x, y, 2.5, stream=7)
+            stub.stub_last(last)
+            first = last[3]
+            k(x, bench.FakeTensor(1 << 34, (5000,)), -1.0)  # the fast path, torch's stream (0)
+            stub.stub_last(last)
+            print(path, first, list(last[:6]), hex(last[8]), last[7], struct.unpack("<f", struct.pack("<Q", last[9])[:4])[0])
+            driver._launch_entry_resolved, driver._launch_entry = True, None  # as PHOBOS_LAUNCH=bindings
+    """
+    r = _child(code, LD_LIBRARY_PATH=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    ctypes_line, bindings_line = r.stdout.strip().splitlines()
+    assert ctypes_line == "ctypes 7 [2, 5, 256, 0, 4294967296, 1] 0x400000000 5000 -1.0"
+    assert bindings_line == "bindings 7 [4, 5, 256, 0, 4294967296, 2] 0x400000000 5000 -1.0"
+
+
 def test_cpu_benchmark_runs():
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "launch_overhead_cpu.py"), "-n", "20"],
                        capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT / "python")))
