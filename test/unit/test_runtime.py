@@ -708,7 +708,10 @@ def test_overlap_rule_only_concerns_read_only_tensors(tmp_path, stub_runtime):
     phcache.Cache(tmp_path).put("fam", "", FakeArtifact(c), {"source": "t"})
     k = phobos.load(tmp_path)
     k(_FakeTensor(1 << 32, (64, 256)), _FakeTensor((1 << 32) + 4, (64, 256)), 1.0)
-    assert len(stub_runtime) == 1
+    c = scale_contract(options={"noalias": False})  # X is read, but not declared read-only in the cubin
+    phcache.Cache(tmp_path / "plain").put("fam", "", FakeArtifact(c), {"source": "t"})
+    phobos.load(tmp_path / "plain")(_FakeTensor(1 << 32, (64, 256)), _FakeTensor((1 << 32) + 4, (64, 256)), 1.0)
+    assert len(stub_runtime) == 2
 
 
 def test_overlap_spans_follow_strides_and_dtypes():

@@ -119,6 +119,8 @@ def span_bytes(view: ArrayArg) -> int:
 def overlap_pairs(sig: Signature, views: Dict[int, ArrayArg]) -> List[Tuple[int, int, int, int, bool]]:
     """(read param, written param, read span, written span, same layout) for every pair of device
     tensors whose memory must not overlap: the read one is declared read-only (ld.global.nc)."""
+    if not (sig.contract.get("options") or {}).get("noalias", True):
+        return []  # compiled without noalias (phobos.compiler option): overlapping views are the kernel's business
     access = [p.get("access") for p in sig.contract["params"]]
     device = [i for i in sig.tensors if views[i].device != HOST]
     pairs = []
