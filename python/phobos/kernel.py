@@ -221,7 +221,14 @@ class _GridLaunch:
         self.grid = grid
 
     def __call__(self, *args, stream=None, sync: bool = False, check: bool = True):
-        return self.kernel(*args, grid=self.grid, stream=stream, sync=sync, check=check)
+        kernel, grid = self.kernel, self.grid
+        if check:  # as _Launchable.__call__, without a second call
+            try:
+                if kernel._front(args, grid, stream, sync) is None:
+                    return
+            except _UNPACKABLE:
+                pass
+        kernel._launch(args, grid, stream, sync, check)
 
 
 def _artifact(variant: Variant):

@@ -577,6 +577,39 @@ def test_launch_packs_parameters_and_takes_the_fast_path(tmp_path, stub_runtime)
     assert k.asm == {"ptx": "// ptx"}
 
 
+def test_fast_path_scalars_of_every_kind(tmp_path, stub_runtime):
+    c = {"format": 1, "kernel": "k", "name": "k", "chip": "sm_90", "threads": 128, "shared_bytes": 0,
+         "params": [tensor("X", ["N"], access="write"), {"name": "n", "kind": "scalar", "dtype": "i32"},
+                    {"name": "flag", "kind": "scalar", "dtype": "i1"}, {"name": "b", "kind": "scalar", "dtype": "bf16"}],
+         "abi": [{"kind": "ptr", "param": 0}, {"kind": "scalar", "param": 1}, {"kind": "scalar", "param": 2},
+                 {"kind": "scalar", "param": 3}],
+         "grid": [4, 1, 1], "promises": [], "bindings": {}, "key": "", "fingerprint": "x", "options": {}}
+    phcache.Cache(tmp_path).put("fam", "", FakeArtifact(c), {"source": "t"})
+    k = phobos.load(tmp_path)
+    stub_runtime.slots = 4
+    x = _FakeTensor(1 << 32, (100,))
+
+    def packed():
+        raw = stub_runtime[-1]["raw"]
+        return (struct.unpack("<Q", raw[0])[0], struct.unpack("<i", raw[1][:4])[0], raw[2][0], struct.unpack("<H", raw[3][:2])[0])
+
+    k(x, 12, True, 1.0)
+    assert packed() == (1 << 32, 12, 1, 0x3F80) and stub_runtime[-1]["grid"] == (4, 1, 1)
+    k._launch = lambda *a: pytest.fail("took the generic path")
+    k(x, 28, False, -2.0)  # n % 16 and n % 4 as for 12: the same plan
+    assert packed() == (1 << 32, 28, 0, 0xC000)
+    del k._launch
+    k(x, 32, 1, 1.0)  # another class of n (a new variant key), and an int where the bool goes: checked, then fine
+    assert packed() == (1 << 32, 32, 1, 0x3F80) and len(k._plans) == 2
+    with pytest.raises(TypeError, match="argument flag .* must be a bool, got 7"):
+        k(x, 32, 7, 1.0)
+    with pytest.raises(ValueError, match=r"argument n .* 2147483660 does not fit in i32"):
+        k(x, 2**31 + 12, True, 1.0)  # the class of a known layout: the packer refuses it, the check says why
+    with pytest.raises(TypeError, match="argument n .* must be an integer, got float"):
+        k(x, 12.0, True, 1.0)
+    assert len(stub_runtime) == 3
+
+
 def test_cupy_arrays_take_a_fast_path_of_their_own(tmp_path, stub_runtime):
     _store(tmp_path, [""])
     k = phobos.load(tmp_path)
