@@ -117,7 +117,8 @@ def main():
             config = ctypes.create_string_buffer(driver.LAUNCH_CONFIG_BYTES)
             struct.pack_into("<7I4xQ", config, 0, 1, 1, 1, threads, 1, 1, 0, stream)
             args = (ctypes.c_void_p(ctypes.addressof(config)), ctypes.c_void_p(int(fn)), ctypes.c_void_p(address))
-            rows["bare ctypes cuLaunchKernelEx, prebuilt config and params"] = lambda: entry(*args, None)
+            a0, a1, a2 = args
+            rows["bare ctypes cuLaunchKernelEx, prebuilt config and params"] = lambda: entry(a0, a1, a2, None)
     rows["phobos k(x, y, a)"] = lambda: k(x, y, 2.0)
     rows["phobos k[grid](x, y, a)"] = lambda: k[grid](x, y, 2.0)
     one = lambda meta: (1,)  # noqa: E731
