@@ -39,8 +39,8 @@
 
 // SM80: gpu.module @scale_module [#nvvm.target<chip = "sm_80", features = "+ptx80">]
 // SM80: gpu.func @scale(%{{.*}}: !llvm.ptr {llvm.align = 16 : i64}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr {llvm.align = 16 : i64}
-func.func @scale(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64},
-                 %Y: memref<?x?xf32> {tile.name = "Y", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64},
+func.func @scale(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
+                 %Y: memref<?x?xf32> {tile.name = "Y", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
                  %alpha: f32 {tile.name = "alpha"})
     attributes {tile.kernel, tile.aligned = {M = 32 : i64, N = 128 : i64}} {
   %c0 = arith.constant 0 : index

@@ -9,8 +9,8 @@
 // CHECK: "tile.load_slice"({{.*}}) {in_bounds = array<i1: true, true>, vector_width = 4 : i64}
 // CHECK: "tile.store_slice"({{.*}}) {in_bounds = array<i1: true, true>, vector_width = 4 : i64}
 // REMARK-NOT: remark
-func.func @scale_aligned(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64},
-                         %Y: memref<?x?xf32> {tile.name = "Y", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64},
+func.func @scale_aligned(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
+                         %Y: memref<?x?xf32> {tile.name = "Y", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
                          %alpha: f32 {tile.name = "alpha"})
     attributes {tile.kernel, tile.aligned = {M = 32 : i64, N = 128 : i64}} {
   %c0 = arith.constant 0 : index
@@ -38,10 +38,10 @@ func.func @scale_aligned(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["M",
 // CHECK-LABEL: func.func @scale_unaligned
 // CHECK: "tile.load_slice"({{.*}}) {in_bounds = array<i1: false, false>, vector_width = 1 : i64}
 // CHECK: "tile.store_slice"({{.*}}) {in_bounds = array<i1: false, false>, vector_width = 1 : i64}
-// REMARK: tile-elide-masks.mlir:{{[0-9]+}}:8: remark: tile.load_slice: 1-element accesses: the stride of dimension 0 of 'X' (= N) is not known to be a multiple of 4 (add @aligned(N = ...) or pass aligned data); the base of 'X' is not known to be 16-byte aligned (a specialisation key with 'X=a16...' provides it); the extent 'N' is not known to be a multiple of 4 (add @aligned(N = ...) or pass aligned data)
+// REMARK: tile-elide-masks.mlir:{{[0-9]+}}:8: remark: tile.load_slice: 1-element accesses: the stride of dimension 0 of 'X' is not known to be a multiple of 4 (leading strides are runtime values: a specialisation key with 'X=...s16' provides it); the base of 'X' is not known to be 16-byte aligned (a specialisation key with 'X=a16...' provides it); the extent 'N' is not known to be a multiple of 4 (add @aligned(N = ...) or pass aligned data)
 // REMARK-NEXT: %x = "tile.load_slice"
 // REMARK-NEXT: ^
-// REMARK-NEXT: tile-elide-masks.mlir:{{[0-9]+}}:3: remark: tile.store_slice: 1-element accesses: the stride of dimension 0 of 'Y' (= N)
+// REMARK-NEXT: tile-elide-masks.mlir:{{[0-9]+}}:3: remark: tile.store_slice: 1-element accesses: the stride of dimension 0 of 'Y' is not known
 func.func @scale_unaligned(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["M", "N"]},
                            %Y: memref<?x?xf32> {tile.name = "Y", tile.dims = ["M", "N"]},
                            %alpha: f32 {tile.name = "alpha"})
@@ -88,8 +88,8 @@ func.func @specialised_only(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["
 // CHECK-LABEL: func.func @tile_extents
 // CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: true, true>, vector_width = 8 : i64}
 // CHECK: "tile.load_slice"(%arg1, {{.*}}) {in_bounds = array<i1: false, false>, vector_width = 8 : i64}
-func.func @tile_extents(%A: memref<?x?xf16> {tile.name = "A", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64},
-                        %B: memref<?x?xf16> {tile.name = "B", tile.dims = ["P", "Q"], tile.ptr_align = 16 : i64})
+func.func @tile_extents(%A: memref<?x?xf16> {tile.name = "A", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
+                        %B: memref<?x?xf16> {tile.name = "B", tile.dims = ["P", "Q"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>})
     attributes {tile.kernel, tile.aligned = {M = 96 : i64, N = 64 : i64, P = 32 : i64, Q = 32 : i64}} {
   %pm = "tile.block_id"() {dim = 0 : i64} : () -> index
   %pn = "tile.block_id"() {dim = 1 : i64} : () -> index
@@ -116,8 +116,8 @@ func.func @tile_extents(%A: memref<?x?xf16> {tile.name = "A", tile.dims = ["M", 
 // CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: true, false>, vector_width = 4 : i64}
 // CHECK: "tile.load_slice"(%arg1, {{.*}}) {in_bounds = array<i1: true, true>, vector_width = 1 : i64}
 // CHECK: "tile.load_slice"(%arg1, {{.*}}) {in_bounds = array<i1: false, true>, vector_width = 1 : i64}
-// REMARK: remark: tile.load_slice: 1-element accesses: the base of 'S' is not known to be 16-byte aligned (a specialisation key with 'S=a16...' provides it)
-func.func @starts(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "K"], tile.ptr_align = 16 : i64},
+// REMARK: remark: tile.load_slice: 1-element accesses: the stride of dimension 0 of 'S' is not known to be a multiple of 4 (leading strides are runtime values: a specialisation key with 'S=...s16' provides it); the base of 'S' is not known to be 16-byte aligned (a specialisation key with 'S=a16...' provides it)
+func.func @starts(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "K"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
                   %S: memref<100x64xf32> {tile.name = "S", tile.dims = ["100", "64"]})
     attributes {tile.kernel, tile.aligned = {M = 32 : i64, K = 16 : i64}} {
   %c0 = arith.constant 0 : index

@@ -56,7 +56,7 @@ def build(body) -> str:
         return str(module)
 
 
-def with_facts(text: str, vector_width=None, in_bounds=None, ptr_align=None) -> str:
+def with_facts(text: str, vector_width=None, in_bounds=None, ptr_align=None, stride_multiple=None) -> str:
     """Adds the facts tile-elide-masks / tile-specialize would give to every memory op / tensor."""
     with make_context():
         module = ir.Module.parse(text)
@@ -75,6 +75,9 @@ def with_facts(text: str, vector_width=None, in_bounds=None, ptr_align=None) -> 
                     d = {n.name: n.attr for n in ir.DictAttr(a)}
                     if K.ARG_DIMS in d:
                         d[K.ARG_PTR_ALIGN] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), ptr_align)
+                        rank = len(ir.ArrayAttr(d[K.ARG_DIMS]))
+                        if stride_multiple and rank > 1:
+                            d[K.ARG_STRIDE_DIVISIBILITY] = ir.DenseI64ArrayAttr.get([stride_multiple] * (rank - 1))
                     new.append(ir.DictAttr.get(d))
                 op.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
             return ir.WalkResult.ADVANCE
@@ -110,7 +113,8 @@ def scale_kernel(aligned):
 
 
 def test_aligned_scale_vectorised():
-    src = with_facts(scale_kernel(True), vector_width=4, in_bounds=True, ptr_align=16)
+    # Row pitches 260 and 264: multiples of 4 elements, as the key's s4 class says.
+    src = with_facts(scale_kernel(True), vector_width=4, in_bounds=True, ptr_align=16, stride_multiple=4)
     M, N = 96, 256
     xbuf = aligned_buffer(M * (N + 4), np.float32, 0).reshape(M, N + 4)
     xbuf[:] = RNG.standard_normal(xbuf.shape)

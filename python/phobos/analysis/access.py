@@ -100,11 +100,6 @@ def _aligned_hint(t: TensorFacts, symbol_dims: List[int]) -> str:
     return f" (add @aligned({', '.join(f'{n} = ...' for n in names)}) or pass aligned data)"
 
 
-def _stride_text(t: TensorFacts, k: int) -> str:
-    later = [t.extent_text(d).strip("'") for d in range(k + 1, t.rank)]
-    return "*".join(later)
-
-
 def slice_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
     op = op.operation
     view = op.opview
@@ -123,8 +118,8 @@ def slice_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
         stride = t.stride_multiple[k]
         if tile[k] == 1:
             stride *= analysis.known_multiple(starts[k])
-        widths.limit(_pow2(stride), f"the stride of dimension {k} of '{t.name}' (= {_stride_text(t, k)}) is not known "
-                     "to be a multiple of {n}" + _aligned_hint(t, list(range(k + 1, t.rank))))
+        widths.limit(_pow2(stride), f"the stride of dimension {k} of '{t.name}' is not known to be a multiple of {{n}} "
+                     f"(leading strides are runtime values: a specialisation key with '{t.name}=...s16' provides it)")
     widths.limit(t.ptr_align // t.elem_bytes, f"the base of '{t.name}' is not known to be "
                  f"{{bytes}}-byte aligned (a specialisation key with '{t.name}=a16...' provides it)")
     if not in_bounds[last]:

@@ -10,10 +10,13 @@ contiguous). Its facts come from four places, combined:
   * launch-time specialisation (tile-specialize): `tile.divisibility` (per
     extent), `tile.stride_divisibility` (per leading stride), `tile.ptr_align`
     (bytes dividing the base address);
-  * the runtime contract: tensors are contiguous, so with the identity layout
-    the stride of dimension k is the product of the extents after it, and a
-    base pointer is at least element-aligned. A 16-byte aligned base is only
-    known from `tile.ptr_align` (the launcher's key records it as `a16`).
+  * the runtime contract: a tensor is contiguous along its last dimension
+    only; its leading strides are runtime values (views of padded rows are
+    accepted), so nothing about them follows from the extents: they are
+    known only from a static strided layout or from the key's stride classes
+    (`tile.stride_divisibility`). A base pointer is at least element-aligned;
+    a 16-byte aligned base is only known from `tile.ptr_align` (the
+    launcher's key records it as `a16`).
 
 Multiples here are exact positive integers (not only powers of two), because
 a tile extent such as 96 needs them; 0 stands for the value 0.
@@ -192,9 +195,7 @@ def _stride_multiples(fn: ir.Operation, i: int, t: ir.MemRefType, extents: List[
     result = []
     for d in range(rank):
         if _identity_layout(t):
-            known = 1
-            for e in extents[d + 1:]:
-                known *= e
+            known = 1  # a leading stride is a runtime value (padded rows are allowed)
         elif strides[d] != dynamic:
             known = strides[d]
         else:
@@ -220,10 +221,7 @@ def type_facts(t: ir.MemRefType, name: str = "?") -> TensorFacts:
     strides, offset = t.get_strides_and_offset()
     dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
     if _identity_layout(t):
-        stride_multiples = [1] * t.rank
-        for d in range(t.rank):
-            for e in extents[d + 1:]:
-                stride_multiples[d] *= e
+        stride_multiples = [1] * t.rank  # runtime leading strides, as for parameters
     else:
         stride_multiples = [s if s != dynamic else 1 for s in strides]
     elem = element_bytes(t.element_type)
