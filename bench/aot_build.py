@@ -80,6 +80,10 @@ def plan():
     for tm, tn in ((32, 128), (16, 256), (8, 512)):
         jobs.append(("scale", {"TM": tm, "TN": tn}, two_d(T2) + two_d(bench_2d, pads=()), True))
         jobs.append(("scale_aligned", {"TM": tm, "TN": tn}, two_d([(256, 512), (4096, 4096)]) + two_d([(16384, 16384)], pads=()), True))
+    from bench_bandwidth import ALIGNED_SWEEP
+
+    for tm, tn, w in ALIGNED_SWEEP:
+        jobs.append(("scale_aligned", {"TM": tm, "TN": tn, "W": w}, two_d([(16384, 16384)], pads=()), True))
     for tm, tn in ((32, 128), (8, 512)):
         jobs.append(("scale_rowwise", {"TM": tm, "TN": tn}, two_d(bench_2d, pads=()), True))
     jobs.append(("scale_offsets", {}, two_d(T2, pads=()) + two_d(bench_2d, pads=()), True))

@@ -20,6 +20,11 @@ import common
 
 GIB_F32 = 1 << 28  # float32 elements in 1 GiB
 
+# Tile shape x threads per CTA tried for the aligned 2-D scale: more bytes in
+# flight per thread and fewer, longer-lived CTAs (TM * TN / W elements a thread).
+ALIGNED_SWEEP = [(64, 128, 256), (128, 128, 256), (32, 256, 256), (64, 256, 256), (32, 512, 256),
+                 (64, 128, 512), (128, 128, 512), (64, 256, 512), (32, 128, 128), (64, 128, 128)]
+
 # Phobos variants per kernel: (source name, defines). The best is reported against Triton's best.
 PHOBOS = {
     "saxpy": [("saxpy", {"BLOCK": 1024}), ("saxpy", {"BLOCK": 4096}), ("saxpy_offsets", {})],
@@ -27,7 +32,8 @@ PHOBOS = {
     "scale": [("scale", {"TM": 32, "TN": 128}), ("scale", {"TM": 16, "TN": 256}), ("scale", {"TM": 8, "TN": 512}),
               ("scale_offsets", {}), ("scale_rowwise", {"TM": 32, "TN": 128}), ("scale_rowwise", {"TM": 8, "TN": 512})],
     "scale_aligned": [("scale_aligned", {"TM": 32, "TN": 128}), ("scale_aligned", {"TM": 16, "TN": 256}),
-                      ("scale_aligned", {"TM": 8, "TN": 512}), ("scale_offsets_aligned", {})],
+                      ("scale_aligned", {"TM": 8, "TN": 512}), ("scale_offsets_aligned", {})]
+    + [("scale_aligned", {"TM": tm, "TN": tn, "W": w}) for tm, tn, w in ALIGNED_SWEEP],
 }
 HANDWRITTEN = {"saxpy": ["saxpy"], "saxpy_aligned": ["saxpy_aligned"], "scale": ["scale"], "scale_aligned": []}
 TRITON_SAXPY = [(1024, 8), (4096, 8)]  # (BLOCK, num_warps)
