@@ -1,9 +1,11 @@
 """The Phobos runtime: load cubins and launch them from Python (no MLIR needed).
 
-  driver    the CUDA driver through cuda-bindings: init, contexts, modules, errors
+  driver    the CUDA driver through cuda-bindings: init, contexts, modules, errors;
+            the launch entry point (cuLaunchKernelEx through ctypes)
   arrays    numpy / torch / cupy / __cuda_array_interface__ / DLPack arguments
   binding   checking arguments against a kernel's contract; specialisation keys
-  launch    compiled variants, the per-layout launch fast path, numpy copies
+  launch    compiled variants, per-layout plans (packing, launch, overlap rule), numpy copies
+  fastpath  generated per-kernel code that finds the plan of torch / cupy arguments
 
 The user-facing objects (phobos.compile, phobos.load, Kernel) are in phobos.kernel.
 """
