@@ -127,14 +127,24 @@ def test_integer_scalars_range_and_class():
 def test_grid_rules_overrides_and_limits(sig):
     x, y = like("f32", (64, 300)), like("f32", (64, 300))
     assert sig.bind([x, y, 1.0]).grid == (2, 3, 1)
-    assert sig.bind([x, y, 1.0], grid=(5,)).grid == (5, 1, 1)
-    assert sig.bind([x, y, 1.0], grid=7).grid == (7, 1, 1)
-    assert sig.bind([x, y, 1.0], grid=lambda meta: (meta["M"] // 32, meta["TM"])).grid == (2, 32, 1)
-    with pytest.raises(ValueError, match="grid y = 70000 is outside"):
-        sig.bind([x, y, 1.0], grid=(1, 70000))
-    caller = Signature(scale_contract(grid=[None, 1, 1]))
+    assert sig.bind([x, y, 1.0], grid=(1,)).grid == (1, 1, 1)
+    assert sig.bind([x, y, 1.0], grid=2).grid == (2, 1, 1)
+    assert sig.bind([x, y, 1.0], grid=lambda meta: (meta["M"] // 32, meta["TM"] // 16)).grid == (2, 2, 1)
+    caller = Signature(scale_contract(grid=[None, None, 1]))
     with pytest.raises(ValueError, match="no grid rule for axis x; give the grid"):
         caller.bind([x, y, 1.0])
+    with pytest.raises(ValueError, match="grid y = 70000 is outside"):
+        caller.bind([x, y, 1.0], grid=(1, 70000))
+
+
+def test_a_grid_larger_than_the_rule_is_refused(sig):
+    # The kernel's masks were dropped for CTAs inside cdiv(M, 32) x cdiv(N, 128):
+    # more CTAs would access tiles past the tensors.
+    x, y = like("f32", (64, 300)), like("f32", (64, 300))
+    with pytest.raises(ValueError, match=r"grid x = 5 is larger than the kernel's grid rule cdiv\(M = 64, 32\) = 2"):
+        sig.bind([x, y, 1.0], grid=(5,))
+    with pytest.raises(ValueError, match=r"grid y = 4 is larger than the kernel's grid rule cdiv\(N = 300, 128\) = 3"):
+        sig.bind([x, y, 1.0], grid=lambda meta: (1, 4))
 
 
 def test_extent_one_dimensions_ignore_their_stride(sig):
@@ -559,8 +569,8 @@ def test_launch_packs_parameters_and_takes_the_fast_path(tmp_path, stub_runtime)
     k(x2, y, 3)  # an int where a float goes: packed as a float, still the fast path
     assert _unpack(stub_runtime[-1]["raw"])[-1] == 3.0
     del k._launch
-    k[(5, 1)](x, y, 1.0)
-    assert stub_runtime[-1]["grid"] == (5, 1, 1) and len(k._fast) == 2
+    k[(1, 2)](x, y, 1.0)
+    assert stub_runtime[-1]["grid"] == (1, 2, 1) and len(k._fast) == 2
     k(x, y, np.float32(0.5))  # other number types: the generic path (checked) launches them
     assert _unpack(stub_runtime[-1]["raw"])[-1] == 0.5
     with pytest.raises(TypeError, match="argument alpha .* must be a real number, got str"):
@@ -651,13 +661,13 @@ def test_callable_grid_is_evaluated_per_launch(tmp_path, stub_runtime):
     _store(tmp_path, [""])
     k = phobos.load(tmp_path)
     x, y = _FakeTensor(1 << 32, (64, 256)), _FakeTensor(1 << 33, (64, 256))
-    for i in range(1, 4):  # a new callable each time (a lambda written at the call)
-        k(x, y, 1.0, grid=lambda meta, i=i: (meta["M"] // 32 * i, meta["TM"]))
-        assert stub_runtime[-1]["grid"] == (2 * i, 32, 1)
+    for want in ((2, 1), (1, 2), (2, 2)):  # a new callable each time (a lambda written at the call)
+        k(x, y, 1.0, grid=lambda meta, want=want: (meta["M"] // 32 // (3 - want[0]), want[1] * meta["TM"] // 32))
+        assert stub_runtime[-1]["grid"] == want + (1,)
     k[lambda meta: (0,)](x, y, 1.0)  # an empty grid: nothing is launched
     assert len(stub_runtime) == 3 and len(k._plans) == 1
-    with pytest.raises(ValueError, match="grid y = 70000 is outside"):
-        k(x, y, 1.0, grid=lambda meta: (1, 70000))
+    with pytest.raises(ValueError, match="grid y = 3 is larger than the kernel's grid rule"):
+        k(x, y, 1.0, grid=lambda meta: (1, 3))
 
 
 def test_each_thread_packs_its_own_buffer(tmp_path, stub_runtime):

@@ -277,6 +277,7 @@ class Signature:
             grid = tuple(int(g) for g in override) + (1,) * (3 - len(override))
             if len(grid) != 3:
                 raise ValueError(f"{self.name}: a grid has at most 3 dimensions, got {override!r}")
+            self._check_within_rule(grid, symbols)
         else:
             grid = []
             for axis, rule in enumerate(self.grid_rule):
@@ -295,6 +296,20 @@ class Signature:
             if not 0 <= g <= limit:
                 raise ValueError(f"{self.name}: grid {'xyz'[axis]} = {g} is outside [0, {limit}]")
         return grid
+
+    def _check_within_rule(self, grid: Tuple[int, int, int], symbols: Dict[str, int]) -> None:
+        """A caller's grid may be smaller than the kernel's grid rule, never larger:
+        the compiler proves tile starts such as ctx.block.x * TM in bounds (and
+        drops their masks) only for CTAs inside the rule's grid."""
+        for axis, (g, rule) in enumerate(zip(grid, self.grid_rule)):
+            if isinstance(rule, dict) and rule.get("symbol") in symbols:
+                extent, tile = symbols[rule["symbol"]], int(rule["tile"])
+                limit = -(-extent // tile)
+                if g > limit:
+                    raise ValueError(
+                        f"{self.name}: grid {'xyz'[axis]} = {g} is larger than the kernel's grid rule "
+                        f"cdiv({rule['symbol']} = {extent}, {tile}) = {limit}; CTAs past it would access "
+                        f"tiles outside the tensors (give a grid of at most {limit} along {'xyz'[axis]})")
 
     def key(self, args, views) -> SpecKey:
         """The specialisation key of these arguments (what a compiled variant may assume)."""
