@@ -4,8 +4,9 @@
 # (`make test` does that). Substitutions: %python, %irdl (the tile dialect's
 # IRDL file), %mlir-opt (upstream mlir-opt of the xtc wheel); tools on PATH:
 # phobos-opt, phobos, FileCheck, not.
-# Features: `ptxas` (the nvidia-cuda-nvcc-cu12 ptxas is installed), `cuda` (a
-# CUDA driver and GPU answer), `mlir-opt` (upstream mlir-opt is installed).
+# Features: `ptxas` (the nvidia-cuda-nvcc-cu12 ptxas is installed), `nvdisasm`
+# (%nvdisasm, for SASS checks), `cuda` (a CUDA driver and GPU answer),
+# `mlir-opt` (upstream mlir-opt is installed).
 
 import os
 import shutil
@@ -64,6 +65,12 @@ if mlir_opt:
 
 if site_tool("nvidia", os.path.join("cuda_nvcc", "bin", "ptxas")):
     config.available_features.add("ptxas")
+
+# `nvdisasm` (PyPI nvidia-cuda-nvdisasm) reads the SASS of the cubins.
+nvdisasm = site_tool("nvidia", os.path.join("cu13", "bin", "nvdisasm"))
+if nvdisasm:
+    config.available_features.add("nvdisasm")
+    config.substitutions.append(("%nvdisasm", nvdisasm))
 
 # `cuda`: a driver and at least one device answer (checked in a subprocess so a
 # broken driver cannot take lit down).

@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--emit", choices=EMIT_STAGES, default="tile", help="what to produce (default: tile)")
     c.add_argument("--chip", default="sm_90", help="target chip for gpu/ptx/cubin (default: sm_90)")
     c.add_argument("--kernel", default=None, help="the kernel to compile for gpu/ptx/cubin when the file has several")
+    c.add_argument("--key", default=None, metavar="KEY",
+                   help="for gpu/ptx/cubin: specialise for an argument layout, e.g. 'X=a16.e16x16.s16;Y=a16.e16x16.s16' "
+                        "(16-byte aligned base, extents and row stride multiples of 16; default: nothing assumed)")
     c.add_argument("-o", dest="output", default="-", metavar="OUT", help="output file (default: stdout)")
     c.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true",
                    help="print source locations (loc(\"file\":line:col)) in the IR")
@@ -98,29 +101,20 @@ def _write(output: str, data) -> None:
 
 
 def _later_stage(args, source: str, filename: str, defines: Dict[str, int]):
-    """--emit=gpu/ptx/cubin through phobos.compiler, when it exists."""
-    import importlib.util
-
-    from phobos.frontend import compile_to_tile_ir
-
-    if importlib.util.find_spec("phobos.compiler") is None:
-        compile_to_tile_ir(source, filename, defines)  # source errors first, in the front end's words
-        raise UserError(f"--emit={args.emit} is not available yet: phobos.compiler (the lowering to GPU code) "
-                        "is not part of this installation; --emit=tile works")
+    """--emit=gpu/ptx/cubin through the compile driver (phobos.compiler)."""
     from phobos import compiler
+    from phobos.specialization import SpecKey
 
+    if args.key:
+        try:
+            SpecKey.from_text(args.key)
+        except ValueError as e:
+            raise UserError(f"--key: {e}") from None
     target = filename if filename != "<stdin>" else source
-    options = dict(kernel=args.kernel, chip=args.chip, defines=defines or None)
+    options = dict(kernel=args.kernel, chip=args.chip, defines=defines or None, key=args.key or None)
     if args.emit == "cubin":
-        if not hasattr(compiler, "compile_artifact"):
-            raise UserError("--emit=cubin is not available yet: phobos.compiler has no compile_artifact()")
         return compiler.compile_artifact(target, **options).cubin
-    if not hasattr(compiler, "compile_stages"):
-        raise UserError(f"--emit={args.emit} is not available yet: phobos.compiler has no compile_stages()")
-    stages = compiler.compile_stages(target, **options)
-    if args.emit not in stages:
-        raise UserError(f"--emit={args.emit} is not available yet: phobos.compiler produces {', '.join(stages)}")
-    return stages[args.emit]
+    return compiler.compile_stages(target, **options)[args.emit]
 
 
 def run(argv: Optional[List[str]] = None) -> int:

@@ -66,12 +66,17 @@ func.func @scale(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["M", "N"], t
 
 // Without facts every element is checked against the extents (unsigned
 // compare, so a negative start is out of bounds too) and accessed alone.
+// Loads do not branch per element: inside one uniform check that X is not
+// empty, a masked-off element reads element 0 and selects zero.
 // CHECK-LABEL: gpu.func @scale_masked
 // CHECK-SAME: (%{{.*}}: !llvm.ptr {llvm.noalias, llvm.readonly}, %[[M:.*]]: i64, %[[N:.*]]: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: f32)
 // CHECK-NOT: llvm.intr.trap
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
-// CHECK: scf.if %{{.*}} -> (f32) {
-// CHECK-NEXT: memref.load %{{.*}}[%{{.*}}] : memref<?xf32>
+// CHECK: arith.cmpi ugt, %{{.*}}, %c0 : index
+// CHECK: %{{.*}}:16 = scf.if %{{.*}} -> (f32, f32,
+// CHECK: %[[SAFE:.*]] = arith.select %[[MASK:.*]], %{{.*}}, %c0 : index
+// CHECK-NEXT: %[[V:.*]] = memref.load %{{.*}}[%[[SAFE]]] : memref<?xf32>
+// CHECK-NEXT: arith.select %[[MASK]], %[[V]], %{{.*}} : f32
 // CHECK-NOT: vector.load
 // CHECK: vector.from_elements %{{.*}} : vector<16xf32>
 // CHECK: scf.if %{{.*}} {

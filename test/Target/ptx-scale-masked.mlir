@@ -1,6 +1,7 @@
 // The scale kernel without the promise, on extents of unknown divisibility:
-// every access is a 4-byte access under its own bounds check (a predicated
-// branch around it), and no 16-byte vector appears.
+// every access is a 4-byte access under its own bounds check and no 16-byte
+// vector appears. Loads select a safe address and zero instead of branching
+// (so they all issue before the first use); stores branch around.
 // RUN: %python -m phobos.compiler %s --emit=ptx | FileCheck %s
 
 // CHECK-LABEL: .visible .entry scale(
@@ -9,8 +10,9 @@
 // CHECK-NOT: .v2.
 // CHECK-NOT: trap;
 // CHECK: setp.lt.u64
-// CHECK: @%p{{[0-9]+}} bra
-// CHECK-NEXT: ld.global.nc.b32
+// CHECK: selp.b64
+// CHECK: ld.global.nc.b32
+// CHECK: selp.f32
 // CHECK: @%p{{[0-9]+}} bra
 // CHECK: st.global.b32
 // CHECK-NOT: .v4.

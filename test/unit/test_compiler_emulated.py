@@ -384,3 +384,30 @@ def test_float_remainder():
     Y = np.full(300, np.nan, np.float32)
     assert not run(src, (2,), X, Y)
     np.testing.assert_array_equal(Y, np.fmod(X, np.float32(0.75)))
+
+
+def test_masked_loads_never_touch_an_empty_tensor():
+    # Masked-off elements load the tensor's first element instead of
+    # branching; an empty tensor has none, so a uniform check skips its loads.
+    # Z is empty and passed as a null pointer: any access would crash.
+    def body():
+        @tb.kernel
+        def add(X: tb.Tensor(tb.f32, "M", "N"), Z: tb.Tensor(tb.f32, "P", "Q"), Y: tb.Tensor(tb.f32, "M", "N")):
+            r, c = tb.block_id(0) * 32, tb.block_id(1) * 128
+            x = tb.load_slice(X, [r, c], [32, 128])
+            z = tb.load_slice(Z, [r, c], [32, 128])
+            tb.store_slice(Y, [r, c], x + z)
+
+    src = build(body)
+    M, N = 37, 131
+    _, X = padded((M, N), np.float32, fill=0)
+    X[:] = RNG.standard_normal((M, N))
+    ybuf, Y = padded((M, N), np.float32)
+    stages = compile_stages(src)
+    assert "arith.cmpi ugt" in stages["gpu"]  # the non-empty check
+    emu = Emulated(stages["gpu"])
+    # ABI: X, M, N, X stride, Z, P, Q, Z stride, Y, Y stride
+    trapped = emu((2, 2), 256, X, M, N, X.strides[0] // 4, 0, 0, N, N, Y, Y.strides[0] // 4)
+    assert not trapped
+    np.testing.assert_array_equal(Y, X)
+    assert np.isnan(ybuf[M:]).all() and np.isnan(ybuf[:, N:]).all()

@@ -699,27 +699,58 @@ class KernelLowering:
             accesses.append((j, off, m))
         return p, shape, dims, width, elem, accesses
 
-    def _load_chunks(self, op, result_old, p, width, elem, accesses) -> None:
+    def _load_chunks(self, op, result_old, p, width, elem, accesses, slice_form: bool) -> None:
+        """Loads every chunk of a tile. Masked chunks do not branch: they load
+        from the tensor's first element instead and select zero, so all of a
+        thread's loads issue back to back (a branch per chunk lets LLVM fuse
+        each load with its store and serialise them). That needs a first
+        element: a uniform check that the tensor is not empty guards the lot.
+        An offset-form vector chunk keeps its branch, since nothing proves the
+        buffer holds `width` elements."""
         view = self.views[p]
         chunk_t = ir.VectorType.get([width], elem)
         align = width * _element_bytes(elem)
-        pieces = []
-        for _, idx, mask in accesses:
-            def load():
-                if width == 1:
-                    return memref.LoadOp(view, [idx]).result
-                return vector.LoadOp(chunk_t, view, [idx], alignment=align).result
+        t = elem if width == 1 else chunk_t
 
-            if mask is None:
-                pieces.append(load())
-            else:
-                t = elem if width == 1 else chunk_t
-                guarded = scf.IfOp(mask, [t], has_else=True)
-                with ir.InsertionPoint(guarded.then_block):
-                    scf.YieldOp([load()])
-                with ir.InsertionPoint(guarded.else_block):
-                    scf.YieldOp([self.const(0, t)])
-                pieces.append(guarded.results[0])
+        def load(idx):
+            if width == 1:
+                return memref.LoadOp(view, [idx]).result
+            return vector.LoadOp(chunk_t, view, [idx], alignment=align).result
+
+        def branch_free(mask):
+            return mask is not None and (slice_form or width == 1)
+
+        def emit_all():
+            pieces = []
+            for _, idx, mask in accesses:
+                if mask is None:
+                    pieces.append(load(idx))
+                elif branch_free(mask):
+                    value = load(arith.SelectOp(mask, idx, self.index(0)).result)
+                    pieces.append(arith.SelectOp(mask, value, self.const(0, t)).result)
+                else:
+                    guarded = scf.IfOp(mask, [t], has_else=True)
+                    with ir.InsertionPoint(guarded.then_block):
+                        scf.YieldOp([load(idx)])
+                    with ir.InsertionPoint(guarded.else_block):
+                        scf.YieldOp([self.const(0, t)])
+                    pieces.append(guarded.results[0])
+            return pieces
+
+        if any(branch_free(mask) for _, _, mask in accesses):
+            nonempty = None
+            for (q, _axis), extent in self.extents.items():
+                if q == p:
+                    pos = arith.CmpIOp(arith.CmpIPredicate.ugt, extent, self.index(0)).result
+                    nonempty = pos if nonempty is None else arith.AndIOp(nonempty, pos).result
+            guarded = scf.IfOp(nonempty, [t] * len(accesses), has_else=True)
+            with ir.InsertionPoint(guarded.then_block):
+                scf.YieldOp(emit_all())
+            with ir.InsertionPoint(guarded.else_block):
+                scf.YieldOp([self.const(0, t)] * len(accesses))
+            pieces = list(guarded.results)
+        else:
+            pieces = emit_all()
         vt = self.vtype(result_old)
         if width == 1:
             value = vector.FromElementsOp(vt, pieces).result
@@ -783,7 +814,7 @@ class KernelLowering:
         o = op.opview
         with op.location:
             p, shape, dims, width, elem, acc = self._slice_access(op, op.results[0], o.base, o.starts)
-            self._load_chunks(op, op.results[0], p, width, elem, acc)
+            self._load_chunks(op, op.results[0], p, width, elem, acc, slice_form=True)
 
     def _store_slice(self, op: ir.Operation) -> None:
         o = op.opview
@@ -795,7 +826,7 @@ class KernelLowering:
         o = op.opview
         with op.location:
             p, shape, dims, width, elem, acc = self._offset_access(op, op.results[0], o.base, o.offsets, o.mask)
-            self._load_chunks(op, op.results[0], p, width, elem, acc)
+            self._load_chunks(op, op.results[0], p, width, elem, acc, slice_form=False)
 
     def _store(self, op: ir.Operation) -> None:
         o = op.opview
