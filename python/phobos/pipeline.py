@@ -16,7 +16,7 @@ from typing import List, Optional, Tuple
 
 from mlir import ir, passmanager
 
-from phobos import targets
+from phobos.lowering import target
 from phobos.passes import registry
 
 
@@ -79,7 +79,7 @@ def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> p
         raise PipelineError("expected pass pipeline to be wrapped with the anchor operation type, e.g. 'builtin.module(...)'")
     anchor, inner = m.group(1), m.group(2)
     context = context or ir.Context.current
-    problem = targets.check_pipeline_text(inner)
+    problem = target.pipeline_abort_reason(inner)
     if problem:
         raise PipelineError(problem)
     if anchor != "any" and not context.is_registered_operation(anchor):
@@ -119,25 +119,6 @@ def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> p
     return pm
 
 
-_TARGET = re.compile(r"#nvvm\.target<(.*?)>")
-
-
-def nvvm_targets(module: ir.Module) -> List[Tuple[str, str]]:
-    """(chip, features) of every #nvvm.target on the module's gpu.module ops."""
-    found = []
-
-    def visit(op):
-        if op.name == "gpu.module" and "targets" in op.attributes:
-            for m in _TARGET.finditer(str(op.attributes["targets"])):
-                chip = re.search(r'chip = "([^"]*)"', m.group(1))
-                features = re.search(r'features = "([^"]*)"', m.group(1))
-                found.append((chip.group(1) if chip else "sm_50", features.group(1) if features else "+ptx60"))
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return found
-
-
 _SERIALIZES = re.compile(r"gpu-module-to-binary|gpu-lower-to-nvvm-pipeline")
 
 
@@ -146,7 +127,7 @@ def check_module(module: ir.Module, pipeline: str) -> None:
     module that aborts LLVM."""
     if not _SERIALIZES.search(pipeline):
         return
-    problem = targets.check_module_targets(nvvm_targets(module))
+    problem = target.module_abort_reason(str(module.operation))
     if problem:
         raise PipelineError(problem)
 

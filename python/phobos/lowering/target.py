@@ -122,3 +122,61 @@ def check_target_attrs(text: str) -> None:
             check_chip(chip)
             raise TargetError(f"{m.group(0)} has no features; {chip} needs +ptx{required_ptx(chip)} or higher")
         check_target(chip, features)
+
+
+# ----------------------------------------------------------------------------- upstream pipelines
+
+# phobos-opt also runs upstream pipelines on users' own gpu.modules, which may
+# target chips Phobos itself does not compile for. There only what would end
+# the process is refused: a chip LLVM does not know, or a PTX version too old
+# for the chip (the upstream default pairs every chip with +ptx60).
+_OLDER_CHIPS_MIN_PTX = {"sm_50": 40, "sm_52": 41, "sm_53": 42, "sm_60": 50, "sm_61": 50, "sm_62": 50}
+
+
+def abort_reason(chip: str, features: Optional[str]) -> Optional[str]:
+    """Why LLVM would abort on this chip/features pair, or None."""
+    known = {**_OLDER_CHIPS_MIN_PTX, **CHIP_MIN_PTX}
+    if chip not in known:
+        return f"unknown or unsupported chip '{chip}' (supported: {', '.join(known)})"
+    m = re.search(r"\+ptx(\d+)", features or "+ptx60")
+    if m is None:
+        return f"features '{features}' name no PTX version (expected e.g. '{default_features_any(chip)}')"
+    version = int(m.group(1))
+    if version < known[chip]:
+        return f"PTX {version // 10}.{version % 10} does not support {chip}; use features '{default_features_any(chip)}' or newer"
+    return None
+
+
+def default_features_any(chip: str) -> str:
+    known = {**_OLDER_CHIPS_MIN_PTX, **CHIP_MIN_PTX}
+    return f"+ptx{max(PTX_FLOOR, known.get(chip, PTX_FLOOR))}"
+
+
+def _option(options: str, name: str) -> Optional[str]:
+    m = re.search(rf"(?:^|\s){re.escape(name)}=(\"[^\"]*\"|\S+)", options)
+    return m.group(1).strip('"') if m else None
+
+
+def pipeline_abort_reason(pipeline: str) -> Optional[str]:
+    """Checks the chip/features options of the upstream GPU passes named in a pipeline."""
+    for m in re.finditer(r"gpu-lower-to-nvvm-pipeline|nvvm-attach-target", pipeline):
+        rest = pipeline[m.end():]
+        options = rest[1:rest.find("}")] if rest.startswith("{") else ""
+        if m.group(0) == "gpu-lower-to-nvvm-pipeline":
+            chip, features = _option(options, "cubin-chip"), _option(options, "cubin-features")
+        else:
+            chip, features = _option(options, "chip"), _option(options, "features")
+        problem = abort_reason(chip or "sm_50", features or "+ptx60")
+        if problem:
+            return f"'{m.group(0)}': {problem}"
+    return None
+
+
+def module_abort_reason(ir_text: str) -> Optional[str]:
+    """Checks every #nvvm.target<...> in IR text that a serialising pipeline would compile."""
+    for m in _TARGET_ATTR.finditer(ir_text):
+        fields = dict(_FIELD.findall(m.group(1) or ""))
+        problem = abort_reason(fields.get("chip", "sm_50"), fields.get("features", "+ptx60"))
+        if problem:
+            return f"#nvvm.target: {problem}"
+    return None
