@@ -63,32 +63,29 @@ class _TileOp(ir.OpView):
         return ir.StringAttr(self.operation.attributes[name]).value
 
 
+class _GridIndexOp(_TileOp):
+    """Shared by block_id and grid_dim: an `index` result for grid dimension `dim`."""
+
+    def __init__(self, dim: int, *, loc=None, ip=None):
+        self._build([ir.IndexType.get()], [], {"dim": _i64(dim)}, loc, ip)
+
+    @property
+    def dim(self) -> int:
+        return self._int("dim")
+
+
 @_cext.register_operation(_Dialect)
-class BlockIdOp(_TileOp):
+class BlockIdOp(_GridIndexOp):
     """`tile.block_id {dim}`: the CTA's index along grid dimension `dim` (0..2)."""
 
     OPERATION_NAME = "tile.block_id"
 
-    def __init__(self, dim: int, *, loc=None, ip=None):
-        self._build([ir.IndexType.get()], [], {"dim": _i64(dim)}, loc, ip)
-
-    @property
-    def dim(self) -> int:
-        return self._int("dim")
-
 
 @_cext.register_operation(_Dialect)
-class GridDimOp(_TileOp):
+class GridDimOp(_GridIndexOp):
     """`tile.grid_dim {dim}`: the number of CTAs along grid dimension `dim` (0..2)."""
 
     OPERATION_NAME = "tile.grid_dim"
-
-    def __init__(self, dim: int, *, loc=None, ip=None):
-        self._build([ir.IndexType.get()], [], {"dim": _i64(dim)}, loc, ip)
-
-    @property
-    def dim(self) -> int:
-        return self._int("dim")
 
 
 @_cext.register_operation(_Dialect)
