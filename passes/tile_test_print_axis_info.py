@@ -6,7 +6,7 @@ import sys
 
 from mlir import ir
 
-from phobos.analysis.axis_info import AxisInfoAnalysis, integer_shape
+from phobos.analysis.axis_info import AxisInfoAnalysis, functions_in, integer_shape
 from phobos.passes.registry import tile_pass
 
 
@@ -43,16 +43,7 @@ def tile_test_print_axis_info(module: ir.Operation, pass_) -> None:
     analysis = AxisInfoAnalysis(module)
     state = ir.AsmState(module)
     out = sys.stderr
-    functions = []
-
-    def collect(op):
-        if op.name == "func.func":
-            functions.append(op)
-            return ir.WalkResult.SKIP
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect, ir.WalkOrder.PRE_ORDER)
-    for fn in functions:
+    for fn in functions_in(module):
         out.write(f"axis-info @{ir.StringAttr(fn.attributes['sym_name']).value}:\n")
         for block in fn.regions[0].blocks:
             for arg in block.arguments:

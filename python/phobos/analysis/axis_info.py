@@ -81,6 +81,23 @@ def _int_attr(op, name: str) -> int:
     return ir.IntegerAttr(op.operation.attributes[name]).value
 
 
+def functions_in(root) -> List[ir.Operation]:
+    """`root` itself if it is a func.func, else the func.func ops it holds (not nested in each other)."""
+    op = root.operation
+    if op.name == "func.func":
+        return [op]
+    functions = []
+
+    def collect(o):
+        if o.name == "func.func":
+            functions.append(o)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    op.walk(collect, ir.WalkOrder.PRE_ORDER)
+    return functions
+
+
 class AxisInfoAnalysis:
     """Runs the analysis on construction over every func.func in `root`
     (a module, a function, or any op holding functions)."""
@@ -89,21 +106,8 @@ class AxisInfoAnalysis:
         self._facts: Dict[ir.Value, AxisInfo] = {}
         self._kernels: Dict[ir.Operation, KernelFacts] = {}
         self._multiples: Dict[ir.Value, int] = {}
-        op = root.operation
-        if op.name == "func.func":
-            self._run_function(op)
-        else:
-            functions = []
-
-            def collect(o):
-                if o.name == "func.func":
-                    functions.append(o)
-                    return ir.WalkResult.SKIP
-                return ir.WalkResult.ADVANCE
-
-            op.walk(collect, ir.WalkOrder.PRE_ORDER)
-            for fn in functions:
-                self._run_function(fn)
+        for fn in functions_in(root):
+            self._run_function(fn)
 
     # ------------------------------------------------------------------ queries
 
