@@ -197,13 +197,16 @@ class KernelLowering:
         saved = dict(self.env)
         with ir.InsertionPoint(loop.body):
             self.env[s.symbol] = tb.Value(loop.induction_variable)
-            for sym, arg in zip(carried, loop.inner_iter_args):
-                self.env[sym] = tb.Value(arg)
+            self._bind(carried, loop.inner_iter_args)
             self.lower_block(s.body)
             scf.YieldOp([self.env[c].value for c in carried], loc=loc)
         self.env = saved
-        for sym, result in zip(carried, loop.results):
-            self.env[sym] = tb.Value(result)
+        self._bind(carried, loop.results)
+
+    def _bind(self, symbols, values) -> None:
+        """Names the loop-carried or yielded `values` after their variables."""
+        for sym, value in zip(symbols, values):
+            self.env[sym] = tb.Value(value)
 
     def lower_while(self, s: A.While) -> None:
         carried = assigned_outer(s.body.stmts)
@@ -213,20 +216,17 @@ class KernelLowering:
         saved = dict(self.env)
         before = loop.before.blocks.append(*types, arg_locs=[loc] * len(types))
         with ir.InsertionPoint(before):
-            for sym, arg in zip(carried, before.arguments):
-                self.env[sym] = tb.Value(arg)
+            self._bind(carried, before.arguments)
             cond = self.lower_expr(s.cond)
             scf.ConditionOp(cond.value, list(before.arguments), loc=loc)
         self.env = dict(saved)
         after = loop.after.blocks.append(*types, arg_locs=[loc] * len(types))
         with ir.InsertionPoint(after):
-            for sym, arg in zip(carried, after.arguments):
-                self.env[sym] = tb.Value(arg)
+            self._bind(carried, after.arguments)
             self.lower_block(s.body)
             scf.YieldOp([self.env[c].value for c in carried], loc=loc)
         self.env = saved
-        for sym, result in zip(carried, loop.results):
-            self.env[sym] = tb.Value(result)
+        self._bind(carried, loop.results)
 
     def lower_if(self, s: A.If) -> None:
         else_stmts = s.orelse.stmts if isinstance(s.orelse, A.Block) else ([s.orelse] if s.orelse else [])
@@ -247,8 +247,7 @@ class KernelLowering:
                     self.lower_stmt(stmt)
                 scf.YieldOp([self.env[c].value for c in carried], loc=loc)
             self.env = dict(saved)
-        for sym, result in zip(carried, op.results):
-            self.env[sym] = tb.Value(result)
+        self._bind(carried, op.results)
 
     # ------------------------------------------------------------------ slices
 
