@@ -210,17 +210,27 @@ class Plan:
 
     def var_values(self, args: Sequence[object], pointers: Dict[int, int]) -> list:
         """The changing slots' values (pointers by parameter index, scalars from `args`)."""
+        out = []
+        for how, pi in self.var_sources():
+            if how == "ptr":
+                out.append(pointers[pi])
+            elif how == "bf16":
+                out.append(bf16_bits(float(args[pi])))
+            else:
+                out.append(args[pi])
+        return out
+
+    def var_sources(self) -> List[Tuple[str, int]]:
+        """Where each changing slot's value comes from: ("ptr" | "bf16" | "arg", parameter index)."""
         sig = self.signature
         out = []
         for slot in self.var_slots:
             entry = sig.abi[slot]
             pi = entry["param"]
             if entry["kind"] == "ptr":
-                out.append(pointers[pi])
-            elif sig.params[pi].dtype == "bf16":
-                out.append(bf16_bits(float(args[pi])))
+                out.append(("ptr", pi))
             else:
-                out.append(args[pi])
+                out.append(("bf16" if sig.params[pi].dtype == "bf16" else "arg", pi))
         return out
 
     # ------------------------------------------------------------------------- generic path
@@ -313,16 +323,9 @@ def _generate_fire(plan: Plan):
     `stream` a handle (int) or a stream object, `grid` only read when the plan's grid is callable."""
     sig = plan.signature
     pointer = {pi: f"p{pi}" for pi in sig.tensors}
-    values = []
-    for slot in plan.var_slots:
-        entry = sig.abi[slot]
-        pi = entry["param"]
-        if entry["kind"] == "ptr":
-            values.append(pointer[pi])
-        elif sig.params[pi].dtype == "bf16":
-            values.append(f"bf16(float(args[{pi}]))")
-        else:
-            values.append(f"args[{pi}]")
+    spelled = {"ptr": lambda pi: pointer[pi], "bf16": lambda pi: f"bf16(float(args[{pi}]))",
+               "arg": lambda pi: f"args[{pi}]"}
+    values = [spelled[how](pi) for how, pi in plan.var_sources()]
     gx, gy, gz = plan.grid
     if not plan.grid_callable and not (gx and gy and gz):
         return lambda args, stream, sync, grid, *pointers: None  # an empty grid: nothing to launch
