@@ -50,7 +50,7 @@ def one_d(sizes, scalar="2.0"):
 
 # Leading strides of padded rows: the 2-D tests pad X by `pad` and Y by 2 pad + 1.
 def two_d(shapes, pads=(0, 3)):
-    from phobos.aot import like
+    from phobos.runtime.aot import like
 
     out = []
     for m, n in shapes:
@@ -64,7 +64,7 @@ def two_d(shapes, pads=(0, 3)):
 
 def plan():
     """(source name, defines, example argument lists, check promises?) to build."""
-    from phobos.aot import parse_args_text
+    from phobos.runtime.aot import parse_args_text
 
     bench_1d = [GIB, GIB - 4, GIB - 3]
     bench_2d = [(16384, 16384), (16383, 16380), (16381, 16381)]
@@ -109,7 +109,7 @@ def main():
     import build as handwritten
 
     import phobos
-    from phobos.kernel import CompilerUnavailableError
+    from phobos.runtime.kernel import CompilerUnavailableError
 
     ns.out.mkdir(parents=True, exist_ok=True)
     if not ns.only:  # start clean: an ahead-of-time folder holds one build of its kernel
@@ -132,7 +132,7 @@ def main():
         print(f"{folder}: {len(keys)} variants in {time.perf_counter() - t0:.1f}s")
     sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=common.ROOT, capture_output=True, text=True).stdout.strip()
     (ns.out / "COMMIT").write_text(sha + "\n")
-    from phobos.fingerprint import compiler_fingerprint
+    from phobos.runtime.fingerprint import compiler_fingerprint
 
     (ns.out / "FINGERPRINT").write_text(compiler_fingerprint() + "\n")
     if failures:

@@ -29,7 +29,7 @@ CASES = [
 
 def main():
     import phobos
-    from phobos.aot import parse_args_text
+    from phobos.runtime.aot import parse_args_text
 
     rows, out = [], {}
     for name, defines, first, second in CASES:
@@ -50,7 +50,7 @@ def main():
                 k2.warmup(*args1)
                 warm.append(time.perf_counter() - t0)
             code = (f"import time; t0 = time.perf_counter(); import sys; sys.path.insert(0, {str(common.ROOT / 'python')!r}); "
-                    f"import phobos; from phobos.aot import parse_args_text as p; "
+                    f"import phobos; from phobos.runtime.aot import parse_args_text as p; "
                     f"phobos.compile({str(source)!r}, defines={defines!r}, cache_dir={tmp!r}).warmup(*p({first!r})); "
                     f"print(time.perf_counter() - t0, 'mlir' in sys.modules)")
             procs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()

@@ -32,7 +32,7 @@ def main() -> int:
     import numpy as np
 
     import phobos
-    from phobos.aot import like
+    from phobos.runtime.aot import like
     from phobos.runtime import driver
 
     n = ns.n

@@ -178,7 +178,7 @@ SAXPY = {
 
 def saxpy_kernel(folder: Path):
     import phobos
-    from phobos import cache
+    from phobos.runtime import cache
 
     class Art:
         cubin, contract, asm = b"\x7fELF-stub", SAXPY, {}

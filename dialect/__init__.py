@@ -22,19 +22,6 @@ def load_tile_dialect(context: ir.Context) -> None:
         return
     definition = ir.Module.parse(_IRDL_TEXT, context)
     irdl.load_dialects(definition)
-    _preload_pipeline_registry(context)
-
-
-def _preload_pipeline_registry(context: ir.Context) -> None:
-    """Pipeline passes (tile-to-nvvm, ...) run upstream passes from inside a
-    Python pass. MLIR aborts the process when such a nested run extends the
-    context's dialect registry, which convert-gpu-to-nvvm does the first time
-    it runs in a context; running it once here, on an empty module, puts its
-    dialects in the registry beforehand (about 0.1 ms)."""
-    from mlir.passmanager import PassManager
-
-    with context, ir.Location.unknown(context):
-        PassManager.parse("builtin.module(gpu.module(convert-gpu-to-nvvm))").run(ir.Module.create().operation)
 
 
 def make_context() -> ir.Context:

@@ -120,7 +120,7 @@ def _load_all() -> None:
     _loaded = True
     package = importlib.import_module("phobos.passes")
     for info in pkgutil.iter_modules(package.__path__):
-        if info.name not in ("registry", "pipeline") and not info.name.startswith("_"):
+        if info.name not in ("registry", "pipelines") and not info.name.startswith("_"):
             importlib.import_module(f"phobos.passes.{info.name}")
 
 

@@ -8,7 +8,7 @@ from mlir import ir
 
 from phobos.dialect import kernel as K
 from phobos.passes.registry import Option, fail, tile_pass
-from phobos.specialization import SpecKey, TensorFacts
+from phobos.runtime.specialization import SpecKey, TensorFacts
 
 
 def _i64_array(values) -> ir.Attribute:

@@ -3,7 +3,7 @@
     .venv/bin/python bench/handwritten/build.py [OUT]      (default .cache/gpu/handwritten)
 
 Each kernel gets its own folder OUT/<kernel>/ in the cache layout, with the
-contract written here by hand (the same form phobos.artifact writes), so the
+contract written here by hand (the same form phobos.runtime.artifact writes), so the
 runtime is tested against cubins that do not depend on the Phobos compiler.
 Needs MLIR and ptxas (here); the folders are then launched with phobos.load on
 the GPU machine.
@@ -75,7 +75,7 @@ def compile_module(text: str, fmt: str):
 
 
 def build(out: Path) -> None:
-    from phobos import cache
+    from phobos.runtime import cache
 
     text = (HERE / "kernels.mlir").read_text()
     cubin = compile_module(text, "bin")

@@ -14,17 +14,18 @@ __version__ = "0.1.0"
 # name -> (module, attribute): resolved on first access (PEP 562), so that
 # `import phobos` stays cheap and MLIR-free.
 _LAZY = {
-    "compile": ("phobos.kernel", "compile"),
-    "load": ("phobos.kernel", "load"),
-    "Kernel": ("phobos.kernel", "Kernel"),
-    "LoadedKernel": ("phobos.kernel", "LoadedKernel"),
-    "CompilerUnavailableError": ("phobos.kernel", "CompilerUnavailableError"),
-    "compile_ahead": ("phobos.aot", "compile_ahead"),
+    "compile": ("phobos.runtime.kernel", "compile"),
+    "load": ("phobos.runtime.kernel", "load"),
+    "Kernel": ("phobos.runtime.kernel", "Kernel"),
+    "LoadedKernel": ("phobos.runtime.kernel", "LoadedKernel"),
+    "CompilerUnavailableError": ("phobos.runtime.kernel", "CompilerUnavailableError"),
+    "compile_ahead": ("phobos.runtime.aot", "compile_ahead"),
+    "like": ("phobos.runtime.aot", "like"),
     "synchronize": ("phobos.runtime", "synchronize"),
     "CudaError": ("phobos.runtime", "CudaError"),
     "KernelFault": ("phobos.runtime", "KernelFault"),
     "NoCudaDriverError": ("phobos.runtime", "NoCudaDriverError"),
-    "SpecKey": ("phobos.specialization", "SpecKey"),
+    "SpecKey": ("phobos.runtime.specialization", "SpecKey"),
 }
 
 

@@ -5,7 +5,7 @@
 // RUN: not phobos check %S/does-not-exist.ph 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not phobos compile -D TM %s 2>&1 | FileCheck %s --check-prefix=BADDEF
 // RUN: not phobos compile -D TM=64 %s 2>&1 | FileCheck %s --check-prefix=OUT-OF-SPACE
-// RUN: not phobos compile --emit=llvm %s 2>&1 | FileCheck %s --check-prefix=BAD-EMIT
+// RUN: not phobos compile --emit=sass %s 2>&1 | FileCheck %s --check-prefix=BAD-EMIT
 // RUN: not phobos frobnicate 2>&1 | FileCheck %s --check-prefix=BAD-COMMAND
 // RUN: not phobos compile --emit=ptx --chip sm_99 %s 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
 // RUN: phobos compile %s -o %t.mlir && FileCheck %s --check-prefix=OUTPUT < %t.mlir
@@ -16,7 +16,7 @@
 // HELP: compile
 // HELP: check
 
-// COMPILE-HELP: --emit {tile,gpu,ptx,cubin}
+// COMPILE-HELP: --emit {tile,gpu,llvm,ptx,cubin,contract}
 // COMPILE-HELP: --chip CHIP
 // COMPILE-HELP: -D NAME=VALUE
 
@@ -26,7 +26,7 @@
 // BADDEF: phobos: error: -D expects NAME=INTEGER, got 'TM'
 // BADDEF-NOT: Traceback
 
-// BAD-EMIT: phobos: error: argument --emit: invalid choice: 'llvm'
+// BAD-EMIT: phobos: error: argument --emit: invalid choice: 'sass'
 
 // BAD-COMMAND: phobos: error: argument COMMAND: invalid choice: 'frobnicate'
 

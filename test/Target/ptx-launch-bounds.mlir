@@ -1,6 +1,6 @@
 // tile.launch occupancy hints reach the PTX entry: threads -> .maxntid,
 // min_blocks -> .minnctapersm, max_regs -> .maxnreg.
-// RUN: %python -m phobos.compiler %s --emit=ptx | FileCheck %s
+// RUN: phobos compile %s --emit=ptx | FileCheck %s
 
 // CHECK-LABEL: .visible .entry bounded(
 // CHECK: .maxntid 128, 1, 1

@@ -2,7 +2,7 @@
 // sqrt.approx.f32 that libdevice's __nv_sqrtf becomes in this build) unless
 // fastmath<afn> allows the approximation; exp is CUDA's expf (libdevice,
 // embedded in this MLIR build); f32 division is IEEE div.rn.
-// RUN: %python -m phobos.compiler %s --emit=ptx | FileCheck %s
+// RUN: phobos compile %s --emit=ptx | FileCheck %s
 
 // CHECK-LABEL: .visible .entry math(
 // CHECK-NOT: sqrt.approx

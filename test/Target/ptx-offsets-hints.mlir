@@ -3,8 +3,8 @@
 // access is a predicated 4-byte access; with multiple_of(16) and
 // max_contiguous(1024) on the offsets (tile.hint) the accesses become 16-byte
 // vectors, still under the bounds mask (one predicate per vector).
-// RUN: %python -m phobos.compiler %s --kernel=hinted --emit=ptx | FileCheck %s --check-prefix=HINTS
-// RUN: %python -m phobos.compiler %s --kernel=plain --emit=ptx | FileCheck %s --check-prefix=PLAIN
+// RUN: phobos compile %s --kernel=hinted --emit=ptx | FileCheck %s --check-prefix=HINTS
+// RUN: phobos compile %s --kernel=plain --emit=ptx | FileCheck %s --check-prefix=PLAIN
 
 // HINTS-LABEL: .visible .entry hinted(
 // HINTS: @%p{{[0-9]+}} bra

@@ -2,8 +2,8 @@
 // 16-byte aligned, row-padded tensors: 16-byte loads through the read-only
 // path and 16-byte stores, with no predicate on the main path. The broken
 // promise traps at entry.
-// RUN: %python -m phobos.compiler %s --emit=ptx | FileCheck %s
-// RUN: %python -m phobos.compiler %s --emit=ptx --chip=sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: phobos compile %s --emit=ptx | FileCheck %s
+// RUN: phobos compile %s --emit=ptx --chip=sm_80 | FileCheck %s --check-prefix=SM80
 
 // CHECK: .version 8.0
 // CHECK: .target sm_90

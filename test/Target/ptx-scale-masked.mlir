@@ -2,7 +2,7 @@
 // every access is a 4-byte access under its own bounds check and no 16-byte
 // vector appears. Loads select a safe address and zero instead of branching
 // (so they all issue before the first use); stores branch around.
-// RUN: %python -m phobos.compiler %s --emit=ptx | FileCheck %s
+// RUN: phobos compile %s --emit=ptx | FileCheck %s
 
 // CHECK-LABEL: .visible .entry scale(
 // CHECK-NEXT: .param .u64 .ptr .align 1 scale_param_0,

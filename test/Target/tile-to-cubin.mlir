@@ -3,10 +3,10 @@
 // prints the launch contract of the same kernel.
 // REQUIRES: ptxas
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-to-gpu)' | FileCheck %s --check-prefix=GPU
-// RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-to-nvvm{chip=sm_90})' | FileCheck %s --check-prefix=NVVM
+// RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-to-llvm{chip=sm_90})' | FileCheck %s --check-prefix=NVVM
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-to-ptx)' | FileCheck %s --check-prefix=PTX
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-to-cubin)' | FileCheck %s --check-prefix=CUBIN
-// RUN: %python -m phobos.compiler %s --emit=contract | FileCheck %s --check-prefix=CONTRACT
+// RUN: phobos compile %s --emit=contract | FileCheck %s --check-prefix=CONTRACT
 
 // GPU: gpu.module @saxpy_module [#nvvm.target<chip = "sm_90", features = "+ptx80">]
 // GPU: gpu.func @saxpy(

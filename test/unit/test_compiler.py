@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("mlir")
 
-from phobos.artifact import Artifact, ContractError, validate_contract  # noqa: E402
+from phobos.runtime.artifact import Artifact, ContractError, validate_contract  # noqa: E402
 from phobos.compiler import CompileError, compile_artifact, compile_stages  # noqa: E402
 from phobos.lowering.target import TargetError, check_target, toolkit_dir  # noqa: E402
 
@@ -138,7 +138,8 @@ def test_stages_follow_the_key_and_chip():
     stages = compile_stages(str(ROOT / "examples" / "scale.mlir"), chip="sm_80", key="X=a16.e16x16.s16;Y=a16.e16x16.s16")
     assert ".target sm_80" in stages["ptx"]
     assert '#nvvm.target<chip = "sm_80", features = "+ptx80">' in stages["gpu"]
-    assert "tile.layout = #tile.blocked" in stages["tile"]
+    assert "tile.divisibility = array<i64: 16, 16>" in stages["tile"]  # the key's facts, before the gpu stage
+    assert "vector<4xf32>" in stages["gpu"]  # which give 16-byte accesses
 
 
 @needs_ptxas

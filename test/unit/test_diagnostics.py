@@ -1,7 +1,7 @@
 """SourceMgr-style rendering and expected-* verification."""
 
 from phobos.diagnostics import Diagnostic, Sources, caret_line, render
-from phobos.expected_diagnostics import DiagnosticVerifier
+from phobos.opt.expected_diagnostics import DiagnosticVerifier
 
 
 def test_render_shows_line_and_caret():

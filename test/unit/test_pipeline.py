@@ -4,7 +4,7 @@ import pytest
 from mlir import ir
 
 from phobos.dialect import make_context
-from phobos.pipeline import PipelineError, build_pass_manager, split_elements
+from phobos.compiler.pass_manager import PipelineError, build_pass_manager, split_elements
 
 
 def test_split_respects_nesting_and_quotes():

@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 
 import phobos
-from phobos import cache as phcache
-from phobos.aot import like, parse_args_text
-from phobos.kernel import CompilerUnavailableError, Kernel, LoadedKernel
+from phobos.runtime import cache as phcache
+from phobos.runtime.aot import like, parse_args_text
+from phobos.runtime.kernel import CompilerUnavailableError, Kernel, LoadedKernel
 from phobos.runtime import driver
 from phobos.runtime.binding import Signature, bf16_bits
 from phobos.runtime.launch import runs_on, stream_handle
-from phobos.specialization import SpecKey, TensorFacts, implies, strength, tensor_facts
+from phobos.runtime.specialization import SpecKey, TensorFacts, implies, strength, tensor_facts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -310,7 +310,7 @@ def test_load_picks_the_most_specialised_fitting_variant(tmp_path):
 def test_load_without_a_fitting_variant_says_how_to_build_one(tmp_path):
     _store(tmp_path, ["X=a16.e16x16.s16;Y=a16.e16x16.s16"])
     k = phobos.load(tmp_path)
-    with pytest.raises(CompilerUnavailableError, match=r"no variant of 'scale' .* python -m phobos.aot SOURCE -o"):
+    with pytest.raises(CompilerUnavailableError, match=r"no variant of 'scale' .* phobos aot SOURCE -o"):
         k.warmup(like("f32", (64, 100)), like("f32", (64, 100)), 1.0)
 
 
@@ -334,7 +334,7 @@ def test_compile_hits_the_cache_without_compiling(tmp_path, monkeypatch):
     k = phobos.compile(source, defines={"TM": 32}, cache_dir=tmp_path)
     assert isinstance(k, Kernel)
     _store(tmp_path, ["", "X=a16.e16x16.s16;Y=a16.e16x16.s16"], family=k.family)
-    monkeypatch.setattr("phobos.kernel._compiler", lambda *a: pytest.fail("compiled on a cache hit"))
+    monkeypatch.setattr("phobos.runtime.kernel._compiler", lambda *a: pytest.fail("compiled on a cache hit"))
     art = k.warmup(*xy(64, 256), 1.0)
     assert art.cubin == b"\x7fELFX=a16.e16x16.s16;Y=a16.e16x16.s16"
     assert k.key(*xy(64, 256), 1.0).to_text() == "X=a16.e16x16.s16;Y=a16.e16x16.s16"
@@ -353,9 +353,9 @@ def test_runtime_imports_without_mlir(tmp_path):
     r = _child(f"""
         import sys
         sys.modules["mlir"] = None  # as on the GPU machine: importing mlir fails
-        import phobos, phobos.runtime, phobos.kernel, phobos.cache, phobos.aot, phobos.artifact
+        import phobos, phobos.runtime, phobos.runtime.kernel, phobos.runtime.cache, phobos.runtime.aot, phobos.runtime.artifact
         k = phobos.load({str(tmp_path)!r})
-        from phobos.aot import like
+        from phobos.runtime.aot import like
         print(k.key(like("f32", (64, 256)), like("f32", (64, 256)), 1.0).to_text())
         assert "mlir" not in [m.split(".")[0] for m in sys.modules if sys.modules[m] is not None]
     """)
@@ -369,7 +369,7 @@ def test_missing_variant_without_mlir_says_compile_ahead(tmp_path):
         import sys
         sys.modules["mlir"] = None
         import phobos
-        from phobos.aot import like
+        from phobos.runtime.aot import like
         k = phobos.compile({str(ROOT / "bench" / "kernels" / "scale.ph")!r}, cache_dir={str(tmp_path)!r})
         try:
             k.warmup(like("f32", (64, 256)), like("f32", (64, 256)), 1.0)
@@ -379,7 +379,7 @@ def test_missing_variant_without_mlir_says_compile_ahead(tmp_path):
     """)
     assert r.returncode == 3, r.stdout + r.stderr
     assert "not in the cache" in r.stdout and "cannot compile" in r.stdout
-    assert "python -m phobos.aot" in r.stdout and "phobos.load(DIR)" in r.stdout
+    assert "phobos aot" in r.stdout and "phobos.load(DIR)" in r.stdout
 
 
 @pytest.mark.skipif(driver.available(), reason="this machine has a CUDA driver")
@@ -394,10 +394,11 @@ def test_no_driver_is_a_clear_error_after_the_checks(tmp_path):
 
 
 def test_aot_cli_reports_errors_without_tracebacks(tmp_path, capsys):
-    from phobos import aot
+    from phobos.cli.driver import main
 
-    assert aot.main([str(tmp_path / "missing.ph"), "-o", str(tmp_path / "out")]) == 1
-    assert "phobos.aot: error:" in capsys.readouterr().err
+    assert main(["aot", str(tmp_path / "missing.ph"), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "phobos: error:" in err and "Traceback" not in err
 
 
 def test_compile_then_cache_hit_end_to_end(tmp_path, monkeypatch):
@@ -410,7 +411,7 @@ def test_compile_then_cache_hit_end_to_end(tmp_path, monkeypatch):
     assert {e.key for e in phcache.Cache(tmp_path).variants(k.family)} == {"", art.contract["key"]}
     assert ".entry scale" in k.asm["ptx"]
     again = phobos.compile(source, defines={"TM": 32, "TN": 128}, cache_dir=tmp_path)
-    monkeypatch.setattr("phobos.kernel._compiler", lambda *a: pytest.fail("compiled on a cache hit"))
+    monkeypatch.setattr("phobos.runtime.kernel._compiler", lambda *a: pytest.fail("compiled on a cache hit"))
     assert again.warmup(*args).cubin == art.cubin
     loaded = phobos.load(tmp_path)
     assert loaded.artifact(art.contract["key"]).cubin == art.cubin

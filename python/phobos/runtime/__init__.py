@@ -7,7 +7,7 @@
   launch    compiled variants, per-layout plans (packing, launch, overlap rule), numpy copies
   fastpath  generated per-kernel code that finds the plan of torch / cupy arguments
 
-The user-facing objects (phobos.compile, phobos.load, Kernel) are in phobos.kernel.
+The user-facing objects (phobos.compile, phobos.load, Kernel) are in phobos.runtime.kernel.
 """
 
 from .binding import Binding, Signature

@@ -115,7 +115,7 @@ def _typestr(typestr: str) -> Tuple[str, int]:
     """(element type, itemsize) of an array-interface typestr such as '<f4'."""
     found = _typestrs.get(typestr)
     if found is None:
-        if typestr == "bf16":  # no standard typestr exists for bfloat16; phobos.aot.like spells it so
+        if typestr == "bf16":  # no standard typestr exists for bfloat16; phobos.runtime.aot.like spells it so
             found = ("bf16", 2)
         else:
             found = (_TYPESTR.get(typestr[1:], typestr), int(typestr[2:]) if typestr[2:].isdigit() else 1)

@@ -1,6 +1,6 @@
 """Binding arguments to a kernel's contract.
 
-A compiled kernel comes with a contract (see phobos.artifact): its parameters
+A compiled kernel comes with a contract (see phobos.runtime.artifact): its parameters
 (tensors with element type, rank, dimension symbols, contiguity; scalars), the
 cubin's parameter list (`abi`: pointers, extents, leading strides, scalars), the
 grid rule and the `@aligned` promises. `Signature.bind` checks actual arguments
@@ -28,7 +28,9 @@ import struct
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..specialization import SpecKey, divisibility_class, tensor_facts
+from phobos.lowering.target import DEFAULT_CHIP
+
+from .specialization import SpecKey, divisibility_class, tensor_facts
 from . import arrays
 from .arrays import HOST, ArrayArg
 
@@ -90,7 +92,7 @@ class Signature:
         self.contract = contract
         self.name = contract.get("name") or contract["kernel"]
         self.entry = contract["kernel"]
-        self.chip = contract.get("chip", "sm_90")
+        self.chip = contract.get("chip", DEFAULT_CHIP)
         self.threads = int(contract.get("threads", 256))
         self.shared_bytes = int(contract.get("shared_bytes", 0))
         self.params = [self._param(i, p) for i, p in enumerate(contract["params"])]

@@ -124,7 +124,7 @@ _devices: Dict[int, "Device"] = {}
 def _no_driver(reason: str, cause: Optional[BaseException] = None) -> NoCudaDriverError:
     return NoCudaDriverError(
         f"no CUDA driver: {reason}. Phobos runs kernels on an NVIDIA GPU through the CUDA driver; "
-        "compiling (phobos.compile(...).artifact(), python -m phobos.aot) works without one."
+        "compiling (phobos.compile(...).artifact(), phobos aot) works without one."
     )
 
 

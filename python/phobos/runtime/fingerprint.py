@@ -1,7 +1,7 @@
 """The compiler fingerprint: a hash of everything that decides generated code.
 
-It covers the compiler's own sources (dialect/, passes/, the compiler modules
-of python/phobos/) and the pinned toolchain versions in pyproject.toml, and is
+It covers the compiler's own sources (dialect/, passes/, and python/phobos/
+except the runtime package and the command-line drivers) and the pinned toolchain versions in pyproject.toml, and is
 computed without importing MLIR, so a machine that only runs kernels (no MLIR
 wheels) computes the same value as the machine that compiled them and finds
 their cache entries.
@@ -13,15 +13,13 @@ import functools
 import hashlib
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
-# Modules that only load and launch kernels; editing them does not change code.
-_RUNTIME_ONLY = {"runtime.py", "cache.py", "fingerprint.py", "__init__.py"}
-# Runtime modules and packages directly under python/phobos (by path: dialect/kernel.py is compiler code).
-_RUNTIME_PATHS = {"kernel.py", "aot.py", "runtime"}
+_PACKAGE = Path(__file__).resolve().parent.parent
+# Parts of python/phobos that only load, launch or drive; editing them does not change code.
+_NOT_CODEGEN = {"__init__.py", "runtime", "cli", "opt"}
 
 
 def _runtime_only(root: Path, path: Path) -> bool:
-    return path.name in _RUNTIME_ONLY or (root == _PACKAGE and path.relative_to(root).parts[0] in _RUNTIME_PATHS)
+    return root == _PACKAGE and path.relative_to(root).parts[0] in _NOT_CODEGEN
 
 
 def _roots():

@@ -1,54 +1,44 @@
-"""The compile driver: tile IR (or .ph source) -> stage texts and a cubin artifact.
+"""The compile driver: tile IR (or .ph source) -> the text of each stage and a cubin artifact.
 
     from phobos.compiler import compile_artifact, compile_stages
     art = compile_artifact("examples/scale.ph", chip="sm_90")
     art.cubin[:4] == b"\\x7fELF"; art.contract["abi"]; art.asm["ptx"]
     stages = compile_stages(module_or_text, key="X=a16.e16x16.s16;Y=a16.e16x16.s16")
 
-The stages are those of phobos.lowering.stages, each printed after it ran:
-
-    "tile"  tile IR after verify / specialize / elide-masks / assign-layout
-    "gpu"   after tile-lower-to-gpu (gpu.module + gpu.func on per-thread vectors)
-    "llvm"  after the upstream NVVM lowering (llvm.func in the gpu.module)
-    "ptx"   the PTX text (gpu-module-to-binary{format=isa})
-
-and the cubin comes from gpu-module-to-binary{format=bin} with the ptxas of
-nvidia-cuda-nvcc-cu12. phobos-opt runs the same stages by name (tile-to-gpu,
-tile-to-nvvm, tile-to-ptx, tile-to-cubin). Problems in the kernel are
-`CompileError`s with located diagnostics (the front end's error class, so
-the `phobos` CLI prints them like front-end errors); chip and PTX features are
+It loops over the stages of passes/pipelines.py (tile, gpu, llvm, ptx, cubin),
+runs each stage's passes in one PassManager and records the stage's text; the
+launch contract is read from the kernel after the tile stage. phobos-opt's
+tile-to-<stage> aliases expand to the same passes, and `phobos compile
+--emit=<stage>` prints the same text. Problems in the kernel are
+`CompileError`s with located diagnostics (the front end's error class, so the
+`phobos` CLI prints them like front-end errors); chip and PTX features are
 checked before any LLVM code runs (a bad pair aborts LLVM).
-
-    python -m phobos.compiler FILE [--emit tile|gpu|llvm|ptx|contract] [--chip sm_90] [--key TEXT] [-D N=V]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import re
-import sys
 from typing import Dict, List, Optional, Tuple
 
 from mlir import ir
-from mlir.passmanager import PassManager
 
-from phobos.artifact import FORMAT, Artifact
+from phobos.compiler.pass_manager import PipelineError, build_pass_manager
 from phobos.diagnostics import Collector, Diagnostic, from_mlir
 from phobos.dialect import kernel as K
 from phobos.dialect import make_context
-from phobos.fingerprint import compiler_fingerprint
 from phobos.frontend.errors import CompileError
-from phobos.lowering import stages
 from phobos.lowering.abi import ParamError, TensorParam, abi_entries, describe_params
 from phobos.lowering.grid import infer_grid
-from phobos.lowering.target import DEFAULT_CHIP, TargetError, check_target
-from phobos.passes import registry
-from phobos.specialization import SpecKey
+from phobos.lowering.target import DEFAULT_CHIP
+from phobos.passes import pipelines
+from phobos.runtime.artifact import FORMAT, Artifact
+from phobos.runtime.fingerprint import compiler_fingerprint
+from phobos.runtime.specialization import SpecKey
 
-__all__ = ["Artifact", "CompileError", "compile_artifact", "compile_stages"]
+__all__ = ["Artifact", "CompileError", "compile_artifact", "compile_stages", "STAGES"]
 
+# The stages compile_stages returns (as text); compile_artifact adds the cubin.
 STAGES = ("tile", "gpu", "llvm", "ptx")
 
 
@@ -70,7 +60,8 @@ def _looks_like_mlir(text: str) -> bool:
 class _Job:
     """One compilation: a private context, the module, and its diagnostics."""
 
-    def __init__(self, source, defines: Optional[dict]):
+    def __init__(self, source, defines: Optional[dict], source_name: str = "<text>"):
+        self.source_name = source_name
         self.context = make_context()
         self.collector = Collector(self.context)
         self.filename = "<module>"
@@ -95,8 +86,8 @@ class _Job:
         if not isinstance(source, str):
             raise TypeError(f"a kernel source is an mlir Module, MLIR text, .ph text or a path; got {type(source).__name__}")
         if _looks_like_mlir(source):
-            return self._parse_mlir(source, "<text>")
-        return self._parse_ph(source, "<text>", defines)
+            return self._parse_mlir(source, self.source_name)
+        return self._parse_ph(source, self.source_name, defines)
 
     def _parse_mlir(self, text: str, filename: str) -> ir.Module:
         self.filename, self.text = filename, text
@@ -126,34 +117,29 @@ class _Job:
         sources = {self.filename: self.text} if self.text is not None else {}
         return CompileError(records, sources)
 
-    def run(self, elements: List[Tuple[str, str]], what: str) -> None:
-        """Runs Phobos steps (name, options) and upstream texts ("", text) in one PassManager."""
+    def run_stage(self, module: ir.Module, stage: str, params: Dict[str, str]) -> None:
+        """Runs the passes of `stage` on `module` in one PassManager."""
+        pipeline = f"builtin.module({','.join(pipelines.stage_elements(stage, params))})"
         with self.context:
-            pm = PassManager("builtin.module")
-            for name, options in elements:
-                if name:
-                    info = registry.lookup(name)
-                    pm.add(info.bind(options), name=info.name, argument=info.argument, description=info.summary)
-                else:
-                    pm.add(options)
             try:
-                pm.run(self.module.operation)
+                pm = build_pass_manager(pipeline, self.context)
+            except PipelineError as e:  # a bug in passes/pipelines.py, not in the kernel
+                raise RuntimeError(f"the '{stage}' stage is not a valid pipeline: {e}") from None
+            try:
+                pm.run(module.operation)
             except ir.MLIRError:
-                raise self.failure(f"{what} failed") from None
+                raise self.failure(f"the '{stage}' stage failed") from None
 
-    def text_of(self) -> str:
-        return str(self.module)
+    def reparse(self, text: str) -> ir.Module:
+        with self.context:
+            return ir.Module.parse(text)
 
 
 # ----------------------------------------------------------------------------- kernels
 
 
-def _kernels(module: ir.Module) -> List[ir.Operation]:
-    return [op.operation for op in module.body.operations if K.is_kernel(op.operation)]
-
-
 def _select_kernel(job: _Job, kernel: Optional[str]) -> ir.Operation:
-    kernels = _kernels(job.module)
+    kernels = [op.operation for op in job.module.body.operations if K.is_kernel(op.operation)]
     names = [ir.StringAttr(k.attributes["sym_name"]).value for k in kernels]
     if not kernels:
         raise _error("the input has no tile kernel (a func.func with the tile.kernel attribute)", job.filename)
@@ -181,10 +167,12 @@ def _key_text(key) -> str:
         raise _error(f"invalid specialisation key: {e}") from None
 
 
-def _check_target(chip: str, options: Optional[dict]) -> str:
+def _parameters(key_text: str, chip: str, options: Optional[dict], stages: Tuple[str, ...]) -> Dict[str, str]:
+    options = options or {}
     try:
-        return check_target(chip, (options or {}).get("features"))
-    except TargetError as e:
+        return pipelines.parameters(key_text, chip, options.get("features") or "", bool(options.get("noalias", True)),
+                                    stages)
+    except pipelines.PipelineOptionError as e:
         raise _error(str(e)) from None
 
 
@@ -252,59 +240,75 @@ def _access(fn: ir.Operation) -> Tuple[Dict[int, str], set]:
 # ----------------------------------------------------------------------------- driver
 
 
-def _compile(source, kernel, key, chip, defines, options, want_cubin: bool):
-    features = _check_target(chip, options)
+def _compile(source, kernel, key, chip, defines, options, until: str, debug_info: bool = False,
+             source_name: str = "<text>"):
+    """Runs every stage up to `until`: (stage texts, contract, cubin bytes or None).
+
+    The contract and cubin need one kernel (`kernel`, or the only one); the
+    IR stages show every kernel of the source when none is named."""
     key_text = _key_text(key)
-    job = _Job(source, defines)
-    fn = _select_kernel(job, kernel)
+    wanted = tuple(pipelines.path_to(until))
+    if until == "cubin":
+        wanted = ("tile", "gpu", "llvm", "ptx", "cubin")
+    params = _parameters(key_text, chip, options, wanted)
+    job = _Job(source, defines, source_name)
+    one_kernel = kernel is not None or until in ("ptx", "cubin")
+    if one_kernel:
+        _select_kernel(job, kernel)
     asm: Dict[str, str] = {}
-    job.run([(n, o) for n, o in stages.tile_steps(key_text)], "the tile passes")
-    asm["tile"] = job.text_of()
-    with job.context:
-        fn = _select_kernel(job, kernel)
-        contract = _contract(fn, chip, key_text, options)
-    noalias = bool((options or {}).get("noalias", True))
-    job.run([stages.lower_step(chip, features, noalias)] + [("", p) for p in stages.GPU_CLEANUP], "tile-lower-to-gpu")
-    asm["gpu"] = job.text_of()
-    job.run([("", stages.upstream_to_nvvm())], "the NVVM lowering")
-    asm["llvm"] = job.text_of()
-    with job.context:
-        isa = ir.Module.parse(asm["llvm"])
-    _run_binary(job, isa, "isa")
-    ptx = stages.first_binary(isa)
-    asm["ptx"] = ptx.decode() if ptx is not None else ""
-    cubin = None
-    if want_cubin:
-        _run_binary(job, job.module, "bin")
-        cubin = stages.first_binary(job.module)
-        if cubin is None or not cubin.startswith(b"\x7fELF"):
-            raise _error(f"gpu-module-to-binary produced no cubin for '{contract['name']}'")
+    snapshots: Dict[str, str] = {}  # stages read by more than one later stage, with locations
+    held = None  # the stage job.module holds
+    contract, cubin = None, None
+    for stage in wanted:
+        before = pipelines.INPUT_OF[stage]
+        module = job.module if before == held else job.reparse(snapshots[before])
+        job.run_stage(module, stage, params)
+        held = stage if module is job.module else held
+        if sum(pipelines.INPUT_OF[s] == stage for s in wanted) > 1:
+            snapshots[stage] = module.operation.get_asm(enable_debug_info=True)
+        if stage == "tile" and until == "cubin":
+            with job.context:
+                contract = _contract(_select_kernel(job, kernel), chip, key_text, options)
+        if stage == "cubin":
+            cubin = first_binary(module)
+        elif stage == "ptx":
+            binary = first_binary(module)
+            asm[stage] = binary.decode() if binary is not None else ""
+        else:
+            asm[stage] = module.operation.get_asm(enable_debug_info=debug_info)
+    if until == "cubin" and (cubin is None or not cubin.startswith(b"\x7fELF")):
+        raise _error(f"gpu-module-to-binary produced no cubin for '{contract['name']}'")
     return asm, contract, cubin
 
 
-def _run_binary(job: _Job, module: ir.Module, fmt: str) -> None:
-    try:
-        element = stages.binary_element(fmt)
-    except TargetError as e:
-        raise _error(str(e)) from None
-    with job.context:
-        pm = PassManager.parse(f"builtin.module({element})")
-        try:
-            pm.run(module.operation)
-        except ir.MLIRError:
-            raise job.failure(f"gpu-module-to-binary{{format={fmt}}} failed") from None
+def first_binary(module: ir.Module) -> Optional[bytes]:
+    """The object bytes of the first gpu.binary in `module` (PTX text or a cubin)."""
+    from mlir.dialects import gpu
+
+    for op in module.body.operations:
+        if op.operation.name == "gpu.binary":
+            objects = ir.ArrayAttr(op.operation.attributes["objects"])
+            return bytes(gpu.ObjectAttr(objects[0]).object)
+    return None
 
 
 def compile_stages(source, *, kernel: Optional[str] = None, key=None, chip: str = DEFAULT_CHIP,
-                   defines: Optional[dict] = None, options: Optional[dict] = None) -> Dict[str, str]:
-    """The text of each stage ("tile", "gpu", "llvm", "ptx") for one kernel of `source`
-    (an mlir Module, MLIR text, .ph text, or a .mlir/.ph path)."""
-    asm, _, _ = _compile(source, kernel, key, chip, defines, options, want_cubin=False)
+                   defines: Optional[dict] = None, options: Optional[dict] = None, until: str = "ptx",
+                   debug_info: bool = False, source_name: str = "<text>") -> Dict[str, str]:
+    """The text of each stage up to `until` (one of STAGES: "tile", "gpu", "llvm", "ptx") of
+    `source` (an mlir Module, MLIR text, .ph text, or a .mlir/.ph path); `kernel`
+    picks one kernel (needed for "ptx" when the source has several).
+    debug_info: print locations in the IR stages; source_name: the file name
+    diagnostics and locations give source text."""
+    if until not in STAGES:
+        raise ValueError(f"until must be one of {', '.join(STAGES)}, got {until!r}")
+    asm, _, _ = _compile(source, kernel, key, chip, defines, options, until, debug_info, source_name)
     return asm
 
 
 def compile_artifact(source, *, kernel: Optional[str] = None, key=None, chip: str = DEFAULT_CHIP,
-                     defines: Optional[dict] = None, options: Optional[dict] = None) -> Artifact:
+                     defines: Optional[dict] = None, options: Optional[dict] = None,
+                     source_name: str = "<text>") -> Artifact:
     """Compiles one kernel of `source` to a cubin with its launch contract and stage texts.
 
     key: a SpecKey (or its text) of launch-time facts; chip: sm_70 or newer;
@@ -312,47 +316,5 @@ def compile_artifact(source, *, kernel: Optional[str] = None, key=None, chip: st
     contract ("features" overrides the PTX ISA version, e.g. "+ptx83"; "noalias": False
     keeps read-only tensors from being declared noalias, for kernels whose
     outputs overlap their inputs in other than the elementwise in-place way)."""
-    asm, contract, cubin = _compile(source, kernel, key, chip, defines, options, want_cubin=True)
+    asm, contract, cubin = _compile(source, kernel, key, chip, defines, options, "cubin", source_name=source_name)
     return Artifact(cubin=cubin, contract=contract, asm=asm)
-
-
-# ----------------------------------------------------------------------------- command line
-
-
-def main(argv: Optional[List[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m phobos.compiler", description=__doc__.split("\n\n")[0])
-    p.add_argument("source", help="a .mlir or .ph file ('-' reads MLIR from stdin)")
-    p.add_argument("--emit", default="ptx", choices=STAGES + ("contract",), help="what to print (default: ptx)")
-    p.add_argument("--kernel", default=None)
-    p.add_argument("--chip", default=DEFAULT_CHIP)
-    p.add_argument("--features", default=None, help="PTX ISA features, e.g. +ptx80")
-    p.add_argument("--key", default=None, help="a specialisation key's text")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE")
-    p.add_argument("-o", dest="output", default=None, metavar="FOLDER",
-                   help="also write <kernel>.cubin and <kernel>.json into FOLDER")
-    args = p.parse_args(argv)
-    source = sys.stdin.read() if args.source == "-" else args.source
-    defines = {}
-    for d in args.defines:
-        name, _, value = d.partition("=")
-        defines[name] = int(value)
-    options = {"features": args.features} if args.features else None
-    try:
-        if args.emit == "contract" or args.output:
-            art = compile_artifact(source, kernel=args.kernel, key=args.key, chip=args.chip,
-                                   defines=defines or None, options=options)
-            if args.output:
-                art.save(args.output)
-            text = json.dumps(art.contract, indent=1, sort_keys=True) + "\n" if args.emit == "contract" else art.asm[args.emit]
-        else:
-            text = compile_stages(source, kernel=args.kernel, key=args.key, chip=args.chip,
-                                  defines=defines or None, options=options)[args.emit]
-    except CompileError as e:
-        sys.stderr.write(str(e))
-        return 1
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,13 +1,13 @@
 """Ahead-of-time compilation into a folder (for shipping, and for GPU machines without MLIR).
 
-    python -m phobos.aot examples/scale.ph -o aot/scale \\
+    phobos aot examples/scale.ph -o aot/scale \\
         --args 'f32[4096,4096] f32[4096,4096] 2.0' --args 'f32[4097,129] f32[4097,129] 2.0'
 
 compiles the generic variant of the kernel plus one variant per `--args`
 (example arguments: `dtype[extents]` tensors, optionally `@a1` for a base
 address that is not 16-byte aligned, and numbers for scalars) or `--key`
 (a specialisation key's text). The folder uses the cache layout
-(phobos.cache), so either
+(phobos.runtime.cache), so either
 
     k = phobos.load("aot/scale")             # picks the best variant per launch
     PHOBOS_CACHE_DIR=aot/scale python ...    # phobos.compile(...) finds its variants
@@ -15,17 +15,17 @@ address that is not 16-byte aligned, and numbers for scalars) or `--key`
 launches from it, on a machine without MLIR. From Python:
 
     phobos.compile_ahead("examples/scale.ph", "aot/scale",
-                         examples=[(phobos.aot.like("f32", (4097, 129)),) * 2 + (2.0,)])
+                         examples=[(phobos.like("f32", (4097, 129)),) * 2 + (2.0,)])
 """
 
 from __future__ import annotations
 
-import argparse
 import re
-import sys
 from typing import Iterable, List, Optional, Sequence
 
-from .runtime.arrays import ITEMSIZE, contiguous_strides
+from phobos.lowering.target import DEFAULT_CHIP
+
+from .arrays import ITEMSIZE, contiguous_strides
 from .specialization import SpecKey
 
 _BASE = 1 << 32  # a made-up, 16-byte aligned device address
@@ -81,7 +81,7 @@ def parse_args_text(text: str) -> List[object]:
     return out
 
 
-def compile_ahead(source, out_dir, *, kernel: Optional[str] = None, chip: str = "sm_90", defines: Optional[dict] = None,
+def compile_ahead(source, out_dir, *, kernel: Optional[str] = None, chip: str = DEFAULT_CHIP, defines: Optional[dict] = None,
                   options: Optional[dict] = None, keys: Iterable = (), examples: Iterable[Sequence[object]] = (),
                   check: bool = True) -> List[str]:
     """Compile the generic variant and one per key / example argument list into `out_dir`.
@@ -102,35 +102,3 @@ def compile_ahead(source, out_dir, *, kernel: Optional[str] = None, chip: str = 
         stored.append(k.key(*args).to_text())
         k.warmup(*args, check=check)
     return list(dict.fromkeys(stored))
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m phobos.aot", description="Compile Phobos kernels ahead of time into a folder.")
-    parser.add_argument("source", help=".ph or .mlir file")
-    parser.add_argument("-o", "--out", required=True, help="output folder (cache layout; launch with phobos.load)")
-    parser.add_argument("--kernel", help="kernel name when the source has several")
-    parser.add_argument("--chip", default="sm_90")
-    parser.add_argument("-D", "--define", action="append", default=[], metavar="NAME=VALUE", help="bind a constant")
-    parser.add_argument("--key", action="append", default=[], help="a specialisation key's text")
-    parser.add_argument("--args", action="append", default=[], help="example arguments, e.g. 'f32[1024,1024] f32[1024,1024] 2.0'")
-    parser.add_argument("--no-check", action="store_true", help="accept examples that break @aligned promises")
-    ns = parser.parse_args(argv)
-    defines = {}
-    for d in ns.define:
-        name, eq, value = d.partition("=")
-        if not eq:
-            parser.error(f"--define {d!r}: expected NAME=VALUE")
-        defines[name] = int(value) if value.lstrip("-").isdigit() else value
-    try:
-        keys = compile_ahead(ns.source, ns.out, kernel=ns.kernel, chip=ns.chip, defines=defines or None, keys=ns.key,
-                             examples=[parse_args_text(a) for a in ns.args], check=not ns.no_check)
-    except (OSError, ValueError, TypeError, RuntimeError) as e:
-        print(f"phobos.aot: error: {e}", file=sys.stderr)
-        return 1
-    for key in keys:
-        print(f"{ns.out}: {key or '(generic)'}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

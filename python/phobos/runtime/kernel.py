@@ -27,12 +27,14 @@ import struct
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
+from phobos.lowering.target import DEFAULT_CHIP
+
 from . import cache as _cache
 from .fingerprint import compiler_fingerprint
-from .runtime import arrays, driver, fastpath
-from .runtime.arrays import HOST
-from .runtime.binding import Signature
-from .runtime.launch import Plan, Variant, current_device, stream_handle
+from . import arrays, driver, fastpath
+from .arrays import HOST
+from .binding import Signature
+from .launch import Plan, Variant, current_device, stream_handle
 from .specialization import SpecKey, divisibility_class, implies, strength
 
 _MAX_PLANS = 512
@@ -193,7 +195,7 @@ class _Launchable:
     def warmup(self, *args, grid=None, check: bool = True):
         """Make (compile or load) the variant for `args` without launching; returns its artifact.
 
-        Needs no GPU: arguments may be `phobos.aot.like(...)` placeholders."""
+        Needs no GPU: arguments may be `phobos.like(...)` placeholders."""
         sig = self.signature
         binding = sig.bind(args, sig.describe(args), grid=grid, check_promises=check)
         variant = self._variant(binding.key, sig)
@@ -262,7 +264,7 @@ def _source(source) -> tuple:
 class Kernel(_Launchable):
     """A kernel compiled from source, one variant per specialisation key, on first use."""
 
-    def __init__(self, source, *, kernel: Optional[str] = None, chip: str = "sm_90", defines: Optional[dict] = None,
+    def __init__(self, source, *, kernel: Optional[str] = None, chip: str = DEFAULT_CHIP, defines: Optional[dict] = None,
                  options: Optional[dict] = None, cache_dir: Optional[os.PathLike] = None):
         super().__init__()
         self._text, self.origin, self._compile_source = _source(source)
@@ -318,7 +320,7 @@ class Kernel(_Launchable):
 def _compiler(kernel: Kernel, key_text: str):
     """phobos.compiler, or a CompilerUnavailableError that says how to compile ahead of time."""
     try:
-        from . import compiler
+        from phobos import compiler
     except ImportError as e:
         missing = (getattr(e, "name", None) or "").split(".")[0]
         if missing != "mlir" and "mlir" not in str(e):
@@ -329,15 +331,15 @@ def _compiler(kernel: Kernel, key_text: str):
             f"{what} needs {variant} (chip {kernel.chip}), which is not in the cache at {kernel.cache.root}, and this "
             f"machine cannot compile it: the MLIR Python bindings are not installed ({e}). Compile it ahead of time "
             f"on a machine with Phobos's compiler:\n"
-            f"    python -m phobos.aot {kernel.origin} -o DIR{' --kernel ' + kernel.kernel_name if kernel.kernel_name else ''}"
+            f"    phobos aot {kernel.origin} -o DIR{' --kernel ' + kernel.kernel_name if kernel.kernel_name else ''}"
             f"{' --key ' + repr(key_text) if key_text else ''}\n"
-            f"(or phobos.aot.compile_ahead(source, DIR, examples=[args])), copy DIR here, and launch with "
+            f"(or phobos.compile_ahead(source, DIR, examples=[args])), copy DIR here, and launch with "
             f"phobos.load(DIR) or with PHOBOS_CACHE_DIR=DIR."
         ) from e
     return compiler
 
 
-def compile(source, *, kernel: Optional[str] = None, chip: str = "sm_90", defines: Optional[dict] = None,
+def compile(source, *, kernel: Optional[str] = None, chip: str = DEFAULT_CHIP, defines: Optional[dict] = None,
             options: Optional[dict] = None, cache_dir: Optional[os.PathLike] = None) -> Kernel:
     """A launchable kernel from a .ph/.mlir path, its text or an MLIR module (compiled lazily per key)."""
     return Kernel(source, kernel=kernel, chip=chip, defines=defines, options=options, cache_dir=cache_dir)
@@ -380,7 +382,7 @@ class LoadedKernel(_Launchable):
             raise CompilerUnavailableError(
                 f"no variant of '{self.kernel_name}' in {self.folder} fits these arguments (key '{key.to_text()}'); "
                 f"it has: {', '.join(repr(e.key) for e in self._entries)}. Compile one ahead of time: "
-                f"python -m phobos.aot SOURCE -o {self.folder} --key '{key.to_text()}'"
+                f"phobos aot SOURCE -o {self.folder} --key '{key.to_text()}'"
             )
         fits.sort(key=lambda f: f[0])
         return self._load(fits[-1][1])
@@ -390,14 +392,14 @@ class LoadedKernel(_Launchable):
 
 
 def load(folder: Union[str, os.PathLike], name: Optional[str] = None) -> LoadedKernel:
-    """The kernel `name` of an ahead-of-time folder (written by phobos.aot or a PHOBOS cache)."""
+    """The kernel `name` of an ahead-of-time folder (written by phobos.runtime.aot or a PHOBOS cache)."""
     root = Path(folder)
     if not root.is_dir():
         raise FileNotFoundError(f"no ahead-of-time folder at {str(root)!r}")
     entries = list(_cache.Cache(root).entries())
     names = sorted({e.kernel for e in entries})
     if not entries:
-        raise FileNotFoundError(f"{str(root)!r} holds no compiled kernels (write one with python -m phobos.aot)")
+        raise FileNotFoundError(f"{str(root)!r} holds no compiled kernels (write one with phobos aot)")
     if name is None:
         if len(names) > 1:
             raise ValueError(f"{str(root)!r} holds several kernels ({', '.join(names)}); pass name=")

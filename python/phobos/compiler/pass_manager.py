@@ -1,12 +1,15 @@
-"""Pass pipelines that mix Phobos Python passes with upstream MLIR passes.
+"""Pass managers for pipeline text that mixes Phobos Python passes with upstream passes.
 
 MLIR's textual pipeline parser does not know Python passes, so the text is
 split here: `builtin.module(tile-verify, canonicalize, tile-lower-to-gpu{chip=sm_90})`
 becomes the Python pass tile-verify, the upstream text `canonicalize`, and the
 Python pass tile-lower-to-gpu with its options, added in order to one
-PassManager (so IR printing and verification cover all of them). Consecutive
-upstream elements are handed to `PassManager.add` together, so an all-upstream
-pipeline is parsed exactly as mlir-opt parses it.
+PassManager (so IR printing and verification cover all of them). A
+`tile-to-<stage>{...}` element is first replaced by the passes it stands for
+(passes/pipelines.py). Consecutive upstream elements are handed to
+`PassManager.add` together, so an all-upstream pipeline is parsed exactly as
+mlir-opt parses it. The compile driver and phobos-opt both build their pass
+managers here.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import List, Optional, Tuple
 from mlir import ir, passmanager
 
 from phobos.lowering import target
-from phobos.passes import registry
+from phobos.passes import pipelines, registry
 
 
 class PipelineError(ValueError):
@@ -65,11 +68,28 @@ def _options(element: str) -> Tuple[str, Optional[str]]:
 
 
 def _nested_phobos_pass(element: str) -> Optional[str]:
-    """The first Phobos pass named inside an anchored sub-pipeline `op(...)`."""
+    """The first Phobos pass or alias named inside an anchored sub-pipeline `op(...)`."""
     for word in re.findall(r"[A-Za-z][\w-]*", element):
-        if registry.lookup(word) is not None:
+        if registry.lookup(word) is not None or pipelines.alias_stage(word) is not None:
             return word
     return None
+
+
+def expand_aliases(elements: List[str]) -> List[str]:
+    """Replaces each `tile-to-<stage>{options}` element by the passes of its stages."""
+    out: List[str] = []
+    for element in elements:
+        name, options = _options(element)
+        if pipelines.alias_stage(name) is None:
+            out.append(element)
+            continue
+        if options is None:
+            raise PipelineError(f"pipeline alias '{name}' takes options in braces, e.g. '{name}{{chip=sm_90}}'")
+        try:
+            out.extend(pipelines.expand_alias(name, options))
+        except pipelines.PipelineOptionError as e:
+            raise PipelineError(str(e)) from None
+    return out
 
 
 def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> passmanager.PassManager:
@@ -95,7 +115,7 @@ def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> p
                 raise PipelineError(str(e)) from None
             pending.clear()
 
-    for element in split_elements(inner):
+    for element in expand_aliases(split_elements(inner)):
         name, options = _options(element)
         info = registry.lookup(name)
         if info is None:
@@ -119,7 +139,8 @@ def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> p
     return pm
 
 
-_SERIALIZES = re.compile(r"gpu-module-to-binary|gpu-lower-to-nvvm-pipeline")
+# Pipelines that reach LLVM's NVPTX back end (directly or through a tile-to-* alias).
+_SERIALIZES = re.compile(r"gpu-module-to-binary|gpu-lower-to-nvvm-pipeline|tile-to-(?:llvm|ptx|cubin)")
 
 
 def check_module(module: ir.Module, pipeline: str) -> None:

@@ -1,0 +1,1 @@
+"""phobos: the command-line driver of the kernel language (driver.py)."""

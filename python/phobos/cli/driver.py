@@ -1,0 +1,231 @@
+"""phobos: the command-line driver of the Phobos language.
+
+    phobos check FILE.ph [-D TM=32 ...]
+    phobos compile FILE.ph|FILE.mlir [--emit=tile|gpu|llvm|ptx|cubin|contract] [--chip sm_90] [--key KEY] [-o OUT]
+    phobos aot FILE.ph -o DIR [--args 'f32[4096,4096] f32[4096,4096] 2.0' ...] [--key KEY ...]
+
+`check` parses and checks; `compile` runs the compile driver (phobos.compiler)
+up to a stage and prints it (the stages of passes/pipelines.py, the same
+text phobos-opt's tile-to-<stage> aliases give); `aot` compiles variants into
+a folder that phobos.load() launches from without MLIR. User errors (bad
+source, bad options, unreadable files) print compiler-style diagnostics on
+stderr and exit with status 1, never a traceback. A bug in Phobos itself
+exits with status 2 and a one-line report (PHOBOS_DEBUG=1 shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from typing import Dict, List, Optional
+
+from phobos.lowering.target import DEFAULT_CHIP
+
+_PROG = "phobos"
+EMIT = ("tile", "gpu", "llvm", "ptx", "cubin", "contract")
+
+
+class UserError(Exception):
+    """A problem with the command line or the files it names."""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):  # argparse exits with 2 on usage errors; we promise 1
+        raise UserError(f"{message} (see '{self.prog} --help')")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _ArgumentParser(prog=_PROG, description="The Phobos tile-kernel compiler for .ph programs.")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
+
+    def common(q):
+        q.add_argument("file", metavar="FILE.ph", help="the source file ('-' reads stdin)")
+        q.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
+                       help="fix an @autotune constant (default: the first value of its space)")
+
+    c = sub.add_parser("compile", help="compile to a stage: tile IR, GPU IR, LLVM IR, PTX, a cubin or the contract",
+                       description="Compile a .ph or .mlir file up to a stage and print it.")
+    common(c)
+    c.add_argument("--emit", choices=EMIT, default="tile",
+                   help="the stage to print (default: tile): tile (verified tile IR), gpu (gpu.module), llvm (NVVM/LLVM "
+                        "dialect), ptx, cubin (binary: use -o), contract (the launch contract, JSON)")
+    target(c)
+    c.add_argument("-o", dest="output", default="-", metavar="OUT", help="output file (default: stdout)")
+    c.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true",
+                   help="print source locations (loc(\"file\":line:col)) in the IR")
+    k = sub.add_parser("check", help="parse and check a file, report every error",
+                       description="Parse and check a .ph file without compiling it.")
+    common(k)
+    a = sub.add_parser("aot", help="compile variants ahead of time into a folder (phobos.load launches from it)",
+                       description="Compile the generic variant and one per --key / --args into a folder with the "
+                                   "cache layout; phobos.load(DIR) launches from it on a machine without MLIR.")
+    common(a)
+    target(a, key=False)
+    a.add_argument("-o", dest="output", required=True, metavar="DIR", help="the output folder")
+    a.add_argument("--key", action="append", default=[], metavar="KEY", help="a specialisation key's text (repeatable)")
+    a.add_argument("--args", action="append", default=[], metavar="ARGS",
+                   help="example arguments, e.g. 'f32[1024,1024] f32[1024,1024] 2.0' (repeatable)")
+    a.add_argument("--no-check", action="store_true", help="accept examples that break @aligned promises")
+    return p
+
+
+def target(q, key: bool = True) -> None:
+    """The options that choose what to compile for."""
+    q.add_argument("--chip", default=DEFAULT_CHIP, help=f"the GPU to compile for (default: {DEFAULT_CHIP})")
+    q.add_argument("--features", default=None, help="PTX ISA features, e.g. +ptx83 (default: the chip's minimum)")
+    q.add_argument("--kernel", default=None, help="the kernel to compile when the file has several")
+    if key:
+        q.add_argument("--key", default=None, metavar="KEY",
+                       help="specialise for an argument layout, e.g. 'X=a16.e16x16.s16;Y=a16.e16x16.s16' (16-byte "
+                            "aligned base, extents and row stride multiples of 16; default: nothing assumed)")
+
+
+def _defines(items: List[str]) -> Dict[str, int]:
+    defines: Dict[str, int] = {}
+    for item in items:
+        m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(-?[0-9]+)\s*", item)
+        if not m:
+            raise UserError(f"-D expects NAME=INTEGER, got '{item}'")
+        defines[m.group(1)] = int(m.group(2))
+    return defines
+
+
+def _read(path: str) -> tuple:
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(), path
+    except UnicodeDecodeError:
+        raise UserError(f"cannot read '{path}': it is not UTF-8 text") from None
+    except OSError as e:
+        raise UserError(f"cannot read '{path}': {e.strerror or e}") from None
+
+
+def _write(output: str, data) -> None:
+    binary = isinstance(data, (bytes, bytearray))
+    if output == "-":
+        if binary:
+            if sys.stdout.isatty():
+                raise UserError("refusing to write a cubin to a terminal; use -o FILE")
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(data)
+        return
+    try:
+        with open(output, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
+            f.write(data)
+    except OSError as e:
+        raise UserError(f"cannot write '{output}': {e.strerror or e}") from None
+
+
+def _check_key(text: Optional[str], flag: str = "--key") -> None:
+    from phobos.runtime.specialization import SpecKey
+
+    if text:
+        try:
+            SpecKey.from_text(text)
+        except ValueError as e:
+            raise UserError(f"{flag}: {e}") from None
+
+
+def _compile(args, source: str, filename: str, defines: Dict[str, int]):
+    """The text (or cubin bytes) of stage args.emit, from the compile driver."""
+    import json
+
+    from phobos import compiler
+
+    _check_key(args.key)
+    target = filename if filename != "<stdin>" else source
+    options = {"features": args.features} if args.features else None
+    common = dict(kernel=args.kernel, chip=args.chip, defines=defines or None, key=args.key or None, options=options,
+                  source_name=filename)
+    if args.emit in ("cubin", "contract"):
+        artifact = compiler.compile_artifact(target, **common)
+        return artifact.cubin if args.emit == "cubin" else json.dumps(artifact.contract, indent=1, sort_keys=True) + "\n"
+    text = compiler.compile_stages(target, until=args.emit, debug_info=args.debuginfo, **common)[args.emit]
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _aot(args, defines: Dict[str, int]) -> None:
+    from phobos.runtime.aot import compile_ahead, parse_args_text
+
+    for key in args.key:
+        _check_key(key)
+    try:
+        examples = [parse_args_text(a) for a in args.args]
+    except ValueError as e:
+        raise UserError(f"--args: {e}") from None
+    options = {"features": args.features} if args.features else None
+    from phobos.frontend import CompileError
+
+    try:
+        keys = compile_ahead(args.file, args.output, kernel=args.kernel, chip=args.chip, defines=defines or None,
+                             options=options, keys=args.key, examples=examples, check=not args.no_check)
+    except CompileError:
+        raise
+    except (OSError, ValueError, TypeError) as e:  # unreadable source or folder, examples that do not fit
+        raise UserError(str(e)) from None
+    for key in keys:
+        print(f"{args.output}: {key or '(generic)'}")
+
+
+def run(argv: Optional[List[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.version:
+        from phobos import __version__
+
+        print(f"phobos {__version__}")
+        return 0
+    if args.command is None:
+        _parser().print_help(sys.stderr)
+        return 1
+    defines = _defines(args.defines)
+    if args.command == "aot":
+        _aot(args, defines)
+        return 0
+    source, filename = _read(args.file)
+    if args.command == "check":
+        from phobos.frontend import check_source
+
+        check_source(source, filename, defines)
+        return 0
+    _write(args.output, _compile(args, source, filename, defines))
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    from phobos.frontend import CompileError
+
+    try:
+        code = run(argv)
+    except CompileError as e:
+        if all(d.filename is None for d in e.records):  # about the options, not the source
+            sys.stderr.write("".join(f"{_PROG}: {d.severity}: {d.message}\n" for d in e.records))
+        else:
+            sys.stderr.write(str(e))
+        code = 1
+    except UserError as e:
+        sys.stderr.write(f"{_PROG}: error: {e}\n")
+        code = 1
+    except KeyboardInterrupt:
+        code = 130
+    except BrokenPipeError:
+        code = 0
+    except Exception as e:  # a bug in Phobos: short report, traceback on request
+        if os.environ.get("PHOBOS_DEBUG"):
+            raise
+        sys.stderr.write(f"{_PROG}: internal compiler error: {type(e).__name__}: {e}\n"
+                         f"(this is a bug in Phobos; rerun with PHOBOS_DEBUG=1 for the traceback)\n")
+        code = 2
+    sys.stdout.flush()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

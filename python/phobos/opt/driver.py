@@ -1,0 +1,388 @@
+"""phobos-opt: mlir-opt with the tile dialect and the Phobos passes.
+
+It reads MLIR (a file or stdin), runs a pass pipeline that may mix Phobos
+Python passes with upstream passes, and prints the result. On input that uses
+only upstream dialects and passes its output and exit code equal mlir-opt's.
+Errors are located diagnostics on stderr and exit code 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import sys
+from typing import List, Optional
+
+_PROG = "phobos-opt"
+
+_BOOL_FLAGS = {
+    "allow-unregistered-dialect": "allow_unregistered_dialect",
+    "mlir-print-debuginfo": "print_debuginfo",
+    "mlir-pretty-debuginfo": "pretty_debuginfo",
+    "mlir-print-op-generic": "print_op_generic",
+    "mlir-print-local-scope": "print_local_scope",
+    "mlir-print-ir-after-all": "print_ir_after_all",
+    "mlir-print-ir-before-all": "print_ir_before_all",
+    "mlir-print-ir-after-change": "print_ir_after_change",
+    "mlir-print-ir-after-failure": "print_ir_after_failure",
+    "mlir-print-ir-module-scope": "print_ir_module_scope",
+    "mlir-disable-threading": "disable_threading",
+    "verify-each": "verify_each",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=_PROG,
+        description="MLIR modular optimizer driver with the Phobos tile dialect and passes.",
+        add_help=False,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("input", nargs="?", default="-", help="input file ('-' for stdin, the default)")
+    p.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file ('-' for stdout, the default)")
+    p.add_argument("--pass-pipeline", metavar="PIPELINE",
+                   help="a textual pass pipeline, e.g. 'builtin.module(tile-verify,canonicalize)'")
+    p.add_argument("--split-input-file", default=None, metavar="MARKER",
+                   help="split the input at lines starting with MARKER (default '// -----') and process each chunk")
+    p.add_argument("--output-split-marker", default="// -----", metavar="MARKER",
+                   help="the marker printed between the outputs of split chunks")
+    p.add_argument("--verify-diagnostics", default=None, choices=["all", "only-expected"],
+                   help="check that diagnostics match the expected-* comments of the input")
+    p.add_argument("--mlir-elide-elementsattrs-if-larger", type=int, default=None, metavar="N",
+                   help="elide elements attributes with more than N elements")
+    for flag, dest in _BOOL_FLAGS.items():
+        default = dest == "verify_each"
+        p.add_argument(f"--{flag}", dest=dest, default=str(default).lower(),
+                       choices=["true", "false", "1", "0"], help=argparse.SUPPRESS)
+    p.add_argument("-h", "--help", action="store_true", help="show this help and the passes")
+    p.add_argument("--version", action="store_true", help="show the version")
+    return p
+
+
+# Flags whose value is optional and, as in LLVM's cl, only given after '='.
+_OPTIONAL_VALUE = {"split-input-file": "// -----", "verify-diagnostics": "all",
+                   **{flag: "true" for flag in _BOOL_FLAGS}}
+
+
+def _normalize(argv: List[str]) -> List[str]:
+    """LLVM's cl accepts -flag and --flag alike and takes optional values only
+    after '='; rewrite to what argparse understands."""
+    out = []
+    for a in argv:
+        if re.match(r"^-[A-Za-z][\w.-]+", a) and not a.startswith("--") and not re.match(r"^-o.", a):
+            a = "-" + a
+        if a.startswith("--") and a[2:] in _OPTIONAL_VALUE:
+            a = f"{a}={_OPTIONAL_VALUE[a[2:]]}"
+        out.append(a)
+    return out
+
+
+def _help_text() -> str:
+    from phobos.passes import pipelines, registry
+
+    lines = [
+        f"OVERVIEW: {_PROG}, the MLIR modular optimizer driver with the Phobos tile dialect and passes",
+        "",
+        f"USAGE: {_PROG} [options] [input file]",
+        "",
+        "OPTIONS:",
+        "  -o FILE                              output file (default: stdout)",
+        "  --pass-pipeline=PIPELINE             a pipeline, e.g. 'builtin.module(tile-verify,canonicalize)';",
+        "                                       Phobos passes and upstream passes mix freely at the top level",
+        "  --<pass>[=options]                   add one pass (Phobos or upstream), in order",
+        "  --split-input-file[=MARKER]          process each '// -----' chunk separately",
+        "  --output-split-marker=MARKER         printed between chunk outputs (default '// -----')",
+        "  --verify-diagnostics[=only-expected] check diagnostics against expected-* comments",
+        "  --allow-unregistered-dialect         accept ops of unknown dialects",
+        "  --mlir-print-ir-after-all            print the IR after every pass (also -before-all,",
+        "                                       -after-change, -after-failure, -module-scope)",
+        "  --mlir-print-debuginfo               print locations (--mlir-pretty-debuginfo: readable form)",
+        "  --mlir-print-op-generic              print every op in the generic form",
+        "  --mlir-print-local-scope             print types/attributes inline instead of aliases",
+        "  --mlir-elide-elementsattrs-if-larger=N",
+        "  --mlir-disable-threading             run single-threaded",
+        "  --verify-each=false                  do not verify the IR after each pass",
+        "  --version                            print the version",
+        "",
+        "Phobos passes (use them in --pass-pipeline or as --<pass>):",
+    ]
+    for name, info in registry.all_passes().items():
+        lines.append(f"  {name:<36} {info.summary}")
+        for opt_name, opt in info.options.items():
+            lines.append(f"      {opt_name}={opt.type.__name__:<8} {opt.help} (default: {opt.default})")
+    lines += ["", "Phobos pipeline aliases (expanded to their passes, so IR printing shows every step):"]
+    for name, summary in pipelines.aliases().items():
+        lines.append(f"  {name:<36} {summary}")
+    for opt_name, opt in pipelines.ALIAS_OPTIONS.items():
+        lines.append(f"      {opt_name}={'':<8} {opt.help} (default: {opt.default or 'none'})")
+    lines += ["", "Upstream MLIR passes are available by their mlir-opt names (see `mlir-opt --help`)."]
+    return "\n".join(lines) + "\n"
+
+
+def _split(text: str, marker: str) -> List[tuple]:
+    """(chunk text, first line number) of each chunk; markers are whole lines."""
+    chunks, current, first = [], [], 1
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith(marker) and line[len(marker):].strip() == "":
+            chunks.append(("\n".join(current), first))
+            current, first = [], i + 2
+        else:
+            current.append(line)
+    chunks.append(("\n".join(current), first))
+    return chunks
+
+
+def _bool(value: str) -> bool:
+    return value in ("true", "1")
+
+
+class _Driver:
+    def __init__(self, args, pipeline: Optional[str], input_name: str, text: str):
+        from phobos.diagnostics import Sources
+        from phobos.opt.expected_diagnostics import DiagnosticVerifier
+
+        self.args = args
+        self.pipeline = pipeline
+        self.name = input_name
+        self.sources = Sources()
+        self.sources.add(input_name, text)
+        self.verifier = DiagnosticVerifier(input_name, text, self.sources)
+        self.verify_mode = args.verify_diagnostics is not None
+
+    def verifier_ok_after_finish(self) -> bool:
+        return self.verifier.ok
+
+    def finish(self) -> None:
+        self.unmatched_report = self.verifier.finish()
+
+    def report(self, infos) -> None:
+        from phobos.diagnostics import from_mlir, render
+
+        for info in infos:
+            diag = from_mlir(info, {"-": self.name})
+            if self.verify_mode:
+                # mlir-opt does not attach the op to diagnostics in this mode.
+                diag.notes = [n for n in diag.notes if not n.message.startswith("see current operation:")]
+                text = self.verifier.process(diag)
+                if text and self.args.verify_diagnostics == "all":
+                    sys.stderr.write(text)
+            else:
+                sys.stderr.write(render(diag, self.sources))
+        sys.stderr.flush()
+
+    def run_chunk(self, chunk: str, first_line: int) -> Optional[str]:
+        """The printed result of one chunk, or None when it failed."""
+        from mlir import ir
+
+        from phobos.diagnostics import Collector
+        from phobos.dialect import make_context
+        from phobos.compiler.pass_manager import PipelineError, build_pass_manager, check_module
+
+        args = self.args
+        context = make_context()
+        context.allow_unregistered_dialects = _bool(args.allow_unregistered_dialect)
+        if _bool(args.disable_threading):
+            context.enable_multithreading(False)
+        collector = Collector(context)
+        try:
+            with context:
+                try:
+                    module = ir.Module.parse("\n" * (first_line - 1) + chunk)
+                except ir.MLIRError:
+                    self.report(collector.take())
+                    return None
+                _rename_locations(module, "-", self.name)
+                if self.pipeline:
+                    try:
+                        pm = build_pass_manager(self.pipeline, context)
+                        check_module(module, self.pipeline)
+                    except PipelineError as e:
+                        self.report(collector.take())
+                        sys.stderr.write(f"<unknown>:0: error: {e}\n")
+                        raise _Fatal() from None
+                    pm.enable_verifier(_bool(args.verify_each))
+                    if any(_bool(getattr(args, f)) for f in ("print_ir_after_all", "print_ir_before_all",
+                                                              "print_ir_after_change", "print_ir_after_failure")):
+                        pm.enable_ir_printing(
+                            print_before_all=_bool(args.print_ir_before_all),
+                            print_after_all=_bool(args.print_ir_after_all),
+                            print_module_scope=_bool(args.print_ir_module_scope),
+                            print_after_change=_bool(args.print_ir_after_change),
+                            print_after_failure=_bool(args.print_ir_after_failure),
+                            large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
+                            enable_debug_info=_bool(args.print_debuginfo),
+                            print_generic_op_form=_bool(args.print_op_generic),
+                        )
+                    sys.stderr.flush()
+                    try:
+                        pm.run(module.operation)
+                    except ir.MLIRError:
+                        sys.stderr.flush()
+                        self.report(collector.take())
+                        return None
+                    sys.stderr.flush()
+                self.report(collector.take())
+                out = io.StringIO()
+                module.operation.print(
+                    large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
+                    enable_debug_info=_bool(args.print_debuginfo) or _bool(args.pretty_debuginfo),
+                    pretty_debug_info=_bool(args.pretty_debuginfo),
+                    print_generic_op_form=_bool(args.print_op_generic),
+                    use_local_scope=_bool(args.print_local_scope),
+                    file=out,
+                )
+                return out.getvalue() + "\n"
+        finally:
+            collector.detach()
+
+
+class _Fatal(Exception):
+    """Stop processing (the reason was already printed)."""
+
+
+def _rename_locations(module, old: str, new: str) -> None:
+    """Parsing from a string names the buffer `old`; give locations the file's name."""
+    from mlir import ir
+
+    def renamed(loc):
+        if loc.is_a_file() and loc.filename == old:
+            if (loc.start_line, loc.start_col) == (loc.end_line, loc.end_col):
+                return ir.Location.file(new, loc.start_line, loc.start_col)
+            return ir.Location.file(new, loc.start_line, loc.start_col, loc.end_line, loc.end_col)
+        return None
+
+    def visit(op):
+        loc = renamed(op.location)
+        if loc is not None:
+            op.location = loc
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    loc = renamed(arg.location)
+                    if loc is not None:
+                        arg.set_location(loc)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+
+
+def _pass_flags(unknown: List[str]) -> List[str]:
+    """Turns `--canonicalize`, `--tile-verify=opt=1` into pipeline elements."""
+    elements = []
+    for flag in unknown:
+        m = re.match(r"^--([A-Za-z][\w.-]*)(?:=(.*))?$", flag, re.S)
+        if m is None:
+            raise _Usage(f"Unknown command line argument '{flag}'.  Try: '{_PROG} --help'")
+        name, opts = m.group(1), m.group(2)
+        elements.append(f"{name}{{{opts}}}" if opts else name)
+    return elements
+
+
+class _Usage(Exception):
+    pass
+
+
+def _check_pass_names(elements: List[str]) -> None:
+    from mlir import passmanager
+
+    from phobos.dialect import make_context
+    from phobos.passes import pipelines, registry
+
+    context = make_context()
+    for element in elements:
+        name = element.split("{", 1)[0]
+        if registry.lookup(name) is not None or pipelines.alias_stage(name) is not None:
+            continue
+        try:
+            passmanager.PassManager("builtin.module", context).add(name)
+        except ValueError:
+            raise _Usage(f"Unknown command line argument '--{name}'.  Try: '{_PROG} --help'") from None
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = _normalize(list(sys.argv[1:] if argv is None else argv))
+    parser = _parser()
+    try:
+        args, unknown = parser.parse_known_args(argv)
+    except SystemExit as e:  # argparse already printed the problem
+        return 1 if e.code else 0
+    try:
+        if args.help:
+            sys.stdout.write(_help_text())
+            return 0
+        if args.version:
+            import phobos
+
+            sys.stdout.write(f"{_PROG} (Phobos {phobos.__version__}) on MLIR 22\n")
+            return 0
+        flags = _pass_flags(unknown)
+        if flags and args.pass_pipeline:
+            raise _Usage("--pass-pipeline cannot be combined with individual pass flags")
+        _check_pass_names(flags)
+        pipeline = args.pass_pipeline or (f"builtin.module({','.join(flags)})" if flags else None)
+        return _run(args, pipeline)
+    except _Usage as e:
+        sys.stderr.write(f"{_PROG}: {e}\n")
+        return 1
+    except _Fatal:
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as e:  # a compiler bug: say so without a traceback unless asked
+        if os.environ.get("PHOBOS_DEBUG"):
+            raise
+        sys.stderr.write(f"{_PROG}: internal error: {type(e).__name__}: {e}\n"
+                         f"{_PROG}: this is a bug in Phobos; rerun with PHOBOS_DEBUG=1 for a traceback\n")
+        return 1
+
+
+def _run(args, pipeline: Optional[str]) -> int:
+    name = "<stdin>" if args.input == "-" else args.input
+    try:
+        if args.input == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(args.input, "rb") as f:
+                data = f.read()
+    except OSError as e:
+        sys.stderr.write(f"cannot open input file '{args.input}': {e.strerror}\n")
+        return 1
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        sys.stderr.write(f"{name}: error: the input is not UTF-8 text (byte {e.start}); MLIR bytecode is not supported\n")
+        return 1
+    driver = _Driver(args, pipeline, name, text)
+    chunks = _split(text, args.split_input_file) if args.split_input_file else [(text, 1)]
+    outputs, ok = [], True
+    for chunk, first_line in chunks:
+        result = driver.run_chunk(chunk, first_line)
+        outputs.append(result or "")
+        ok = ok and result is not None
+    driver.finish()
+    separator = args.output_split_marker + "\n"
+    result_text = separator.join(outputs)
+    succeeded = driver.verifier_ok_after_finish() if args.verify_diagnostics is not None else ok
+    if args.output == "-":
+        sys.stdout.write(result_text)
+        sys.stdout.flush()
+    elif succeeded:  # like mlir-opt, keep the output file only on success
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(result_text)
+        except OSError as e:
+            sys.stderr.write(f"{_PROG}: could not open output file '{args.output}': {e.strerror}\n")
+            return 1
+    # mlir-opt 22 reports unmatched expected-* comments in every mode; only
+    # --verify-diagnostics makes them (and any mismatch) decide the exit code.
+    sys.stderr.write(driver.unmatched_report)
+    return 0 if succeeded else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
