@@ -85,6 +85,10 @@ STAGES: Dict[str, List[Step]] = {
 # The stage each stage reads; "tile" reads the input.
 INPUT_OF: Dict[str, Optional[str]] = {"tile": None, "gpu": "tile", "llvm": "gpu", "ptx": "llvm", "cubin": "llvm"}
 
+# What a stage gives: the module's IR text, the text of its gpu.binary object
+# (PTX), or the object's bytes (a cubin).
+OUTPUT_OF: Dict[str, str] = {"tile": "ir", "gpu": "ir", "llvm": "ir", "ptx": "object-text", "cubin": "object-bytes"}
+
 # Stages whose passes run LLVM's NVPTX back end, which aborts the process on a
 # chip/PTX pair it does not support: the #nvvm.target is checked before them.
 SERIALIZING = ("llvm", "ptx", "cubin")

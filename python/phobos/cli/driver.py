@@ -22,9 +22,11 @@ import sys
 from typing import Dict, List, Optional
 
 from phobos.lowering.target import DEFAULT_CHIP
+from phobos.passes import pipelines
 
 _PROG = "phobos"
-EMIT = ("tile", "gpu", "llvm", "ptx", "cubin", "contract")
+# The stages of passes/pipelines.py, plus the launch contract.
+EMIT = (*pipelines.STAGES, "contract")
 
 
 class UserError(Exception):

@@ -38,8 +38,8 @@ from phobos.runtime.specialization import SpecKey
 
 __all__ = ["Artifact", "CompileError", "compile_artifact", "compile_stages", "STAGES"]
 
-# The stages compile_stages returns (as text); compile_artifact adds the cubin.
-STAGES = ("tile", "gpu", "llvm", "ptx")
+# The stages compile_stages returns (as text); compile_artifact runs every stage.
+STAGES = tuple(s for s in pipelines.STAGES if pipelines.OUTPUT_OF[s] != "object-bytes")
 
 
 # ----------------------------------------------------------------------------- sources
@@ -242,17 +242,15 @@ def _access(fn: ir.Operation) -> Tuple[Dict[int, str], set]:
 
 def _compile(source, kernel, key, chip, defines, options, until: str, debug_info: bool = False,
              source_name: str = "<text>"):
-    """Runs every stage up to `until`: (stage texts, contract, cubin bytes or None).
+    """Runs every stage up to `until` ("artifact": all of them): (stage texts, contract, cubin bytes or None).
 
     The contract and cubin need one kernel (`kernel`, or the only one); the
     IR stages show every kernel of the source when none is named."""
     key_text = _key_text(key)
-    wanted = tuple(pipelines.path_to(until))
-    if until == "cubin":
-        wanted = ("tile", "gpu", "llvm", "ptx", "cubin")
+    wanted = tuple(pipelines.STAGES) if until == "artifact" else tuple(pipelines.path_to(until))
     params = _parameters(key_text, chip, options, wanted)
     job = _Job(source, defines, source_name)
-    one_kernel = kernel is not None or until in ("ptx", "cubin")
+    one_kernel = kernel is not None or any(pipelines.OUTPUT_OF[s] != "ir" for s in wanted)
     if one_kernel:
         _select_kernel(job, kernel)
     asm: Dict[str, str] = {}
@@ -266,17 +264,18 @@ def _compile(source, kernel, key, chip, defines, options, until: str, debug_info
         held = stage if module is job.module else held
         if sum(pipelines.INPUT_OF[s] == stage for s in wanted) > 1:
             snapshots[stage] = module.operation.get_asm(enable_debug_info=True)
-        if stage == "tile" and until == "cubin":
+        if stage == "tile" and until == "artifact":
             with job.context:
                 contract = _contract(_select_kernel(job, kernel), chip, key_text, options)
-        if stage == "cubin":
+        output = pipelines.OUTPUT_OF[stage]
+        if output == "object-bytes":
             cubin = first_binary(module)
-        elif stage == "ptx":
+        elif output == "object-text":
             binary = first_binary(module)
             asm[stage] = binary.decode() if binary is not None else ""
         else:
             asm[stage] = module.operation.get_asm(enable_debug_info=debug_info)
-    if until == "cubin" and (cubin is None or not cubin.startswith(b"\x7fELF")):
+    if until == "artifact" and (cubin is None or not cubin.startswith(b"\x7fELF")):
         raise _error(f"gpu-module-to-binary produced no cubin for '{contract['name']}'")
     return asm, contract, cubin
 
@@ -316,5 +315,5 @@ def compile_artifact(source, *, kernel: Optional[str] = None, key=None, chip: st
     contract ("features" overrides the PTX ISA version, e.g. "+ptx83"; "noalias": False
     keeps read-only tensors from being declared noalias, for kernels whose
     outputs overlap their inputs in other than the elementwise in-place way)."""
-    asm, contract, cubin = _compile(source, kernel, key, chip, defines, options, "cubin", source_name=source_name)
+    asm, contract, cubin = _compile(source, kernel, key, chip, defines, options, "artifact", source_name=source_name)
     return Artifact(cubin=cubin, contract=contract, asm=asm)
