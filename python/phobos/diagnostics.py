@@ -29,6 +29,8 @@ class Diagnostic:
     def prefix(self) -> str:
         if self.filename is None:
             return "<unknown>:0"
+        if self.line <= 0:  # about the whole file (no line to point at)
+            return self.filename
         return f"{self.filename}:{self.line}:{self.col}"
 
 

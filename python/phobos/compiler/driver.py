@@ -145,7 +145,8 @@ def _select_kernel(job: _Job, kernel: Optional[str]) -> ir.Operation:
         raise _error("the input has no tile kernel (a func.func with the tile.kernel attribute)", job.filename)
     if kernel is None:
         if len(kernels) > 1:
-            raise _error(f"the input has several kernels ({', '.join(names)}); choose one with kernel=", job.filename)
+            raise _error(f"the input has several kernels ({', '.join(names)}); choose one (--kernel NAME, or kernel= "
+                         "from Python)", job.filename)
         return kernels[0]
     if kernel not in names:
         raise _error(f"the input has no kernel '{kernel}' (it has {', '.join(names)})", job.filename)
