@@ -1,4 +1,5 @@
-"""Kernel facts: the attributes that make a `func.func` a tile kernel.
+"""Kernel facts: the attributes that make a `func.func` a tile kernel, and the
+names of the facts passes record on kernels and their ops for later passes.
 
 Function attributes (on the `func.func`):
   tile.kernel                      unit: the function is a kernel (one CTA's work).
@@ -28,11 +29,23 @@ Argument attributes:
                                    per leading dimension of a memref, the power of
                                    two dividing its stride in elements.
   tile.ptr_align = 16 : i64        the byte alignment of the base pointer.
+
+Recorded by passes (on the kernel):
+  tile.layout = #tile.blocked<...> how the kernel's tiles spread over its threads
+                                   (tile-assign-layout; read by tile-lower-to-gpu).
+
+Recorded by passes (on tile.load_slice, tile.store_slice, tile.load, tile.store):
+  in_bounds = array<i1: ...>       slice accesses: per dimension, true where the
+                                   tile never leaves the tensor, so no mask is
+                                   needed (tile-elide-masks; read by the lowering).
+  vector_width = 4 : i64           the widest proven access, in elements along the
+                                   last dimension (tile-elide-masks; read by
+                                   tile-assign-layout and the lowering).
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Union
 
 from mlir import ir
 
@@ -52,6 +65,10 @@ ARG_DIVISIBILITY = "tile.divisibility"
 ARG_STRIDE_DIVISIBILITY = "tile.stride_divisibility"
 ARG_PTR_ALIGN = "tile.ptr_align"
 
+LAYOUT = "tile.layout"
+IN_BOUNDS = "in_bounds"
+VECTOR_WIDTH = "vector_width"
+
 DEFAULT_THREADS = 256
 FUNC_ATTRS = (KERNEL, LAUNCH, ALIGNED, AUTOTUNE, BINDINGS) + FLAGS
 ARG_ATTRS = (ARG_NAME, ARG_DIMS, ARG_DIVISIBILITY, ARG_STRIDE_DIVISIBILITY, ARG_PTR_ALIGN)
@@ -59,6 +76,17 @@ ARG_ATTRS = (ARG_NAME, ARG_DIMS, ARG_DIVISIBILITY, ARG_STRIDE_DIVISIBILITY, ARG_
 
 def is_kernel(op: ir.Operation) -> bool:
     return op.name == "func.func" and KERNEL in op.attributes
+
+
+def kernels(module: Union[ir.Module, ir.Operation]) -> List[ir.Operation]:
+    """The tile kernels at the top level of `module` (an ir.Module or its operation), in order."""
+    body = module.operation.regions[0].blocks[0]
+    return [op.operation for op in body.operations if is_kernel(op.operation)]
+
+
+def kernel_name(op: ir.Operation) -> str:
+    """The symbol name of the kernel (or any function) `op`."""
+    return ir.StringAttr(op.attributes["sym_name"]).value
 
 
 def _int_dict(attr: Optional[ir.Attribute]) -> Dict[str, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mlir import ir
 
 from phobos.dialect import kernel as K
-from phobos.lowering.kernel_layout import LAYOUT_ATTR, choose_kernel_layout, layout_attr
+from phobos.lowering.kernel_layout import choose_kernel_layout, layout_attr
 from phobos.passes.registry import fail, tile_pass
 
 
@@ -28,8 +28,8 @@ def tile_assign_layout(module: ir.Operation, pass_) -> None:
     array<i64: 1, 32>, array<i64: 8, 1>, array<i64: 1, 0>>` (16 elements, four
     16-byte vectors, per thread).
     """
-    for fn in [op.operation for op in module.regions[0].blocks[0].operations]:
-        if not K.is_kernel(fn) or LAYOUT_ATTR in fn.attributes:
+    for fn in K.kernels(module):
+        if K.LAYOUT in fn.attributes:
             continue
         try:
             layout = choose_kernel_layout(fn)
@@ -37,4 +37,4 @@ def tile_assign_layout(module: ir.Operation, pass_) -> None:
             fail(pass_, fn.location, f"cannot choose a layout: {e}")
             continue
         if layout is not None:
-            fn.attributes[LAYOUT_ATTR] = layout_attr(layout)
+            fn.attributes[K.LAYOUT] = layout_attr(layout)

@@ -8,11 +8,9 @@ from mlir import ir
 from phobos.analysis.access import OFFSET_OPS, SLICE_OPS, AccessFacts, access_facts
 from phobos.analysis.axis_info import AxisInfoAnalysis
 from phobos.analysis.remarks import emit_remark
+from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
 from phobos.passes.registry import Option, tile_pass
-
-IN_BOUNDS = "in_bounds"
-VECTOR_WIDTH = "vector_width"
 
 
 def _without_mask(op: ir.Operation) -> ir.Operation:
@@ -32,10 +30,10 @@ def _without_mask(op: ir.Operation) -> ir.Operation:
 
 def _apply(op: ir.Operation, facts: AccessFacts) -> ir.Operation:
     if facts.in_bounds is not None:
-        op.attributes[IN_BOUNDS] = ir.DenseBoolArrayAttr.get(facts.in_bounds)
+        op.attributes[K.IN_BOUNDS] = ir.DenseBoolArrayAttr.get(facts.in_bounds)
     if facts.drop_mask:
         op = _without_mask(op)
-    op.attributes[VECTOR_WIDTH] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), facts.vector_width)
+    op.attributes[K.VECTOR_WIDTH] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), facts.vector_width)
     return op
 
 

@@ -52,7 +52,7 @@ def tile_lower_to_gpu(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP, fea
         fail(pass_, module.location, str(e))
         return
     target = target_attr(chip, features)
-    kernels = [op.operation for op in module.regions[0].blocks[0].operations if K.is_kernel(op.operation)]
+    kernels = K.kernels(module)
     if not kernels:
         return
     module.attributes[CONTAINER] = ir.UnitAttr.get()
@@ -60,7 +60,7 @@ def tile_lower_to_gpu(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP, fea
         try:
             layout = read_kernel_layout(fn) or choose_kernel_layout(fn)
         except ValueError as e:
-            fail(pass_, fn.location, f"kernel '{ir.StringAttr(fn.attributes['sym_name']).value}' has an invalid tile.layout: {e}")
+            fail(pass_, fn.location, f"kernel '{K.kernel_name(fn)}' has an invalid tile.layout: {e}")
             continue
         try:
             KernelLowering(fn, layout, target, noalias).run()

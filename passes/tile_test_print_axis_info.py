@@ -7,6 +7,7 @@ import sys
 from mlir import ir
 
 from phobos.analysis.axis_info import AxisInfoAnalysis, functions_in, integer_shape
+from phobos.dialect import kernel as K
 from phobos.passes.registry import tile_pass
 
 
@@ -44,7 +45,7 @@ def tile_test_print_axis_info(module: ir.Operation, pass_) -> None:
     state = ir.AsmState(module)
     out = sys.stderr
     for fn in functions_in(module):
-        out.write(f"axis-info @{ir.StringAttr(fn.attributes['sym_name']).value}:\n")
+        out.write(f"axis-info @{K.kernel_name(fn)}:\n")
         for block in fn.regions[0].blocks:
             for arg in block.arguments:
                 _print_value(arg, analysis, state, out)

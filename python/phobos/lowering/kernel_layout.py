@@ -2,7 +2,7 @@
 
 A kernel holds all its tiles in one blocked layout (see layout.py): tiles of
 the kernel's highest rank use it directly, lower-rank tiles sit in it as
-slices. The layout is recorded on the kernel as `tile.layout`.
+slices. The layout is recorded on the kernel as `tile.layout` (K.LAYOUT).
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from mlir import ir
 from phobos.dialect import kernel as K
 from phobos.lowering.layout import Blocked, choose_blocked
 
-LAYOUT_ATTR = "tile.layout"
-VECTOR_WIDTH_ATTR = "vector_width"
 MEMORY_OPS = ("tile.load_slice", "tile.store_slice", "tile.load", "tile.store")
 
 
@@ -28,9 +26,9 @@ def memory_tile(op: ir.Operation) -> ir.RankedTensorType:
 
 def vector_width(op: ir.Operation) -> int:
     """The `vector_width` fact tile-elide-masks put on a memory op (1 when absent)."""
-    if VECTOR_WIDTH_ATTR not in op.attributes:
+    if K.VECTOR_WIDTH not in op.attributes:
         return 1
-    return max(1, ir.IntegerAttr(op.attributes[VECTOR_WIDTH_ATTR]).value)
+    return max(1, ir.IntegerAttr(op.attributes[K.VECTOR_WIDTH]).value)
 
 
 def _walk(fn: ir.Operation, names=None) -> List[ir.Operation]:
@@ -81,9 +79,9 @@ def _size(shape) -> int:
 def read_kernel_layout(fn: ir.Operation) -> Optional[Blocked]:
     """The `tile.layout` of `fn`, or None when none was assigned.
     Raises ValueError for a malformed one."""
-    if LAYOUT_ATTR not in fn.attributes:
+    if K.LAYOUT not in fn.attributes:
         return None
-    return Blocked.from_text(str(fn.attributes[LAYOUT_ATTR]))
+    return Blocked.from_text(str(fn.attributes[K.LAYOUT]))
 
 
 def layout_attr(layout: Blocked) -> ir.Attribute:

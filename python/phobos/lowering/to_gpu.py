@@ -108,7 +108,7 @@ class KernelLowering:
     def __init__(self, fn: ir.Operation, layout: Optional[Blocked], target: ir.Attribute, noalias: bool = True):
         self.fn = fn
         self.noalias = noalias
-        self.name = ir.StringAttr(fn.attributes["sym_name"]).value
+        self.name = K.kernel_name(fn)
         self.target = target
         try:
             self.params = describe_params(fn)
