@@ -2,7 +2,7 @@
 # RUN: %python %s | FileCheck %s
 
 from phobos import builder as tb
-from phobos.passes.tile_verify import verify_tile_ir
+from phobos.dialect.verify import verify_tile_ir
 
 BLOCK = 1024
 

@@ -3,7 +3,7 @@
 # RUN: %python %s | FileCheck %s
 
 from phobos import builder as tb
-from phobos.passes.tile_verify import verify_tile_ir
+from phobos.dialect.verify import verify_tile_ir
 
 with tb.context(), tb.Location.unknown():
     module = tb.Module.create()

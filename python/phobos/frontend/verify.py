@@ -15,7 +15,7 @@ from mlir import ir
 
 from phobos.diagnostics import Collector, Diagnostic, from_mlir
 from phobos.dialect import make_context
-from phobos.passes.tile_verify import verify_tile_ir
+from phobos.dialect.verify import verify_tile_ir
 
 from . import ast as A
 from .errors import CompileError

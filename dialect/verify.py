@@ -1,0 +1,391 @@
+"""The rules of tile IR that IRDL cannot express, checked with located errors.
+
+IRDL checks each op's operand, attribute and result kinds (tile.irdl.mlir);
+`verify_tile_ir` checks the rest: shapes and element types of every tile op
+(slice starts per dimension, tile rank, offsets and masks, dot shapes,
+reduction axes), hint arrays (one power of two per dimension), where ops may
+appear (inside a kernel; `tile.check_multiple` at its top level), and kernel
+facts (dimension symbols consistent across parameters, launch threads a
+multiple of 32, every `@aligned` promise positive, about a real dimension and
+checked at entry). The rules of each op are documented on its class in
+tile.py. The `tile-verify` pass and the front end run it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Dict, List, Optional
+
+from mlir import ir
+
+from . import kernel as K
+from . import tile as T
+
+_SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_LITERAL = re.compile(r"^[0-9]+$")
+
+
+def _is_pow2(x: int) -> bool:
+    return x > 0 and (x & (x - 1)) == 0
+
+
+def _is_int_like(t: ir.Type) -> bool:
+    return isinstance(t, (ir.IntegerType, ir.IndexType))
+
+
+def _elem(t: ir.Type) -> ir.Type:
+    return t.element_type if isinstance(t, ir.ShapedType) else t
+
+
+def _tensor(t: ir.Type) -> Optional[ir.RankedTensorType]:
+    return t if isinstance(t, ir.RankedTensorType) else None
+
+
+class _Checker:
+    """Collects located errors; _DISPATCH names the check of each tile op."""
+
+    def __init__(self):
+        self.failed = False
+
+    def error(self, op: ir.Operation, message: str) -> None:
+        op.location.emit_error(f"'{op.name}' op {message}")
+        self.failed = True
+
+    # --------------------------------------------------------------- helpers
+
+    def _tile_of(self, op, value, what) -> Optional[ir.RankedTensorType]:
+        t = _tensor(value.type)
+        if t is None:
+            self.error(op, f"expects {what} to be a ranked tensor, got {value.type}")
+        elif not t.has_static_shape:
+            self.error(op, f"expects {what} to have a static shape, got {t}")
+            return None
+        return t
+
+    def _memref_of(self, op, value) -> Optional[ir.MemRefType]:
+        t = value.type
+        if not isinstance(t, ir.MemRefType):
+            self.error(op, f"expects the base to be a memref, got {t}")
+            return None
+        return t
+
+    def _in_kernel(self, op: ir.Operation) -> bool:
+        parent = op.parent
+        while parent is not None and parent.name != "func.func":
+            parent = parent.parent
+        if parent is None or not K.is_kernel(parent):
+            self.error(op, "must be inside a tile kernel (a func.func with the tile.kernel attribute)")
+            return False
+        return True
+
+    # --------------------------------------------------------------- ops
+
+    def grid_index(self, op):
+        d = op.opview.dim
+        if d not in (0, 1, 2):
+            self.error(op, f"expects dim to be 0, 1 or 2, got {d}")
+        self._in_kernel(op)
+
+    def range(self, op):
+        start, end = op.opview.start, op.opview.end
+        t = self._tile_of(op, op.results[0], "the result")
+        if t is None:
+            return
+        if start < 0 or end <= start:
+            self.error(op, f"expects 0 <= start < end, got start = {start}, end = {end}")
+        elif t.rank != 1 or t.shape[0] != end - start:
+            self.error(op, f"expects a 1-D result of extent end - start = {end - start}, got {t}")
+        if not _is_int_like(t.element_type):
+            self.error(op, f"expects an integer or index element type, got {t.element_type}")
+
+    def broadcast(self, op):
+        src = self._tile_of(op, op.opview.source, "the source")
+        res = self._tile_of(op, op.results[0], "the result")
+        if src is None or res is None:
+            return
+        if src.element_type != res.element_type:
+            self.error(op, f"expects the result element type {res.element_type} to equal the source's {src.element_type}")
+        elif src.rank != res.rank:
+            self.error(op, f"expects the result rank {res.rank} to equal the source rank {src.rank}")
+        else:
+            for i, (s, r) in enumerate(zip(src.shape, res.shape)):
+                if s != r and s != 1:
+                    self.error(op, f"cannot broadcast dimension {i} of extent {s} to {r} (only extent 1 broadcasts)")
+                    return
+
+    def transpose(self, op):
+        src = self._tile_of(op, op.opview.source, "the source")
+        res = self._tile_of(op, op.results[0], "the result")
+        if src is None or res is None:
+            return
+        perm = op.opview.permutation
+        if sorted(perm) != list(range(src.rank)):
+            self.error(op, f"expects permutation to be a permutation of 0..{src.rank - 1}, got {perm}")
+            return
+        expected = [src.shape[p] for p in perm]
+        if list(res.shape) != expected or res.element_type != src.element_type:
+            self.error(op, f"expects result type {ir.RankedTensorType.get(expected, src.element_type)}, got {res}")
+
+    def _slice(self, op, base, starts, tile_value, what):
+        mem = self._memref_of(op, base)
+        tile = self._tile_of(op, tile_value, what)
+        if mem is None or tile is None:
+            return
+        if len(starts) != mem.rank:
+            self.error(op, f"expects {mem.rank} start indices (one per dimension of the base), got {len(starts)}")
+        if tile.rank != mem.rank:
+            self.error(op, f"expects the tile rank {tile.rank} to equal the base rank {mem.rank}")
+        if tile.element_type != mem.element_type:
+            self.error(op, f"expects the tile element type {tile.element_type} to equal the base's {mem.element_type}")
+        if any(d <= 0 for d in tile.shape):
+            self.error(op, f"expects positive tile extents, got {list(tile.shape)}")
+        if K.IN_BOUNDS in op.attributes:
+            attr = op.attributes[K.IN_BOUNDS]
+            if not isinstance(attr, ir.DenseBoolArrayAttr) or len(attr) != mem.rank:
+                self.error(op, f"expects in_bounds to be an array<i1> with {mem.rank} entries, got {attr}")
+
+    def load_slice(self, op):
+        o = op.opview
+        self._slice(op, o.base, o.starts, op.results[0], "the result")
+
+    def store_slice(self, op):
+        o = op.opview
+        self._slice(op, o.base, o.starts, o.value, "the stored value")
+
+    def _offsets(self, op, base, offsets, mask, data, what):
+        mem = self._memref_of(op, base)
+        off = self._tile_of(op, offsets, "the offsets")
+        tile = self._tile_of(op, data, what)
+        if mem is None or off is None or tile is None:
+            return
+        if not _is_int_like(off.element_type):
+            self.error(op, f"expects integer or index offsets, got {off.element_type}")
+        if list(tile.shape) != list(off.shape):
+            self.error(op, f"expects {what} to have the offsets' shape {list(off.shape)}, got {list(tile.shape)}")
+        if tile.element_type != mem.element_type:
+            self.error(op, f"expects {what} element type {tile.element_type} to equal the base's {mem.element_type}")
+        if mask is not None:
+            m = self._tile_of(op, mask, "the mask")
+            if m is not None and (list(m.shape) != list(off.shape) or m.element_type != ir.IntegerType.get_signless(1)):
+                self.error(op, f"expects the mask to be {ir.RankedTensorType.get(list(off.shape), ir.IntegerType.get_signless(1))}, got {m}")
+
+    def load(self, op):
+        o = op.opview
+        self._offsets(op, o.base, o.offsets, o.mask, op.results[0], "the result")
+
+    def store(self, op):
+        o = op.opview
+        self._offsets(op, o.base, o.offsets, o.mask, o.value, "the stored value")
+
+    def dot(self, op):
+        lhs = self._tile_of(op, op.opview.lhs, "lhs")
+        rhs = self._tile_of(op, op.opview.rhs, "rhs")
+        acc = self._tile_of(op, op.opview.acc, "acc")
+        res = self._tile_of(op, op.results[0], "the result")
+        if None in (lhs, rhs, acc, res):
+            return
+        if lhs.rank != 2 or rhs.rank != 2 or acc.rank != 2:
+            self.error(op, f"expects 2-D operands, got {lhs}, {rhs} and {acc}")
+            return
+        (m, k), (k2, n) = lhs.shape, rhs.shape
+        if k != k2:
+            self.error(op, f"expects lhs columns to equal rhs rows, got [{m}, {k}] x [{k2}, {n}]")
+        if list(acc.shape) != [m, n]:
+            self.error(op, f"expects an accumulator of shape [{m}, {n}], got {list(acc.shape)}")
+        if lhs.element_type != rhs.element_type:
+            self.error(op, f"expects lhs and rhs to share an element type, got {lhs.element_type} and {rhs.element_type}")
+        if not isinstance(acc.element_type, ir.FloatType) and not _is_int_like(acc.element_type):
+            self.error(op, f"expects a float or integer accumulator, got {acc.element_type}")
+        if res != acc:
+            self.error(op, f"expects the result type {res} to equal the accumulator type {acc}")
+
+    def _axis_op(self, op, kinds):
+        src = self._tile_of(op, op.opview.source, "the source")
+        if src is None:
+            return None
+        kind, axis = op.opview.kind, op.opview.axis
+        if kind not in kinds:
+            self.error(op, f"expects kind to be one of {', '.join(repr(k) for k in kinds)}, got '{kind}'")
+        if not 0 <= axis < src.rank:
+            self.error(op, f"expects 0 <= axis < {src.rank}, got {axis}")
+            return None
+        return src, axis
+
+    def reduce(self, op):
+        checked = self._axis_op(op, T.REDUCE_KINDS)
+        if checked is None:
+            return
+        src, axis = checked
+        expected = T._reduced_type(src, axis)
+        if op.results[0].type != expected:
+            self.error(op, f"expects result type {expected}, got {op.results[0].type}")
+
+    def scan(self, op):
+        checked = self._axis_op(op, T.SCAN_KINDS)
+        if checked is not None and op.results[0].type != op.opview.source.type:
+            self.error(op, f"expects the result type to equal the source type {op.opview.source.type}")
+
+    def hint(self, op):
+        value_type = op.opview.value.type
+        if op.results[0].type != value_type:
+            self.error(op, f"expects the result type {op.results[0].type} to equal the operand type {value_type}")
+            return
+        if not _is_int_like(_elem(value_type)):
+            self.error(op, f"expects an integer or index scalar or tile, got {value_type}")
+            return
+        t = _tensor(value_type)
+        shape = list(t.shape) if t is not None else [None]
+        present = [n for n in T.HINT_NAMES if n in op.attributes]
+        if not present:
+            self.error(op, f"expects at least one of {', '.join(T.HINT_NAMES)}")
+        for name in present:
+            attr = op.attributes[name]
+            if not isinstance(attr, ir.DenseI64ArrayAttr):
+                self.error(op, f"expects {name} to be an array<i64>, got {attr}")
+                continue
+            facts = list(attr)
+            if len(facts) != len(shape):
+                entries = "entry" if len(shape) == 1 else "entries"
+                self.error(op, f"expects {name} to have {len(shape)} {entries} (one per dimension), got {len(facts)}")
+                continue
+            for d, (f, extent) in enumerate(zip(facts, shape)):
+                if not _is_pow2(f):
+                    self.error(op, f"expects {name}[{d}] to be a positive power of two, got {f}")
+                elif name != "divisibility" and extent is not None and f > extent:
+                    self.error(op, f"expects {name}[{d}] = {f} not to exceed the extent {extent} of dimension {d}")
+                elif name != "divisibility" and extent is None and f != 1:
+                    self.error(op, f"expects {name} of a scalar to be 1, got {f}")
+
+    def check_multiple(self, op):
+        divisor = op.opview.divisor
+        if divisor <= 0:
+            self.error(op, f"expects a positive divisor, got {divisor}")
+        if op.parent is None or not K.is_kernel(op.parent):
+            self.error(op, "must be at the top level of a tile kernel (it checks a promise at entry)")
+
+    def no_operands(self, op):
+        self._in_kernel(op)
+
+    # --------------------------------------------------------------- kernels
+
+    def kernel(self, fn: ir.Operation) -> None:
+        fn_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+        if len(fn_type.results):
+            self.error(fn, "tile kernels return nothing; results are stored to tensor parameters")
+        try:
+            threads = K.launch(fn)
+            aligned = K.aligned(fn)
+            bindings = K.bindings(fn)
+            space = K.autotune(fn)
+        except (ValueError, TypeError) as e:
+            self.error(fn, f"has a malformed kernel attribute: {e}")
+            return
+        t = threads["threads"]
+        if t <= 0 or t % 32 or t > 1024:
+            self.error(fn, f"expects tile.launch threads to be a multiple of 32 between 32 and 1024, got {t}")
+        for name, values in space.items():
+            if not values or any(v <= 0 for v in values):
+                self.error(fn, f"expects tile.autotune '{name}' to list positive values, got {values}")
+        for name, value in bindings.items():
+            if name in space and value not in space[name]:
+                self.error(fn, f"binds '{name}' = {value}, which is not in its autotune space {space[name]}")
+
+        extents: Dict[str, List[tuple]] = {}
+        for i, arg_type in enumerate(fn_type.inputs):
+            self._kernel_arg(fn, i, arg_type, extents)
+        for symbol, uses in extents.items():
+            statics = {s for _, s in uses if s is not None}
+            if len(statics) > 1:
+                names = ", ".join(f"{p}" for p, _ in uses)
+                self.error(fn, f"gives symbol '{symbol}' different static extents {sorted(statics)} (in {names})")
+
+        checks = {}
+        body = fn.regions[0].blocks[0] if len(fn.regions[0].blocks) else None
+        if body is not None:
+            for op in body.operations:
+                if op.name == "tile.check_multiple":
+                    o = op.opview
+                    checks[o.symbol] = o.divisor
+        for symbol, divisor in aligned.items():
+            if divisor <= 0:
+                self.error(fn, f"promises '{symbol}' is a multiple of {divisor}; the divisor must be positive")
+                continue
+            if symbol not in extents:
+                self.error(fn, f"promises '{symbol}' is aligned, but no tensor parameter has a dimension '{symbol}'")
+                continue
+            statics = {s for _, s in extents[symbol] if s is not None}
+            if statics:
+                extent = statics.pop()
+                if extent % divisor:
+                    self.error(fn, f"promises '{symbol}' is a multiple of {divisor}, but its static extent is {extent}")
+            elif checks.get(symbol) != divisor:
+                self.error(fn, f"promises '{symbol}' is a multiple of {divisor} but does not check it at entry "
+                               f"(expected a top-level tile.check_multiple with symbol = \"{symbol}\" and divisor = {divisor})")
+
+    def _kernel_arg(self, fn, i, arg_type, extents) -> None:
+        name = K.arg_name(fn, i)
+        dims = K.arg_dims(fn, i)
+        if isinstance(arg_type, ir.MemRefType):
+            strides, _ = arg_type.get_strides_and_offset()
+            if strides[-1] != 1:
+                self.error(fn, f"expects tensor parameter '{name}' to be contiguous along its last dimension, got {arg_type}")
+            if dims is None:
+                self.error(fn, f"expects tensor parameter '{name}' to name its dimensions with tile.dims")
+                return
+            if len(dims) != arg_type.rank:
+                self.error(fn, f"expects tile.dims of '{name}' to have {arg_type.rank} entries, got {len(dims)}")
+                return
+            for axis, d in enumerate(dims):
+                static = None if arg_type.is_dynamic_dim(axis) else arg_type.get_dim_size(axis)
+                if _LITERAL.match(d):
+                    if static is None or static != int(d):
+                        self.error(fn, f"gives dimension {axis} of '{name}' the literal extent {d}, but its type is {arg_type}")
+                elif _SYMBOL.match(d):
+                    extents.setdefault(d, []).append((name, static))
+                else:
+                    self.error(fn, f"expects dimension names of '{name}' to be identifiers or integers, got '{d}'")
+        elif isinstance(arg_type, (ir.IntegerType, ir.IndexType, ir.FloatType)):
+            if dims is not None:
+                self.error(fn, f"gives scalar parameter '{name}' tile.dims")
+        else:
+            self.error(fn, f"expects parameter '{name}' to be a memref (tensor) or a scalar, got {arg_type}")
+
+
+_DISPATCH: Dict[str, Callable] = {
+    "tile.block_id": _Checker.grid_index,
+    "tile.grid_dim": _Checker.grid_index,
+    "tile.range": _Checker.range,
+    "tile.broadcast": _Checker.broadcast,
+    "tile.transpose": _Checker.transpose,
+    "tile.load_slice": _Checker.load_slice,
+    "tile.store_slice": _Checker.store_slice,
+    "tile.load": _Checker.load,
+    "tile.store": _Checker.store,
+    "tile.dot": _Checker.dot,
+    "tile.reduce": _Checker.reduce,
+    "tile.scan": _Checker.scan,
+    "tile.hint": _Checker.hint,
+    "tile.check_multiple": _Checker.check_multiple,
+    "tile.barrier": _Checker.no_operands,
+    "tile.grid_barrier": _Checker.no_operands,
+}
+
+
+def verify_tile_ir(module: ir.Operation) -> bool:
+    """Runs the checks on `module`, emitting located errors; True when all hold."""
+    checker = _Checker()
+    context = module.context
+
+    def visit(op):
+        name = op.name
+        if name in _DISPATCH:
+            _DISPATCH[name](checker, op)
+        elif K.is_kernel(op):
+            checker.kernel(op)
+        return ir.WalkResult.ADVANCE
+
+    # The checks build types (expected results); that needs a default location.
+    with context, ir.Location.unknown(context):
+        module.walk(visit)
+    return not checker.failed
+
