@@ -1,9 +1,13 @@
 """phobos-opt: mlir-opt with the tile dialect and the Phobos passes.
 
-It reads MLIR (a file or stdin), runs a pass pipeline that may mix Phobos
-Python passes with upstream passes, and prints the result. On input that uses
-only upstream dialects and passes its output and exit code equal mlir-opt's.
-Errors are located diagnostics on stderr and exit code 1, never a traceback.
+`main` picks one of two ways (route.py). A command line that names no Phobos
+pass runs the upstream mlir-opt binary with the tile dialect loaded
+(upstream.py), so it behaves exactly as mlir-opt. One that names a Phobos pass
+runs here, in-process: it reads MLIR (a file or stdin), runs a pass pipeline
+that may mix Phobos Python passes with upstream passes, and prints the result.
+This path supports the common driver flags (`_parser`); any other mlir-opt
+flag is refused by name. Help and version text come from help.py. Errors are
+located diagnostics on stderr and exit code 1, never a traceback.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ _BOOL_FLAGS = {
     "mlir-print-ir-module-scope": "print_ir_module_scope",
     "mlir-disable-threading": "disable_threading",
     "verify-each": "verify_each",
+    "emit-bytecode": "emit_bytecode",
 }
 
 
@@ -38,11 +43,12 @@ def _parser() -> argparse.ArgumentParser:
         prog=_PROG,
         description="MLIR modular optimizer driver with the Phobos tile dialect and passes.",
         add_help=False,
+        allow_abbrev=False,  # LLVM's cl takes no abbreviations
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("input", nargs="?", default="-", help="input file ('-' for stdin, the default)")
     p.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file ('-' for stdout, the default)")
-    p.add_argument("--pass-pipeline", metavar="PIPELINE",
+    p.add_argument("--pass-pipeline", "-p", metavar="PIPELINE",
                    help="a textual pass pipeline, e.g. 'builtin.module(tile-verify,canonicalize)'")
     p.add_argument("--split-input-file", default=None, metavar="MARKER",
                    help="split the input at lines starting with MARKER (default '// -----') and process each chunk")
@@ -52,12 +58,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="check that diagnostics match the expected-* comments of the input")
     p.add_argument("--mlir-elide-elementsattrs-if-larger", type=int, default=None, metavar="N",
                    help="elide elements attributes with more than N elements")
+    p.add_argument("--mlir-print-ir-tree-dir", default=None, metavar="DIR",
+                   help="print the IR dumps to a file tree under DIR")
     for flag, dest in _BOOL_FLAGS.items():
         default = dest == "verify_each"
         p.add_argument(f"--{flag}", dest=dest, default=str(default).lower(),
                        choices=["true", "false", "1", "0"], help=argparse.SUPPRESS)
-    p.add_argument("-h", "--help", action="store_true", help="show this help and the passes")
-    p.add_argument("--version", action="store_true", help="show the version")
     return p
 
 
@@ -77,48 +83,6 @@ def _normalize(argv: List[str]) -> List[str]:
             a = f"{a}={_OPTIONAL_VALUE[a[2:]]}"
         out.append(a)
     return out
-
-
-def _help_text() -> str:
-    from phobos.passes import pipelines, registry
-
-    lines = [
-        f"OVERVIEW: {_PROG}, the MLIR modular optimizer driver with the Phobos tile dialect and passes",
-        "",
-        f"USAGE: {_PROG} [options] [input file]",
-        "",
-        "OPTIONS:",
-        "  -o FILE                              output file (default: stdout)",
-        "  --pass-pipeline=PIPELINE             a pipeline, e.g. 'builtin.module(tile-verify,canonicalize)';",
-        "                                       Phobos passes and upstream passes mix freely at the top level",
-        "  --<pass>[=options]                   add one pass (Phobos or upstream), in order",
-        "  --split-input-file[=MARKER]          process each '// -----' chunk separately",
-        "  --output-split-marker=MARKER         printed between chunk outputs (default '// -----')",
-        "  --verify-diagnostics[=only-expected] check diagnostics against expected-* comments",
-        "  --allow-unregistered-dialect         accept ops of unknown dialects",
-        "  --mlir-print-ir-after-all            print the IR after every pass (also -before-all,",
-        "                                       -after-change, -after-failure, -module-scope)",
-        "  --mlir-print-debuginfo               print locations (--mlir-pretty-debuginfo: readable form)",
-        "  --mlir-print-op-generic              print every op in the generic form",
-        "  --mlir-print-local-scope             print types/attributes inline instead of aliases",
-        "  --mlir-elide-elementsattrs-if-larger=N",
-        "  --mlir-disable-threading             run single-threaded",
-        "  --verify-each=false                  do not verify the IR after each pass",
-        "  --version                            print the version",
-        "",
-        "Phobos passes (use them in --pass-pipeline or as --<pass>):",
-    ]
-    for name, info in registry.all_passes().items():
-        lines.append(f"  {name:<36} {info.summary}")
-        for opt_name, opt in info.options.items():
-            lines.append(f"      {opt_name}={opt.type.__name__:<8} {opt.help} (default: {opt.default})")
-    lines += ["", "Phobos pipeline aliases (expanded to their passes, so IR printing shows every step):"]
-    for name, summary in pipelines.aliases().items():
-        lines.append(f"  {name:<36} {summary}")
-    for opt_name, opt in pipelines.ALIAS_OPTIONS.items():
-        lines.append(f"      {opt_name}={'':<8} {opt.help} (default: {opt.default or 'none'})")
-    lines += ["", "Upstream MLIR passes are available by their mlir-opt names (see `mlir-opt --help`)."]
-    return "\n".join(lines) + "\n"
 
 
 def _split(text: str, marker: str) -> List[tuple]:
@@ -173,8 +137,8 @@ class _Driver:
                 sys.stderr.write(render(diag, self.sources))
         sys.stderr.flush()
 
-    def run_chunk(self, chunk: str, first_line: int) -> Optional[str]:
-        """The printed result of one chunk, or None when it failed."""
+    def run_chunk(self, chunk: str, first_line: int) -> Optional[bytes]:
+        """The printed (or bytecode) result of one chunk, or None when it failed."""
         from mlir import ir
 
         from phobos.diagnostics import Collector
@@ -206,6 +170,7 @@ class _Driver:
                     pm.enable_verifier(_bool(args.verify_each))
                     if any(_bool(getattr(args, f)) for f in ("print_ir_after_all", "print_ir_before_all",
                                                               "print_ir_after_change", "print_ir_after_failure")):
+                        tree = {"tree_printing_dir_path": args.mlir_print_ir_tree_dir} if args.mlir_print_ir_tree_dir else {}
                         pm.enable_ir_printing(
                             print_before_all=_bool(args.print_ir_before_all),
                             print_after_all=_bool(args.print_ir_after_all),
@@ -215,6 +180,7 @@ class _Driver:
                             large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
                             enable_debug_info=_bool(args.print_debuginfo),
                             print_generic_op_form=_bool(args.print_op_generic),
+                            **tree,
                         )
                     sys.stderr.flush()
                     try:
@@ -225,6 +191,10 @@ class _Driver:
                         return None
                     sys.stderr.flush()
                 self.report(collector.take())
+                if _bool(args.emit_bytecode):
+                    out = io.BytesIO()
+                    module.operation.write_bytecode(out)
+                    return out.getvalue()
                 out = io.StringIO()
                 module.operation.print(
                     large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
@@ -234,7 +204,7 @@ class _Driver:
                     use_local_scope=_bool(args.print_local_scope),
                     file=out,
                 )
-                return out.getvalue() + "\n"
+                return (out.getvalue() + "\n").encode()
         finally:
             collector.detach()
 
@@ -299,25 +269,53 @@ def _check_pass_names(elements: List[str]) -> None:
         try:
             passmanager.PassManager("builtin.module", context).add(name)
         except ValueError:
+            if name in _upstream_driver_flags():
+                raise _Usage(f"error: the flag '--{name}' is not supported together with Phobos passes "
+                             f"(without tile-* passes, {_PROG} runs mlir-opt, which supports it)") from None
             raise _Usage(f"Unknown command line argument '--{name}'.  Try: '{_PROG} --help'") from None
 
 
+def _upstream_driver_flags() -> set:
+    """The names of mlir-opt's own (non-pass) flags, from its --help-list-hidden."""
+    from phobos.opt import upstream
+
+    try:
+        _, out, _ = upstream.capture(["--help-list-hidden"])
+    except OSError:
+        return set()
+    return set(re.findall(r"^  -{1,2}([A-Za-z][\w.-]*)", out.decode(errors="replace"), re.M))
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    argv = _normalize(list(sys.argv[1:] if argv is None else argv))
+    """phobos-opt's entry point: mlir-opt, help text, or the in-process driver."""
+    from phobos.opt import route
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        way = route.choose(argv)
+        if way == route.UPSTREAM:
+            from phobos.opt import upstream
+
+            return upstream.run(argv)
+        if way in (route.HELP, route.VERSION):
+            from phobos.opt import help
+
+            return help.main(argv, way)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+    return _main_in_process(argv)
+
+
+def _main_in_process(argv: List[str]) -> int:
+    argv = _normalize(argv)
     parser = _parser()
     try:
         args, unknown = parser.parse_known_args(argv)
     except SystemExit as e:  # argparse already printed the problem
         return 1 if e.code else 0
     try:
-        if args.help:
-            sys.stdout.write(_help_text())
-            return 0
-        if args.version:
-            import phobos
-
-            sys.stdout.write(f"{_PROG} (Phobos {phobos.__version__}) on MLIR 22\n")
-            return 0
         flags = _pass_flags(unknown)
         if flags and args.pass_pipeline:
             raise _Usage("--pass-pipeline cannot be combined with individual pass flags")
@@ -362,18 +360,19 @@ def _run(args, pipeline: Optional[str]) -> int:
     outputs, ok = [], True
     for chunk, first_line in chunks:
         result = driver.run_chunk(chunk, first_line)
-        outputs.append(result or "")
+        outputs.append(result or b"")
         ok = ok and result is not None
     driver.finish()
-    separator = args.output_split_marker + "\n"
+    separator = (args.output_split_marker + "\n").encode()
     result_text = separator.join(outputs)
     succeeded = driver.verifier_ok_after_finish() if args.verify_diagnostics is not None else ok
     if args.output == "-":
-        sys.stdout.write(result_text)
         sys.stdout.flush()
+        sys.stdout.buffer.write(result_text)
+        sys.stdout.buffer.flush()
     elif succeeded:  # like mlir-opt, keep the output file only on success
         try:
-            with open(args.output, "w", encoding="utf-8") as f:
+            with open(args.output, "wb") as f:
                 f.write(result_text)
         except OSError as e:
             sys.stderr.write(f"{_PROG}: could not open output file '{args.output}': {e.strerror}\n")
