@@ -1,18 +1,17 @@
-"""The `tile` dialect: its IRDL definition, Python op classes and context helpers."""
+"""The `tile` dialect: its IRDL definition, Python op classes, verifier and context helpers."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from mlir import ir
 from mlir._mlir_libs import _mlir as _cext
 from mlir.dialects import irdl
 
+from .definition import IRDL_FILE
+
 # MLIR looks up op classes of namespace `tile` in `phobos.dialect.tile`.
 _cext.globals.append_dialect_search_prefix(__name__)
 _cext.globals.register_traceback_file_exclusion(__file__)
 
-IRDL_FILE = Path(__file__).with_name("tile.irdl.mlir")
 _IRDL_TEXT = IRDL_FILE.read_text()
 
 

@@ -1,20 +1,42 @@
 """Python op classes of the `tile` dialect.
 
-The dialect itself is defined in IRDL (tile.irdl.mlir beside this file); these
-classes give the builder API and the passes real `OpView` subclasses with typed
-constructors and named accessors. MLIR finds them through the dialect search
-prefix `phobos.dialect` (this module is `phobos.dialect.tile`), so
-`op.opview` of a parsed `tile.*` op is an instance of the class below.
+The dialect is defined in IRDL (tile.irdl.mlir beside this file). The named
+accessors of each class are derived from that definition (definition.py
+reads it), not written here:
 
-Each class documents the rules `tile-verify` checks beyond what IRDL can.
+  operands    one accessor per declared operand: a Value, Optional[Value] for
+              an `optional` one, a list for a `variadic` one, sliced as the
+              IRDL verifier slices them (by `operandSegmentSizes` where more
+              than one operand is optional or variadic);
+  attributes  one per declared attribute, as Python data (see python_value);
+  results     one per declared result (`result`, or `id` of tile.block_id).
+
+Written by hand is what IRDL cannot say: the constructors (which infer result
+types), optional attributes outside the declaration (`in_bounds`, the facts of
+`tile.hint`) and, on each class, the rules `tile-verify` checks beyond IRDL
+(dialect/verify.py). MLIR finds the classes through the dialect search prefix
+`phobos.dialect` (this module is `phobos.dialect.tile`), so `op.opview` of a
+parsed `tile.*` op is an instance of the class below.
 """
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from mlir import ir
 from mlir._mlir_libs import _mlir as _cext
+
+from .definition import (
+    OPERAND_SEGMENT_SIZES,
+    OPTIONAL,
+    RESULT_SEGMENT_SIZES,
+    TILE_OPS,
+    VARIADIC,
+    Group,
+    OpDefinition,
+    segment_layout,
+)
+from .kernel import IN_BOUNDS
 
 _cext.globals.register_traceback_file_exclusion(__file__)
 
@@ -22,6 +44,71 @@ _cext.globals.register_traceback_file_exclusion(__file__)
 @_cext.register_dialect
 class _Dialect(ir.Dialect):
     DIALECT_NAMESPACE = "tile"
+
+
+def python_value(attr: ir.Attribute):
+    """A builtin attribute as Python data: IntegerAttr -> int, StringAttr -> str,
+    DenseI64ArrayAttr -> list of int, DenseBoolArrayAttr -> list of bool; any
+    other attribute as it is."""
+    if isinstance(attr, (ir.IntegerAttr, ir.StringAttr)):
+        return attr.value
+    if isinstance(attr, ir.DenseI64ArrayAttr):
+        return list(attr)
+    if isinstance(attr, ir.DenseBoolArrayAttr):
+        return [bool(x) for x in attr]
+    return attr
+
+
+def _group_accessor(kind: str, segment_sizes: str, groups: Sequence[Group], index: int) -> property:
+    """The accessor of declared group `index` among the op's `kind` ("operands" or "results")."""
+    group = groups[index]
+
+    def get(self):
+        op = self.operation
+        values = getattr(op, kind)
+        sizes = list(ir.DenseI32ArrayAttr(op.attributes[segment_sizes])) if segment_sizes in op.attributes else None
+        positions = segment_layout(groups, len(values), sizes)[index]
+        if group.variadicity == VARIADIC:
+            return [values[i] for i in positions]
+        if group.variadicity == OPTIONAL:
+            return values[positions.start] if positions else None
+        return values[positions.start]
+
+    get.__doc__ = f"The {group.variadicity} {kind[:-1]} `{group.name}` (declared in tile.irdl.mlir)."
+    return property(get)
+
+
+def _attribute_accessor(name: str) -> property:
+    def get(self):
+        return python_value(self.operation.attributes[name])
+
+    get.__doc__ = f"The attribute `{name}` (declared in tile.irdl.mlir), as Python data."
+    return property(get)
+
+
+def accessors(definition: OpDefinition) -> dict[str, property]:
+    """The named accessors of an op, by name, derived from its IRDL definition."""
+    derived = {}
+    for kind, segment_sizes, groups in (
+        ("operands", OPERAND_SEGMENT_SIZES, definition.operands),
+        ("results", RESULT_SEGMENT_SIZES, definition.results),
+    ):
+        for index, group in enumerate(groups):
+            derived[group.name] = _group_accessor(kind, segment_sizes, groups, index)
+    for name in definition.attributes:
+        derived[name] = _attribute_accessor(name)
+    return derived
+
+
+def _irdl_op(cls):
+    """Gives `cls` the accessors that the IRDL definition of its OPERATION_NAME
+    declares and registers it as the class of that op."""
+    hand_written = {name for base in cls.__mro__[: cls.__mro__.index(ir.OpView)] for name in vars(base)}
+    for name, accessor in accessors(TILE_OPS[cls.OPERATION_NAME]).items():
+        if name in hand_written:
+            raise TypeError(f"{cls.__name__}.{name} restates what tile.irdl.mlir declares")
+        setattr(cls, name, accessor)
+    return _cext.register_operation(_Dialect)(cls)
 
 
 def _i64(value: int) -> ir.IntegerAttr:
@@ -52,16 +139,6 @@ class _TileOp(ir.OpView):
             ip=ip,
         )
 
-    @property
-    def result(self) -> ir.Value:
-        return self.operation.results[0]
-
-    def _int(self, name: str) -> int:
-        return ir.IntegerAttr(self.operation.attributes[name]).value
-
-    def _str(self, name: str) -> str:
-        return ir.StringAttr(self.operation.attributes[name]).value
-
 
 class _GridIndexOp(_TileOp):
     """Shared by block_id and grid_dim: an `index` result for grid dimension `dim`."""
@@ -69,26 +146,22 @@ class _GridIndexOp(_TileOp):
     def __init__(self, dim: int, *, loc=None, ip=None):
         self._build([ir.IndexType.get()], [], {"dim": _i64(dim)}, loc, ip)
 
-    @property
-    def dim(self) -> int:
-        return self._int("dim")
 
-
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class BlockIdOp(_GridIndexOp):
     """`tile.block_id {dim}`: the CTA's index along grid dimension `dim` (0..2)."""
 
     OPERATION_NAME = "tile.block_id"
 
 
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class GridDimOp(_GridIndexOp):
     """`tile.grid_dim {dim}`: the number of CTAs along grid dimension `dim` (0..2)."""
 
     OPERATION_NAME = "tile.grid_dim"
 
 
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class RangeOp(_TileOp):
     """`tile.range {start, end}` -> tensor<(end-start) x iN>: [start, ..., end-1].
 
@@ -98,7 +171,7 @@ class RangeOp(_TileOp):
 
     OPERATION_NAME = "tile.range"
 
-    def __init__(self, start: int, end: int, element_type: Optional[ir.Type] = None, *, loc=None, ip=None):
+    def __init__(self, start: int, end: int, element_type: ir.Type | None = None, *, loc=None, ip=None):
         element_type = element_type or ir.IntegerType.get_signless(32)
         self._build(
             [_tensor([end - start], element_type)],
@@ -108,16 +181,8 @@ class RangeOp(_TileOp):
             ip,
         )
 
-    @property
-    def start(self) -> int:
-        return self._int("start")
 
-    @property
-    def end(self) -> int:
-        return self._int("end")
-
-
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class BroadcastOp(_TileOp):
     """`tile.broadcast %t` -> a tile of the same rank and element type whose
     dimensions equal the source's except where the source has extent 1."""
@@ -128,12 +193,8 @@ class BroadcastOp(_TileOp):
         element_type = ir.RankedTensorType(source.type).element_type
         self._build([_tensor(shape, element_type)], [source], None, loc, ip)
 
-    @property
-    def source(self) -> ir.Value:
-        return self.operation.operands[0]
 
-
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class TransposeOp(_TileOp):
     """`tile.transpose %t {permutation}`: result dim i is source dim permutation[i]."""
 
@@ -150,17 +211,9 @@ class TransposeOp(_TileOp):
             ip,
         )
 
-    @property
-    def source(self) -> ir.Value:
-        return self.operation.operands[0]
-
-    @property
-    def permutation(self) -> list:
-        return list(ir.DenseI64ArrayAttr(self.operation.attributes["permutation"]))
-
 
 class _SliceAccess(_TileOp):
-    """Shared accessors of the slice-form load and store.
+    """Shared by the slice-form load and store.
 
     Verified: one `index` start per dimension of `base`, the tile has the rank
     and element type of `base`, static extents of `base` are not smaller than
@@ -172,12 +225,12 @@ class _SliceAccess(_TileOp):
     @property
     def in_bounds(self) -> list:
         attrs = self.operation.attributes
-        if "in_bounds" not in attrs:
+        if IN_BOUNDS not in attrs:
             return [False] * len(self.starts)
-        return [bool(x) for x in ir.DenseBoolArrayAttr(attrs["in_bounds"])]
+        return [bool(x) for x in ir.DenseBoolArrayAttr(attrs[IN_BOUNDS])]
 
 
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class LoadSliceOp(_SliceAccess):
     """`tile.load_slice %base, %starts...` -> the tile at `starts` (see _SliceAccess)."""
 
@@ -187,16 +240,8 @@ class LoadSliceOp(_SliceAccess):
         element_type = ir.MemRefType(base.type).element_type
         self._build([_tensor(shape, element_type)], [base, *starts], None, loc, ip)
 
-    @property
-    def base(self) -> ir.Value:
-        return self.operation.operands[0]
 
-    @property
-    def starts(self) -> list:
-        return list(self.operation.operands)[1:]
-
-
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class StoreSliceOp(_SliceAccess):
     """`tile.store_slice %value, %base, %starts...` (see _SliceAccess)."""
 
@@ -205,20 +250,8 @@ class StoreSliceOp(_SliceAccess):
     def __init__(self, value: ir.Value, base: ir.Value, starts: Sequence[ir.Value], *, loc=None, ip=None):
         self._build([], [value, base, *starts], None, loc, ip)
 
-    @property
-    def value(self) -> ir.Value:
-        return self.operation.operands[0]
 
-    @property
-    def base(self) -> ir.Value:
-        return self.operation.operands[1]
-
-    @property
-    def starts(self) -> list:
-        return list(self.operation.operands)[2:]
-
-
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class LoadOp(_TileOp):
     """`tile.load %base, %offsets[, %mask]` -> base.flat[offsets] where mask.
 
@@ -228,27 +261,14 @@ class LoadOp(_TileOp):
 
     OPERATION_NAME = "tile.load"
 
-    def __init__(self, base: ir.Value, offsets: ir.Value, mask: Optional[ir.Value] = None, *, loc=None, ip=None):
+    def __init__(self, base: ir.Value, offsets: ir.Value, mask: ir.Value | None = None, *, loc=None, ip=None):
         shape = ir.RankedTensorType(offsets.type).shape
         element_type = ir.MemRefType(base.type).element_type
         operands = [base, offsets] + ([mask] if mask is not None else [])
         self._build([_tensor(shape, element_type)], operands, None, loc, ip)
 
-    @property
-    def base(self) -> ir.Value:
-        return self.operation.operands[0]
 
-    @property
-    def offsets(self) -> ir.Value:
-        return self.operation.operands[1]
-
-    @property
-    def mask(self) -> Optional[ir.Value]:
-        operands = self.operation.operands
-        return operands[2] if len(operands) > 2 else None
-
-
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class StoreOp(_TileOp):
     """`tile.store %value, %base, %offsets[, %mask]`: base.flat[offsets] = value where mask.
 
@@ -258,29 +278,14 @@ class StoreOp(_TileOp):
 
     OPERATION_NAME = "tile.store"
 
-    def __init__(self, value: ir.Value, base: ir.Value, offsets: ir.Value, mask: Optional[ir.Value] = None, *, loc=None, ip=None):
+    def __init__(
+        self, value: ir.Value, base: ir.Value, offsets: ir.Value, mask: ir.Value | None = None, *, loc=None, ip=None
+    ):
         operands = [value, base, offsets] + ([mask] if mask is not None else [])
         self._build([], operands, None, loc, ip)
 
-    @property
-    def value(self) -> ir.Value:
-        return self.operation.operands[0]
 
-    @property
-    def base(self) -> ir.Value:
-        return self.operation.operands[1]
-
-    @property
-    def offsets(self) -> ir.Value:
-        return self.operation.operands[2]
-
-    @property
-    def mask(self) -> Optional[ir.Value]:
-        operands = self.operation.operands
-        return operands[3] if len(operands) > 3 else None
-
-
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class DotOp(_TileOp):
     """`tile.dot %lhs, %rhs, %acc`: acc + lhs x rhs.
 
@@ -294,24 +299,13 @@ class DotOp(_TileOp):
     def __init__(self, lhs: ir.Value, rhs: ir.Value, acc: ir.Value, *, loc=None, ip=None):
         self._build([acc.type], [lhs, rhs, acc], None, loc, ip)
 
-    @property
-    def lhs(self) -> ir.Value:
-        return self.operation.operands[0]
-
-    @property
-    def rhs(self) -> ir.Value:
-        return self.operation.operands[1]
-
-    @property
-    def acc(self) -> ir.Value:
-        return self.operation.operands[2]
-
 
 REDUCE_KINDS = ("sum", "max")
 SCAN_KINDS = ("sum",)
 
 
-def _reduced_type(source_type: ir.RankedTensorType, axis: int) -> ir.Type:
+def reduced_type(source_type: ir.RankedTensorType, axis: int) -> ir.Type:
+    """The type of `source_type` reduced along `axis`: the element type itself for a 1-D source."""
     shape = [d for i, d in enumerate(source_type.shape) if i != axis]
     return _tensor(shape, source_type.element_type) if shape else source_type.element_type
 
@@ -322,20 +316,8 @@ class _AxisOp(_TileOp):
     def _build_axis(self, result_type, source, kind, axis, loc, ip):
         self._build([result_type], [source], {"kind": ir.StringAttr.get(kind), "axis": _i64(axis)}, loc, ip)
 
-    @property
-    def source(self) -> ir.Value:
-        return self.operation.operands[0]
 
-    @property
-    def kind(self) -> str:
-        return self._str("kind")
-
-    @property
-    def axis(self) -> int:
-        return self._int("axis")
-
-
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class ReduceOp(_AxisOp):
     """`tile.reduce %t {kind, axis}`: reduces along `axis`, which leaves the shape.
 
@@ -346,10 +328,10 @@ class ReduceOp(_AxisOp):
     OPERATION_NAME = "tile.reduce"
 
     def __init__(self, source: ir.Value, kind: str, axis: int, *, loc=None, ip=None):
-        self._build_axis(_reduced_type(ir.RankedTensorType(source.type), axis), source, kind, axis, loc, ip)
+        self._build_axis(reduced_type(ir.RankedTensorType(source.type), axis), source, kind, axis, loc, ip)
 
 
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class ScanOp(_AxisOp):
     """`tile.scan %t {kind, axis}`: inclusive prefix scan along `axis`.
 
@@ -365,7 +347,7 @@ class ScanOp(_AxisOp):
 HINT_NAMES = ("divisibility", "contiguity", "constancy")
 
 
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class HintOp(_TileOp):
     """`tile.hint %v {divisibility?, contiguity?, constancy?}` -> %v with user facts.
 
@@ -381,9 +363,9 @@ class HintOp(_TileOp):
         self,
         value: ir.Value,
         *,
-        divisibility: Optional[Sequence[int]] = None,
-        contiguity: Optional[Sequence[int]] = None,
-        constancy: Optional[Sequence[int]] = None,
+        divisibility: Sequence[int] | None = None,
+        contiguity: Sequence[int] | None = None,
+        constancy: Sequence[int] | None = None,
         loc=None,
         ip=None,
     ):
@@ -393,11 +375,7 @@ class HintOp(_TileOp):
                 attributes[name] = ir.DenseI64ArrayAttr.get([int(f) for f in facts])
         self._build([value.type], [value], attributes, loc, ip)
 
-    @property
-    def value(self) -> ir.Value:
-        return self.operation.operands[0]
-
-    def facts(self, name: str) -> Optional[list]:
+    def facts(self, name: str) -> list | None:
         """The hinted array for `name` (one of HINT_NAMES), or None."""
         attrs = self.operation.attributes
         if name not in attrs:
@@ -405,7 +383,7 @@ class HintOp(_TileOp):
         return list(ir.DenseI64ArrayAttr(attrs[name]))
 
 
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class CheckMultipleOp(_TileOp):
     """`tile.check_multiple %extent {divisor, symbol}` -> %extent, trapping if
     `extent % divisor != 0` (the entry check of `@aligned(symbol = divisor)`).
@@ -424,20 +402,8 @@ class CheckMultipleOp(_TileOp):
             ip,
         )
 
-    @property
-    def value(self) -> ir.Value:
-        return self.operation.operands[0]
 
-    @property
-    def divisor(self) -> int:
-        return self._int("divisor")
-
-    @property
-    def symbol(self) -> str:
-        return self._str("symbol")
-
-
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class BarrierOp(_TileOp):
     """`tile.barrier`: all threads of the CTA reach it before any continues."""
 
@@ -447,7 +413,7 @@ class BarrierOp(_TileOp):
         self._build([], [], None, loc, ip)
 
 
-@_cext.register_operation(_Dialect)
+@_irdl_op
 class GridBarrierOp(_TileOp):
     """`tile.grid_barrier`: all CTAs of a `tile.persistent` kernel reach it
     before any continues."""

@@ -14,7 +14,7 @@ tile.py. The `tile-verify` pass and the front end run it.
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional
+from collections.abc import Callable
 
 from mlir import ir
 
@@ -37,7 +37,7 @@ def _elem(t: ir.Type) -> ir.Type:
     return t.element_type if isinstance(t, ir.ShapedType) else t
 
 
-def _tensor(t: ir.Type) -> Optional[ir.RankedTensorType]:
+def _tensor(t: ir.Type) -> ir.RankedTensorType | None:
     return t if isinstance(t, ir.RankedTensorType) else None
 
 
@@ -53,7 +53,7 @@ class _Checker:
 
     # --------------------------------------------------------------- helpers
 
-    def _tile_of(self, op, value, what) -> Optional[ir.RankedTensorType]:
+    def _tile_of(self, op, value, what) -> ir.RankedTensorType | None:
         t = _tensor(value.type)
         if t is None:
             self.error(op, f"expects {what} to be a ranked tensor, got {value.type}")
@@ -62,7 +62,7 @@ class _Checker:
             return None
         return t
 
-    def _memref_of(self, op, value) -> Optional[ir.MemRefType]:
+    def _memref_of(self, op, value) -> ir.MemRefType | None:
         t = value.type
         if not isinstance(t, ir.MemRefType):
             self.error(op, f"expects the base to be a memref, got {t}")
@@ -104,7 +104,9 @@ class _Checker:
         if src is None or res is None:
             return
         if src.element_type != res.element_type:
-            self.error(op, f"expects the result element type {res.element_type} to equal the source's {src.element_type}")
+            self.error(
+                op, f"expects the result element type {res.element_type} to equal the source's {src.element_type}"
+            )
         elif src.rank != res.rank:
             self.error(op, f"expects the result rank {res.rank} to equal the source rank {src.rank}")
         else:
@@ -166,8 +168,9 @@ class _Checker:
             self.error(op, f"expects {what} element type {tile.element_type} to equal the base's {mem.element_type}")
         if mask is not None:
             m = self._tile_of(op, mask, "the mask")
-            if m is not None and (list(m.shape) != list(off.shape) or m.element_type != ir.IntegerType.get_signless(1)):
-                self.error(op, f"expects the mask to be {ir.RankedTensorType.get(list(off.shape), ir.IntegerType.get_signless(1))}, got {m}")
+            i1 = ir.IntegerType.get_signless(1)
+            if m is not None and (list(m.shape) != list(off.shape) or m.element_type != i1):
+                self.error(op, f"expects the mask to be {ir.RankedTensorType.get(list(off.shape), i1)}, got {m}")
 
     def load(self, op):
         o = op.opview
@@ -193,7 +196,9 @@ class _Checker:
         if list(acc.shape) != [m, n]:
             self.error(op, f"expects an accumulator of shape [{m}, {n}], got {list(acc.shape)}")
         if lhs.element_type != rhs.element_type:
-            self.error(op, f"expects lhs and rhs to share an element type, got {lhs.element_type} and {rhs.element_type}")
+            self.error(
+                op, f"expects lhs and rhs to share an element type, got {lhs.element_type} and {rhs.element_type}"
+            )
         if not isinstance(acc.element_type, ir.FloatType) and not _is_int_like(acc.element_type):
             self.error(op, f"expects a float or integer accumulator, got {acc.element_type}")
         if res != acc:
@@ -216,7 +221,7 @@ class _Checker:
         if checked is None:
             return
         src, axis = checked
-        expected = T._reduced_type(src, axis)
+        expected = T.reduced_type(src, axis)
         if op.results[0].type != expected:
             self.error(op, f"expects result type {expected}, got {op.results[0].type}")
 
@@ -290,7 +295,7 @@ class _Checker:
             if name in space and value not in space[name]:
                 self.error(fn, f"binds '{name}' = {value}, which is not in its autotune space {space[name]}")
 
-        extents: Dict[str, List[tuple]] = {}
+        extents: dict[str, list[tuple]] = {}
         for i, arg_type in enumerate(fn_type.inputs):
             self._kernel_arg(fn, i, arg_type, extents)
         for symbol, uses in extents.items():
@@ -319,8 +324,11 @@ class _Checker:
                 if extent % divisor:
                     self.error(fn, f"promises '{symbol}' is a multiple of {divisor}, but its static extent is {extent}")
             elif checks.get(symbol) != divisor:
-                self.error(fn, f"promises '{symbol}' is a multiple of {divisor} but does not check it at entry "
-                               f"(expected a top-level tile.check_multiple with symbol = \"{symbol}\" and divisor = {divisor})")
+                self.error(
+                    fn,
+                    f"promises '{symbol}' is a multiple of {divisor} but does not check it at entry (expected a "
+                    f'top-level tile.check_multiple with symbol = "{symbol}" and divisor = {divisor})',
+                )
 
     def _kernel_arg(self, fn, i, arg_type, extents) -> None:
         name = K.arg_name(fn, i)
@@ -328,7 +336,9 @@ class _Checker:
         if isinstance(arg_type, ir.MemRefType):
             strides, _ = arg_type.get_strides_and_offset()
             if strides[-1] != 1:
-                self.error(fn, f"expects tensor parameter '{name}' to be contiguous along its last dimension, got {arg_type}")
+                self.error(
+                    fn, f"expects tensor parameter '{name}' to be contiguous along its last dimension, got {arg_type}"
+                )
             if dims is None:
                 self.error(fn, f"expects tensor parameter '{name}' to name its dimensions with tile.dims")
                 return
@@ -339,7 +349,9 @@ class _Checker:
                 static = None if arg_type.is_dynamic_dim(axis) else arg_type.get_dim_size(axis)
                 if _LITERAL.match(d):
                     if static is None or static != int(d):
-                        self.error(fn, f"gives dimension {axis} of '{name}' the literal extent {d}, but its type is {arg_type}")
+                        self.error(
+                            fn, f"gives dimension {axis} of '{name}' the literal extent {d}, but its type is {arg_type}"
+                        )
                 elif _SYMBOL.match(d):
                     extents.setdefault(d, []).append((name, static))
                 else:
@@ -351,7 +363,7 @@ class _Checker:
             self.error(fn, f"expects parameter '{name}' to be a memref (tensor) or a scalar, got {arg_type}")
 
 
-_DISPATCH: Dict[str, Callable] = {
+_DISPATCH: dict[str, Callable] = {
     "tile.block_id": _Checker.grid_index,
     "tile.grid_dim": _Checker.grid_index,
     "tile.range": _Checker.range,
@@ -388,4 +400,3 @@ def verify_tile_ir(module: ir.Operation) -> bool:
     with context, ir.Location.unknown(context):
         module.walk(visit)
     return not checker.failed
-
