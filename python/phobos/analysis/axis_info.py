@@ -31,6 +31,8 @@ from typing import Dict, List, Optional, Tuple
 
 from mlir import ir
 
+from phobos.dialect.tile import HINT_NAMES
+
 from . import transfer as R
 from .kernel_facts import KernelFacts, kernel_facts, lcm, pointer_alignment_facts  # noqa: F401  (re-exported)
 from .lattice import AxisInfo, join
@@ -280,21 +282,20 @@ class AxisInfoAnalysis:
             source_width = integer_shape(source.type)[1]
             return R.cast(self.get(source), source_width, width, _CASTS[name], shape)
         if name == "tile.range":
-            return R.range_(_int_attr(op, "start"), _int_attr(op, "end"), shape)
+            return R.range_(op.opview.start, op.opview.end, shape)
         if name == "tensor.splat":
             return R.splat(self.get(operands[0]), shape)
         if name == "tile.broadcast":
             source_shape = tuple(ir.RankedTensorType(operands[0].type).shape)
             return R.broadcast(self.get(operands[0]), source_shape, shape)
         if name == "tile.transpose":
-            permutation = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
-            return R.transpose(self.get(operands[0]), permutation, shape)
+            return R.transpose(self.get(operands[0]), op.opview.permutation, shape)
         if name in ("tensor.expand_shape", "tensor.collapse_shape"):
             return self._reshape(op, shape)
         if name == "memref.dim":
             return self._dim(op)
         if name == "tile.check_multiple":
-            return R.check_multiple(self.get(operands[0]), _int_attr(op, "divisor"))
+            return R.check_multiple(self.get(operands[0]), op.opview.divisor)
         if name in ("tile.block_id", "tile.grid_dim"):
             return AxisInfo.scalar(1, non_negative=True)
         if name == "tile.hint":
@@ -343,12 +344,11 @@ class AxisInfoAnalysis:
 
     def _hint(self, op: ir.Operation, shape) -> AxisInfo:
         facts = {}
-        for name in ("divisibility", "contiguity", "constancy"):
-            if name in op.attributes:
-                values = list(ir.DenseI64ArrayAttr(op.attributes[name]))
-                # malformed hints are tile-verify's business; here they are ignored
-                if len(values) == len(shape) and all(v > 0 for v in values):
-                    facts[name] = values
+        for name in HINT_NAMES:
+            values = op.opview.facts(name)
+            # malformed hints are tile-verify's business; here they are ignored
+            if values is not None and len(values) == len(shape) and all(v > 0 for v in values):
+                facts[name] = values
         return R.hint(self.get(op.operands[0]), shape, **facts)
 
     # ------------------------------------------------------------------ exact multiples
@@ -386,7 +386,7 @@ class AxisInfoAnalysis:
         if name in ("arith.index_cast", "arith.extsi", "tensor.splat", "tile.broadcast"):
             return m(operands[0])
         if name == "tile.check_multiple":
-            return lcm(m(operands[0]), _int_attr(op, "divisor"))
+            return lcm(m(operands[0]), op.opview.divisor)
         if name == "tile.hint":  # the hinted divisibility joins in through the lattice
             return m(operands[0])
         if name == "memref.dim":

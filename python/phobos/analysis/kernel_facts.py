@@ -93,9 +93,7 @@ def _entry_checks(fn: ir.Operation) -> Dict[str, int]:
         return checks
     for op in fn.regions[0].blocks[0].operations:
         if op.operation.name == "tile.check_multiple":
-            o = op.operation
-            symbol = ir.StringAttr(o.attributes["symbol"]).value
-            divisor = ir.IntegerAttr(o.attributes["divisor"]).value
+            symbol, divisor = op.opview.symbol, op.opview.divisor
             if divisor > 0:
                 checks[symbol] = lcm(checks.get(symbol, 1), divisor)
     return checks

@@ -60,13 +60,13 @@ def _block_times(v: ir.Value) -> Optional[Tuple[int, int]]:
     if op is None:
         return None
     if op.name == "tile.block_id":
-        return ir.IntegerAttr(op.attributes["dim"]).value, 1
+        return op.opview.dim, 1
     if op.name == "arith.muli":
         for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
             inner = _def(_strip(a))
             c = _const(b)
             if inner is not None and inner.name == "tile.block_id" and c is not None and c > 0:
-                return ir.IntegerAttr(inner.attributes["dim"]).value, c
+                return inner.opview.dim, c
     return None
 
 
@@ -174,7 +174,7 @@ def _analyse(fn: ir.Operation, params: List[Param]) -> Tuple[_Rules, set, bool]:
 
     def visit(op):
         if op.name == "tile.block_id":
-            used.add(ir.IntegerAttr(op.attributes["dim"]).value)
+            used.add(op.opview.dim)
         elif op.name == "tile.grid_barrier":
             ordered[0] = True
         rules.visit(op)
