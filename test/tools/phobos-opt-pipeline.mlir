@@ -7,6 +7,17 @@
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-verify,canonicalize)' --mlir-print-ir-after-all 2>&1 >/dev/null | FileCheck %s --check-prefix=DUMP
 // RUN: phobos-opt %s --pass-pipeline='builtin.module(tile-verify)' --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
 // RUN: phobos-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+// The tile-to-gpu alias expands to the passes of its stages, so IR printing shows each step.
+// RUN: phobos-opt %S/../../examples/scale.mlir --tile-to-gpu --mlir-print-ir-after-all 2>&1 >/dev/null | FileCheck %s --check-prefix=STEPS
+// RUN: phobos-opt %S/../../examples/scale.mlir -p 'builtin.module(tile-to-gpu{chip=sm_90})' --mlir-print-ir-after-all 2>&1 >/dev/null | FileCheck %s --check-prefix=STEPS
+// Flags the in-process driver supports besides the common ones: an IR dump tree and bytecode output.
+// RUN: rm -rf %t.tree
+// RUN: phobos-opt %s --tile-verify --canonicalize --mlir-print-ir-after-all --mlir-print-ir-tree-dir=%t.tree -o /dev/null
+// RUN: test -f %t.tree/builtin_module_no-symbol-name/0_tile-verify.mlir
+// RUN: test -f %t.tree/builtin_module_no-symbol-name/1_canonicalize.mlir
+// RUN: phobos-opt %s --tile-verify --emit-bytecode -o %t.mlirbc
+// RUN: phobos-opt %t.mlirbc | FileCheck %s
+// RUN: phobos-opt %t.mlirbc --tile-verify | FileCheck %s
 
 // CHECK-LABEL: func.func @scale
 // CHECK: "tile.load_slice"
@@ -15,6 +26,17 @@
 
 // DUMP: // -----// IR Dump After TileVerify (tile-verify) //----- //
 // DUMP: // -----// IR Dump After Canonicalizer (canonicalize) //----- //
+
+// STEPS: // -----// IR Dump After TileVerify (tile-verify) //----- //
+// STEPS-NEXT: module {
+// STEPS: // -----// IR Dump After TileSpecialize (tile-specialize) //----- //
+// STEPS: // -----// IR Dump After TileElideMasks (tile-elide-masks) //----- //
+// STEPS: // -----// IR Dump After TileAssignLayout (tile-assign-layout) //----- //
+// STEPS: // -----// IR Dump After TileLowerToGpu (tile-lower-to-gpu) //----- //
+// STEPS: gpu.module
+// STEPS: // -----// IR Dump After Canonicalizer (canonicalize) //----- //
+// STEPS: // -----// IR Dump After CSE (cse) //----- //
+// STEPS-NOT: IR Dump
 
 // LOC: "tile.block_id"() {dim = 0 : i64} : () -> index loc(#[[L:loc[0-9]*]])
 

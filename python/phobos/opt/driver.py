@@ -137,7 +137,7 @@ class _Driver:
                 sys.stderr.write(render(diag, self.sources))
         sys.stderr.flush()
 
-    def run_chunk(self, chunk: str, first_line: int) -> Optional[bytes]:
+    def run_chunk(self, chunk, first_line: int) -> Optional[bytes]:
         """The printed (or bytecode) result of one chunk, or None when it failed."""
         from mlir import ir
 
@@ -154,7 +154,9 @@ class _Driver:
         try:
             with context:
                 try:
-                    module = ir.Module.parse("\n" * (first_line - 1) + chunk)
+                    # Leading newlines keep the file's line numbers in a split chunk.
+                    source = chunk if isinstance(chunk, bytes) else "\n" * (first_line - 1) + chunk
+                    module = ir.Module.parse(source)
                 except ir.MLIRError:
                     self.report(collector.take())
                     return None
@@ -317,9 +319,9 @@ def _main_in_process(argv: List[str]) -> int:
         return 1 if e.code else 0
     try:
         flags = _pass_flags(unknown)
+        _check_pass_names(flags)  # first, so that a driver flag is named as such
         if flags and args.pass_pipeline:
             raise _Usage("--pass-pipeline cannot be combined with individual pass flags")
-        _check_pass_names(flags)
         pipeline = args.pass_pipeline or (f"builtin.module({','.join(flags)})" if flags else None)
         return _run(args, pipeline)
     except _Usage as e:
@@ -339,6 +341,9 @@ def _main_in_process(argv: List[str]) -> int:
         return 1
 
 
+_BYTECODE_MAGIC = b"ML\xefR"
+
+
 def _run(args, pipeline: Optional[str]) -> int:
     name = "<stdin>" if args.input == "-" else args.input
     try:
@@ -350,13 +355,16 @@ def _run(args, pipeline: Optional[str]) -> int:
     except OSError as e:
         sys.stderr.write(f"cannot open input file '{args.input}': {e.strerror}\n")
         return 1
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        sys.stderr.write(f"{name}: error: the input is not UTF-8 text (byte {e.start}); MLIR bytecode is not supported\n")
-        return 1
+    if data.startswith(_BYTECODE_MAGIC):  # MLIR bytecode: one chunk, parsed as bytes
+        text, chunks = "", [(data, 1)]
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            sys.stderr.write(f"{name}: error: the input is neither UTF-8 text nor MLIR bytecode (byte {e.start})\n")
+            return 1
+        chunks = _split(text, args.split_input_file) if args.split_input_file else [(text, 1)]
     driver = _Driver(args, pipeline, name, text)
-    chunks = _split(text, args.split_input_file) if args.split_input_file else [(text, 1)]
     outputs, ok = [], True
     for chunk, first_line in chunks:
         result = driver.run_chunk(chunk, first_line)
