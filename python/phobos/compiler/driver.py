@@ -139,8 +139,8 @@ class _Job:
 
 
 def _select_kernel(job: _Job, kernel: Optional[str]) -> ir.Operation:
-    kernels = [op.operation for op in job.module.body.operations if K.is_kernel(op.operation)]
-    names = [ir.StringAttr(k.attributes["sym_name"]).value for k in kernels]
+    kernels = K.kernels(job.module)
+    names = [K.kernel_name(k) for k in kernels]
     if not kernels:
         raise _error("the input has no tile kernel (a func.func with the tile.kernel attribute)", job.filename)
     if kernel is None:
@@ -193,7 +193,7 @@ def _contract(fn: ir.Operation, chip: str, key: str, options: Optional[dict]) ->
                 # are row-major offsets only if the rows are packed: no padded-row views
                 entry["contiguity"] = "all"
         out_params.append(entry)
-    name = ir.StringAttr(fn.attributes["sym_name"]).value
+    name = K.kernel_name(fn)
     return {
         "format": FORMAT,
         "kernel": name,

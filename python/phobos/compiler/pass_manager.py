@@ -140,7 +140,8 @@ def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> p
 
 
 # Pipelines that reach LLVM's NVPTX back end (directly or through a tile-to-* alias).
-_SERIALIZES = re.compile(r"gpu-module-to-binary|gpu-lower-to-nvvm-pipeline|tile-to-(?:llvm|ptx|cubin)")
+_SERIALIZES = re.compile(r"gpu-module-to-binary|gpu-lower-to-nvvm-pipeline|"
+                         + "|".join(re.escape(pipelines.ALIAS_PREFIX + s) for s in pipelines.SERIALIZING))
 
 
 def check_module(module: ir.Module, pipeline: str) -> None:
