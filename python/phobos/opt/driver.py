@@ -17,7 +17,6 @@ import io
 import os
 import re
 import sys
-from typing import List, Optional
 
 _PROG = "phobos-opt"
 
@@ -72,7 +71,7 @@ _OPTIONAL_VALUE = {"split-input-file": "// -----", "verify-diagnostics": "all",
                    **{flag: "true" for flag in _BOOL_FLAGS}}
 
 
-def _normalize(argv: List[str]) -> List[str]:
+def _normalize(argv: list[str]) -> list[str]:
     """LLVM's cl accepts -flag and --flag alike and takes optional values only
     after '='; rewrite to what argparse understands."""
     out = []
@@ -85,7 +84,7 @@ def _normalize(argv: List[str]) -> List[str]:
     return out
 
 
-def _split(text: str, marker: str) -> List[tuple]:
+def _split(text: str, marker: str) -> list[tuple]:
     """(chunk text, first line number) of each chunk; markers are whole lines."""
     chunks, current, first = [], [], 1
     lines = text.split("\n")
@@ -104,7 +103,7 @@ def _bool(value: str) -> bool:
 
 
 class _Driver:
-    def __init__(self, args, pipeline: Optional[str], input_name: str, text: str):
+    def __init__(self, args, pipeline: str | None, input_name: str, text: str):
         from phobos.diagnostics import Sources
         from phobos.opt.expected_diagnostics import DiagnosticVerifier
 
@@ -137,13 +136,13 @@ class _Driver:
                 sys.stderr.write(render(diag, self.sources))
         sys.stderr.flush()
 
-    def run_chunk(self, chunk, first_line: int) -> Optional[bytes]:
+    def run_chunk(self, chunk, first_line: int) -> bytes | None:
         """The printed (or bytecode) result of one chunk, or None when it failed."""
         from mlir import ir
 
+        from phobos.compiler.pass_manager import PipelineError, build_pass_manager, check_module
         from phobos.diagnostics import Collector
         from phobos.dialect import make_context
-        from phobos.compiler.pass_manager import PipelineError, build_pass_manager, check_module
 
         args = self.args
         context = make_context()
@@ -172,7 +171,8 @@ class _Driver:
                     pm.enable_verifier(_bool(args.verify_each))
                     if any(_bool(getattr(args, f)) for f in ("print_ir_after_all", "print_ir_before_all",
                                                               "print_ir_after_change", "print_ir_after_failure")):
-                        tree = {"tree_printing_dir_path": args.mlir_print_ir_tree_dir} if args.mlir_print_ir_tree_dir else {}
+                        tree_dir = args.mlir_print_ir_tree_dir
+                        tree = {"tree_printing_dir_path": tree_dir} if tree_dir else {}
                         pm.enable_ir_printing(
                             print_before_all=_bool(args.print_ir_before_all),
                             print_after_all=_bool(args.print_ir_after_all),
@@ -241,7 +241,7 @@ def _rename_locations(module, old: str, new: str) -> None:
     module.operation.walk(visit)
 
 
-def _pass_flags(unknown: List[str]) -> List[str]:
+def _pass_flags(unknown: list[str]) -> list[str]:
     """Turns `--canonicalize`, `--tile-verify=opt=1` into pipeline elements."""
     elements = []
     for flag in unknown:
@@ -257,7 +257,7 @@ class _Usage(Exception):
     pass
 
 
-def _check_pass_names(elements: List[str]) -> None:
+def _check_pass_names(elements: list[str]) -> None:
     from mlir import passmanager
 
     from phobos.dialect import make_context
@@ -288,7 +288,7 @@ def _upstream_driver_flags() -> set:
     return set(re.findall(r"^  -{1,2}([A-Za-z][\w.-]*)", out.decode(errors="replace"), re.M))
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """phobos-opt's entry point: mlir-opt, help text, or the in-process driver."""
     from phobos.opt import route
 
@@ -310,7 +310,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     return _main_in_process(argv)
 
 
-def _main_in_process(argv: List[str]) -> int:
+def _main_in_process(argv: list[str]) -> int:
     argv = _normalize(argv)
     parser = _parser()
     try:
@@ -344,7 +344,7 @@ def _main_in_process(argv: List[str]) -> int:
 _BYTECODE_MAGIC = b"ML\xefR"
 
 
-def _run(args, pipeline: Optional[str]) -> int:
+def _run(args, pipeline: str | None) -> int:
     name = "<stdin>" if args.input == "-" else args.input
     try:
         if args.input == "-":

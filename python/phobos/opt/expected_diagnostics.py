@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List, Optional
 
 from phobos.diagnostics import Diagnostic, Sources, render
 
-_EXPECTED = re.compile(r"expected-(error|note|remark|warning)(-re)? *(@([+-][0-9]+|above|below|unknown))? *\{\{(.*)\}\}$")
+_EXPECTED = re.compile(
+    r"expected-(error|note|remark|warning)(-re)? *(@([+-][0-9]+|above|below|unknown))? *\{\{(.*)\}\}$"
+)
 
 
 @dataclass
@@ -31,7 +32,7 @@ class Expectation:
     comment_line: int  # where the expected-* text is
     comment_col: int
     text: str
-    regex: Optional[re.Pattern] = None
+    regex: re.Pattern | None = None
     unknown_location: bool = False
     matched: bool = False
 
@@ -71,15 +72,15 @@ class DiagnosticVerifier:
     def __init__(self, filename: str, text: str, sources: Sources):
         self.filename = filename
         self.sources = sources
-        self.expectations: List[Expectation] = []
+        self.expectations: list[Expectation] = []
         self.ok = True
-        self.messages: List[str] = []  # errors about the expectations themselves
+        self.messages: list[str] = []  # errors about the expectations themselves
         self._scan(text)
 
     def _scan(self, text: str) -> None:
         lines = text.split("\n")
         last_plain = 0  # 0-based index of the last line without a designator
-        pending_below: List[Expectation] = []
+        pending_below: list[Expectation] = []
         for index, raw in enumerate(lines):
             m = _EXPECTED.search(raw.rstrip())
             if m is None:
@@ -115,7 +116,7 @@ class DiagnosticVerifier:
                           length=len(e.text) if underline else 0)
         self.messages.append(render(diag, self.sources))
 
-    def process(self, diag: Diagnostic) -> Optional[str]:
+    def process(self, diag: Diagnostic) -> str | None:
         """Matches one diagnostic (and its notes); returns text to print for mismatches."""
         out = []
         for d in [diag] + list(diag.notes):
@@ -124,7 +125,7 @@ class DiagnosticVerifier:
                 out.append(text)
         return "".join(out) or None
 
-    def _process_one(self, d: Diagnostic) -> Optional[str]:
+    def _process_one(self, d: Diagnostic) -> str | None:
         near_miss = None
         for e in self.expectations:
             if d.filename is None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import List, Optional, Tuple
 
 from phobos.opt import route, upstream
 
@@ -23,7 +22,7 @@ _HEADER = re.compile(r"^( *)(Passes|Pass Pipelines):$")
 _END = re.compile(r"^\s*$|^ *[A-Z][^-=]*:$")
 _TYPES = {str: "=<string>", int: "=<int>", bool: ""}
 
-Entry = Tuple[str, str, List[Tuple[str, str]]]  # flag, summary, [(option flag, help)]
+Entry = tuple[str, str, list[tuple[str, str]]]  # flag, summary, [(option flag, help)]
 
 
 def _with_default(text: str, default) -> str:
@@ -32,7 +31,7 @@ def _with_default(text: str, default) -> str:
     return text if default in (None, "") else f"{text} (default: {default})"
 
 
-def _pass_entries() -> List[Entry]:
+def _pass_entries() -> list[Entry]:
     from phobos.passes import registry
 
     entries = []
@@ -43,14 +42,14 @@ def _pass_entries() -> List[Entry]:
     return entries
 
 
-def _alias_entries() -> List[Entry]:
+def _alias_entries() -> list[Entry]:
     from phobos.passes import pipelines
 
     opts = [(f"--{o}=<string>", _with_default(opt.help, opt.default)) for o, opt in pipelines.ALIAS_OPTIONS.items()]
     return [(f"--{name}", summary, opts) for name, summary in pipelines.aliases().items()]
 
 
-def _sections(lines: List[str]):
+def _sections(lines: list[str]):
     """(kind, header index, end index, indent) of each pass-list section."""
     out = []
     for i, line in enumerate(lines):
@@ -61,7 +60,7 @@ def _sections(lines: List[str]):
     return out
 
 
-def _column(lines: List[str], start: int, end: int, indent: int) -> Optional[int]:
+def _column(lines: list[str], start: int, end: int, indent: int) -> int | None:
     """The column of the '-' before the descriptions of a section."""
     for line in lines[start:end]:
         m = re.match(rf"^ {{{indent + 2}}}-\S+\s+(-)\s", line)
@@ -70,7 +69,7 @@ def _column(lines: List[str], start: int, end: int, indent: int) -> Optional[int
     return None
 
 
-def _format(entry: Entry, indent: int, column: int) -> List[str]:
+def _format(entry: Entry, indent: int, column: int) -> list[str]:
     flag, summary, opts = entry
 
     def line(text: str, dash: str, desc: str) -> str:
@@ -81,7 +80,7 @@ def _format(entry: Entry, indent: int, column: int) -> List[str]:
     return out
 
 
-def _insert(lines: List[str], start: int, end: int, indent: int, entries: List[Entry]) -> List[str]:
+def _insert(lines: list[str], start: int, end: int, indent: int, entries: list[Entry]) -> list[str]:
     column = _column(lines, start, end, indent) or indent + 40
     entry_re = re.compile(rf"^ {{{indent + 2}}}-(-?[^\s=]+)")
     section = lines[start + 1:end]
@@ -114,10 +113,14 @@ def version_text(text: str) -> str:
     return text + f"Phobos:\n  Phobos version {phobos.__version__} (the tile dialect and the tile-* passes)\n"
 
 
-def main(argv: List[str], kind: str) -> int:
+def main(argv: list[str], kind: str) -> int:
     """Prints mlir-opt's help (or version) text, extended; `kind` is route.HELP or route.VERSION."""
     # mlir-opt does not know the Phobos pass flags; they change nothing in the help.
-    args = [a for a in argv if not ((p := route.flag_name(a)) and p[0].startswith("tile-") and route.is_phobos_pass(p[0]))]
+    def phobos_flag(arg: str) -> bool:
+        parsed = route.flag_name(arg)
+        return bool(parsed) and parsed[0].startswith("tile-") and route.is_phobos_pass(parsed[0])
+
+    args = [a for a in argv if not phobos_flag(a)]
     try:
         code, out, err = upstream.capture(args)
     except FileNotFoundError as e:

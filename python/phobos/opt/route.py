@@ -12,7 +12,6 @@ Phobos pass from a typo, which mlir-opt then reports in its own words.
 from __future__ import annotations
 
 import re
-from typing import List
 
 UPSTREAM, HELP, VERSION, PHOBOS = "upstream", "help", "version", "phobos"
 
@@ -47,12 +46,12 @@ def _strip_options(text: str) -> str:
     return "".join(out)
 
 
-def pipeline_pass_names(text: str) -> List[str]:
+def pipeline_pass_names(text: str) -> list[str]:
     """The anchor and pass names of a textual pipeline."""
     return _WORD.findall(_strip_options(text))
 
 
-def options(argv: List[str]):
+def options(argv: list[str]):
     """(name, value, index) of each flag before a `--` terminator; a pipeline flag
     written without '=' takes the next argument as its value, as in LLVM's cl."""
     out, i = [], 0
@@ -71,7 +70,7 @@ def options(argv: List[str]):
     return out
 
 
-def named_candidates(argv: List[str]) -> List[str]:
+def named_candidates(argv: list[str]) -> list[str]:
     """`tile-*` words used as pass flags or as pass names in a pipeline."""
     words = []
     for name, value, _ in options(argv):
@@ -88,11 +87,11 @@ def is_phobos_pass(name: str) -> bool:
     return registry.lookup(name) is not None or pipelines.alias_stage(name) is not None
 
 
-def names_phobos_pass(argv: List[str]) -> bool:
+def names_phobos_pass(argv: list[str]) -> bool:
     return any(is_phobos_pass(w) for w in named_candidates(argv))
 
 
-def choose(argv: List[str]) -> str:
+def choose(argv: list[str]) -> str:
     names = {name for name, _, _ in options(argv)}
     if names & HELP_FLAGS:
         return HELP

@@ -18,7 +18,6 @@ import os
 import signal
 import subprocess
 import sys
-from typing import List, Optional, Tuple
 
 PROG = "phobos-opt"
 
@@ -45,7 +44,7 @@ def irdl_file() -> str:
     return os.path.join(_package_dir("phobos.dialect"), "tile.irdl.mlir")
 
 
-def _gives_irdl_file(argv: List[str]) -> bool:
+def _gives_irdl_file(argv: list[str]) -> bool:
     # cl::opt allows one --irdl-file; a user's own replaces ours.
     for arg in argv:
         if arg == "--":
@@ -55,13 +54,13 @@ def _gives_irdl_file(argv: List[str]) -> bool:
     return False
 
 
-def command(argv: List[str]) -> List[str]:
+def command(argv: list[str]) -> list[str]:
     """The mlir-opt argument list (argv[0] included) for phobos-opt's `argv`."""
     extra = [] if _gives_irdl_file(argv) else [f"--irdl-file={irdl_file()}"]
     return [PROG] + extra + list(argv)
 
 
-def _aborted(returncode: int) -> Optional[int]:
+def _aborted(returncode: int) -> int | None:
     """The signal that ended the child, or None when it exited."""
     return -returncode if returncode < 0 else None
 
@@ -78,7 +77,7 @@ def _report_signal(sig: int) -> int:
     return 1
 
 
-def run(argv: List[str]) -> int:
+def run(argv: list[str]) -> int:
     """Runs mlir-opt on our own stdin/stdout/stderr; returns the exit code to use."""
     try:
         binary = mlir_opt_path()
@@ -99,7 +98,7 @@ def run(argv: List[str]) -> int:
     return returncode if sig is None else _report_signal(sig)
 
 
-def capture(argv: List[str]) -> Tuple[int, bytes, bytes]:
+def capture(argv: list[str]) -> tuple[int, bytes, bytes]:
     """Runs mlir-opt with `argv` (stdin empty) and returns (exit code, stdout, stderr).
     A child killed by a signal gives exit code 1 and the report in stderr."""
     p = subprocess.run(command(argv), executable=mlir_opt_path(), stdin=subprocess.DEVNULL, capture_output=True)

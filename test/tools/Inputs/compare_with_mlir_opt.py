@@ -104,7 +104,8 @@ def main():
             print(f"{what} differs for {' '.join(args)}:")
             if isinstance(e, bytes):
                 e, a = e.decode(errors="replace"), a.decode(errors="replace")
-                sys.stdout.writelines(difflib.unified_diff(e.splitlines(True), a.splitlines(True), "mlir-opt", "phobos-opt"))
+                diff = difflib.unified_diff(e.splitlines(True), a.splitlines(True), "mlir-opt", "phobos-opt")
+                sys.stdout.writelines(diff)
             else:
                 print(f"  mlir-opt: {e}  phobos-opt: {a}")
     if ok:
