@@ -78,16 +78,8 @@ def tile_specialize(module: ir.Operation, pass_, key: str = "", kernel: str = ""
         return
     if not spec.params:
         return  # an empty key knows nothing: nothing to record
-    kernels = []
-
-    def collect(op):
-        if op.name == "func.func" and K.is_kernel(op):
-            kernels.append(op)
-            return ir.WalkResult.SKIP
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect, ir.WalkOrder.PRE_ORDER)
-    names = [ir.StringAttr(k.attributes["sym_name"]).value for k in kernels]
+    kernels = K.kernels(module)
+    names = [K.kernel_name(k) for k in kernels]
     if kernel:
         kernels = [k for k, n in zip(kernels, names) if n == kernel]
         if not kernels:
@@ -103,4 +95,4 @@ def tile_specialize(module: ir.Operation, pass_, key: str = "", kernel: str = ""
             specialize(fn, spec)
         except ValueError as e:
             fail(pass_, fn.location, f"specialisation key '{key}' does not fit kernel "
-                                     f"'{ir.StringAttr(fn.attributes['sym_name']).value}': it {e}")
+                                     f"'{K.kernel_name(fn)}': it {e}")

@@ -1,4 +1,4 @@
-// The builtins of LANGUAGE.md: math (math dialect), tmax/tmin, where
+// The builtins of the language (docs/language.md): math (math dialect), tmax/tmin, where
 // (arith.select), reductions (tile.reduce; rowsum/rowmax keep an extent-1
 // last dimension), transpose, cumsum (tile.scan), tril (ranges, compare,
 // select), conversions, program_id, ctx.grid, barrier, grid_barrier.

@@ -11,7 +11,7 @@ types, shapes, attributes), `lowering` (tile IR through the builder API),
 then the MLIR verifier and `tile-verify`. Importing this package imports no
 MLIR; only `compile_to_tile_ir` needs it.
 
-Where LANGUAGE.md leaves a choice open, the front end decides:
+Where the language reference (docs/language.md) leaves a choice open, the front end decides:
 
 - Integers: extents, block ids, loop variables and unannotated integer
   literals are `index`. Integer types never convert implicitly (`i32 + index`

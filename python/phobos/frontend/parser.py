@@ -1,4 +1,4 @@
-"""The parser: tokens to the syntax tree of LANGUAGE.md's grammar.
+"""The parser: tokens to the syntax tree of the grammar in docs/language.md.
 
 Recursive descent, one method per grammar rule. A syntax error is reported
 where it is found and the parser resynchronises at the end of the statement

@@ -8,7 +8,7 @@ splats and broadcasts become vector constants, `vector.broadcast` and
 `vector.shuffle`; loops and branches carry vectors.
 
 Memory ops become 1-D `vector.load`/`vector.store` (n-D vector memory ops do
-not lower, NVGPU22 H5) on a flat `memref<?xT>` view of each bare pointer
+lower through the MLIR 22 pipeline) on a flat `memref<?xT>` view of each bare pointer
 parameter. A thread's contiguous run along the last dimension is accessed in
 chunks of the op's `vector_width` (from tile-elide-masks; 1 when absent) with
 `alignment = width * element bytes`, so 16-byte chunks become
@@ -423,7 +423,7 @@ class KernelLowering:
     def _sqrt_rn(self, op: ir.Operation, value: ir.Value) -> None:
         """Correctly rounded f32 sqrt (PTX sqrt.rn.f32). The upstream lowering
         of math.sqrt goes through libdevice's __nv_sqrtf, which this build
-        compiles to sqrt.approx.f32 (NVGPU22.md), and marks llvm.intr.sqrt
+        compiles to sqrt.approx.f32 (checked in test/Target/ptx-math.mlir), and marks llvm.intr.sqrt
         illegal; the NVVM intrinsic is applied element by element."""
         f32 = ir.F32Type.get()
         with op.location:
