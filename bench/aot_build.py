@@ -79,7 +79,14 @@ def plan():
     jobs.append(("saxpy_aligned", {"BLOCK": 1024}, p(one_d([1000])), False))
     for tm, tn in ((32, 128), (16, 256), (8, 512)):
         jobs.append(("scale", {"TM": tm, "TN": tn}, two_d(T2) + two_d(bench_2d, pads=()), True))
-        jobs.append(("scale_aligned", {"TM": tm, "TN": tn}, two_d([(256, 512), (4096, 4096)]) + two_d([(16384, 16384)], pads=()), True))
+        jobs.append(
+            (
+                "scale_aligned",
+                {"TM": tm, "TN": tn},
+                two_d([(256, 512), (4096, 4096)]) + two_d([(16384, 16384)], pads=()),
+                True,
+            )
+        )
     from bench_bandwidth import ALIGNED_SWEEP
 
     for tm, tn, w in ALIGNED_SWEEP:
@@ -124,13 +131,17 @@ def main():
         folder = ns.out / "aot" / f"{name}{suffix}"
         t0 = time.perf_counter()
         try:
-            keys = phobos.compile_ahead(source_path(name), folder, defines=defines or None, examples=examples, check=check)
+            keys = phobos.compile_ahead(
+                source_path(name), folder, defines=defines or None, examples=examples, check=check
+            )
         except (CompilerUnavailableError, RuntimeError, ValueError, TypeError, OSError) as e:
             failures.append(f"{name}{suffix}: {type(e).__name__}: {e}")
             print(f"FAILED {name}{suffix}: {e}")
             continue
         print(f"{folder}: {len(keys)} variants in {time.perf_counter() - t0:.1f}s")
-    sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=common.ROOT, capture_output=True, text=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=common.ROOT, capture_output=True, text=True
+    ).stdout.strip()
     (ns.out / "COMMIT").write_text(sha + "\n")
     from phobos.runtime.fingerprint import compiler_fingerprint
 

@@ -22,17 +22,41 @@ GIB_F32 = 1 << 28  # float32 elements in 1 GiB
 
 # Tile shape x threads per CTA tried for the aligned 2-D scale: more bytes in
 # flight per thread and fewer, longer-lived CTAs (TM * TN / W elements a thread).
-ALIGNED_SWEEP = [(64, 128, 256), (128, 128, 256), (32, 256, 256), (64, 256, 256), (32, 512, 256),
-                 (64, 128, 512), (128, 128, 512), (64, 256, 512), (32, 128, 128), (64, 128, 128)]
+ALIGNED_SWEEP = [
+    (64, 128, 256),
+    (128, 128, 256),
+    (32, 256, 256),
+    (64, 256, 256),
+    (32, 512, 256),
+    (64, 128, 512),
+    (128, 128, 512),
+    (64, 256, 512),
+    (32, 128, 128),
+    (64, 128, 128),
+]
 
 # Phobos variants per kernel: (source name, defines). The best is reported against Triton's best.
 PHOBOS = {
     "saxpy": [("saxpy", {"BLOCK": 1024}), ("saxpy", {"BLOCK": 4096}), ("saxpy_offsets", {})],
-    "saxpy_aligned": [("saxpy_aligned", {"BLOCK": 1024}), ("saxpy_aligned", {"BLOCK": 4096}), ("saxpy_offsets_aligned", {})],
-    "scale": [("scale", {"TM": 32, "TN": 128}), ("scale", {"TM": 16, "TN": 256}), ("scale", {"TM": 8, "TN": 512}),
-              ("scale_offsets", {}), ("scale_rowwise", {"TM": 32, "TN": 128}), ("scale_rowwise", {"TM": 8, "TN": 512})],
-    "scale_aligned": [("scale_aligned", {"TM": 32, "TN": 128}), ("scale_aligned", {"TM": 16, "TN": 256}),
-                      ("scale_aligned", {"TM": 8, "TN": 512}), ("scale_offsets_aligned", {})]
+    "saxpy_aligned": [
+        ("saxpy_aligned", {"BLOCK": 1024}),
+        ("saxpy_aligned", {"BLOCK": 4096}),
+        ("saxpy_offsets_aligned", {}),
+    ],
+    "scale": [
+        ("scale", {"TM": 32, "TN": 128}),
+        ("scale", {"TM": 16, "TN": 256}),
+        ("scale", {"TM": 8, "TN": 512}),
+        ("scale_offsets", {}),
+        ("scale_rowwise", {"TM": 32, "TN": 128}),
+        ("scale_rowwise", {"TM": 8, "TN": 512}),
+    ],
+    "scale_aligned": [
+        ("scale_aligned", {"TM": 32, "TN": 128}),
+        ("scale_aligned", {"TM": 16, "TN": 256}),
+        ("scale_aligned", {"TM": 8, "TN": 512}),
+        ("scale_offsets_aligned", {}),
+    ]
     + [("scale_aligned", {"TM": tm, "TN": tn, "W": w}) for tm, tn, w in ALIGNED_SWEEP],
 }
 HANDWRITTEN = {"saxpy": ["saxpy"], "saxpy_aligned": ["saxpy_aligned"], "scale": ["scale"], "scale_aligned": []}
@@ -113,7 +137,7 @@ def main():
 
         rows = []
         for label, k in phobos_candidates(family, aligned, ns.handwritten):
-            run = (lambda k=k: k(x, y, alpha))
+            run = lambda k=k: k(x, y, alpha)
             try:
                 check(run, label)
             except ValueError as e:  # e.g. a promise the size does not keep
@@ -121,22 +145,33 @@ def main():
                 continue
             ms = common.gpu_time_ms(run, reps=ns.reps)
             rows.append(("phobos", label, ms, k.key(x, y, alpha).to_text()))
-        configs = TRITON_SAXPY if family == "saxpy" else TRITON_SCALE + [cfg + ("rowwise",) for cfg in TRITON_SCALE_ROWWISE]
+        configs = (
+            TRITON_SAXPY if family == "saxpy" else TRITON_SCALE + [cfg + ("rowwise",) for cfg in TRITON_SCALE_ROWWISE]
+        )
         for cfg in configs:
             if family == "saxpy":
-                run = (lambda c=cfg: tk.launch_saxpy(x, y, alpha, block=c[0], warps=c[1]))
+                run = lambda c=cfg: tk.launch_saxpy(x, y, alpha, block=c[0], warps=c[1])
                 label = f"triton BLOCK={cfg[0]} warps={cfg[1]}"
             elif len(cfg) == 4:
-                run = (lambda c=cfg: tk.launch_scale_rowwise(x, y, alpha, tm=c[0], tn=c[1], warps=c[2]))
+                run = lambda c=cfg: tk.launch_scale_rowwise(x, y, alpha, tm=c[0], tn=c[1], warps=c[2])
                 label = f"triton rowwise TM={cfg[0]} TN={cfg[1]} warps={cfg[2]}"
             else:
-                run = (lambda c=cfg: tk.launch_scale(x, y, alpha, tm=c[0], tn=c[1], warps=c[2]))
+                run = lambda c=cfg: tk.launch_scale(x, y, alpha, tm=c[0], tn=c[1], warps=c[2])
                 label = f"triton TM={cfg[0]} TN={cfg[1]} warps={cfg[2]}"
             check(run, label)
             rows.append(("triton", label, common.gpu_time_ms(run, reps=ns.reps), ""))
-        best = {who: min((r for r in rows if r[0] == who), key=lambda r: r[2], default=None) for who in ("phobos", "triton")}
-        entry = {"case": case, "shape": list(shape), "bytes": nbytes, "aligned": aligned,
-                 "runs": [{"who": w, "kernel": l, "ms": ms, "GBps": nbytes / ms / 1e6, "key": key} for w, l, ms, key in rows]}
+        best = {
+            who: min((r for r in rows if r[0] == who), key=lambda r: r[2], default=None) for who in ("phobos", "triton")
+        }
+        entry = {
+            "case": case,
+            "shape": list(shape),
+            "bytes": nbytes,
+            "aligned": aligned,
+            "runs": [
+                {"who": w, "kernel": l, "ms": ms, "GBps": nbytes / ms / 1e6, "key": key} for w, l, ms, key in rows
+            ],
+        }
         if best["phobos"] and best["triton"]:
             p, t = best["phobos"], best["triton"]
             entry["phobos_best"] = p[1]
@@ -148,17 +183,40 @@ def main():
             entry["met"] = entry["phobos_vs_copy"] >= goal and (not aligned or entry["phobos_vs_triton"] >= 1.0)
         results.append(entry)
         print(f"\n{case} {list(shape)}: {nbytes / 2**30:.2f} GiB moved")
-        print(common.table([(w, l, f"{ms * 1e3:.1f}", f"{nbytes / ms / 1e6:.0f}", f"{nbytes / ms / 1e6 / copy_gbs:.3f}") for w, l, ms, _ in rows],
-                           ["who", "kernel", "us", "GB/s", "x copy"]))
+        print(
+            common.table(
+                [
+                    (w, l, f"{ms * 1e3:.1f}", f"{nbytes / ms / 1e6:.0f}", f"{nbytes / ms / 1e6 / copy_gbs:.3f}")
+                    for w, l, ms, _ in rows
+                ],
+                ["who", "kernel", "us", "GB/s", "x copy"],
+            )
+        )
         del x, y, y0, ref, size
         torch.cuda.empty_cache()
 
-    common.save("bandwidth" + ("_handwritten" if ns.handwritten else ""),
-                {"copy_ms": copy_ms, "copy_GBps": copy_gbs, "cases": results})
+    common.save(
+        "bandwidth" + ("_handwritten" if ns.handwritten else ""),
+        {"copy_ms": copy_ms, "copy_GBps": copy_gbs, "cases": results},
+    )
     print("\nsummary (best Phobos vs copy bandwidth and vs best Triton)")
-    print(common.table([(e["case"], e.get("phobos_best", "-"), f"{e.get('phobos_vs_copy', 0):.3f}", f"{e.get('triton_vs_copy', 0):.3f}",
-                         f"{e.get('phobos_vs_triton', 0):.3f}", e.get("target", ""), "met" if e.get("met") else "NOT met")
-                        for e in results], ["case", "phobos kernel", "phobos/copy", "triton/copy", "phobos/triton speed", "target", ""]))
+    print(
+        common.table(
+            [
+                (
+                    e["case"],
+                    e.get("phobos_best", "-"),
+                    f"{e.get('phobos_vs_copy', 0):.3f}",
+                    f"{e.get('triton_vs_copy', 0):.3f}",
+                    f"{e.get('phobos_vs_triton', 0):.3f}",
+                    e.get("target", ""),
+                    "met" if e.get("met") else "NOT met",
+                )
+                for e in results
+            ],
+            ["case", "phobos kernel", "phobos/copy", "triton/copy", "phobos/triton speed", "target", ""],
+        )
+    )
 
 
 if __name__ == "__main__":

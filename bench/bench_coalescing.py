@@ -60,9 +60,23 @@ def main():
     for who in ("phobos", "triton"):
         if (who, "row") in rows:
             r, c = rows[(who, "row")], rows[(who, "col")]
-            out[who] = {"row_us": r * 1e3, "col_us": c * 1e3, "row_GBps": nbytes / r / 1e6, "col_GBps": nbytes / c / 1e6,
-                        "col_over_row": c / r}
-            table.append((who, f"{r * 1e3:.1f}", f"{c * 1e3:.1f}", f"{nbytes / r / 1e6:.0f}", f"{nbytes / c / 1e6:.0f}", f"{c / r:.2f}x"))
+            out[who] = {
+                "row_us": r * 1e3,
+                "col_us": c * 1e3,
+                "row_GBps": nbytes / r / 1e6,
+                "col_GBps": nbytes / c / 1e6,
+                "col_over_row": c / r,
+            }
+            table.append(
+                (
+                    who,
+                    f"{r * 1e3:.1f}",
+                    f"{c * 1e3:.1f}",
+                    f"{nbytes / r / 1e6:.0f}",
+                    f"{nbytes / c / 1e6:.0f}",
+                    f"{c / r:.2f}x",
+                )
+            )
     common.save("coalescing", out)
     print(f"coalescing, {M}x{N} f32, Y = 2 X, 256 elements per CTA ({nbytes / 2**20:.0f} MiB moved)")
     print(common.table(table, ["", "row us", "col us", "row GB/s", "col GB/s", "col/row"]))

@@ -17,7 +17,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import common
 
@@ -49,22 +48,44 @@ def main():
                 t0 = time.perf_counter()
                 k2.warmup(*args1)
                 warm.append(time.perf_counter() - t0)
-            code = (f"import time; t0 = time.perf_counter(); import sys; sys.path.insert(0, {str(common.ROOT / 'python')!r}); "
-                    f"import phobos; from phobos.runtime.aot import parse_args_text as p; "
-                    f"phobos.compile({str(source)!r}, defines={defines!r}, cache_dir={tmp!r}).warmup(*p({first!r})); "
-                    f"print(time.perf_counter() - t0, 'mlir' in sys.modules)")
-            procs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-                     for _ in range(3)]
+            code = (
+                f"import time; t0 = time.perf_counter(); import sys; sys.path.insert(0, {str(common.ROOT / 'python')!r}); "
+                f"import phobos; from phobos.runtime.aot import parse_args_text as p; "
+                f"phobos.compile({str(source)!r}, defines={defines!r}, cache_dir={tmp!r}).warmup(*p({first!r})); "
+                f"print(time.perf_counter() - t0, 'mlir' in sys.modules)"
+            )
+            procs = [
+                subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+                for _ in range(3)
+            ]
             process = statistics.median(float(p[0]) for p in procs)
             mlir_loaded = procs[0][1] == "True"
-        out[name] = {"defines": defines, "cold_first_launch_s": cold, "cold_one_more_variant_s": one_more,
-                     "warm_in_process_ms": statistics.median(warm) * 1e3, "warm_new_process_s": process,
-                     "warm_new_process_imports_mlir": mlir_loaded, "keys": [first, second]}
-        rows.append((name, f"{cold:.2f}", f"{one_more:.2f}", f"{statistics.median(warm) * 1e3:.1f}", f"{process * 1e3:.0f}",
-                     "yes" if mlir_loaded else "no"))
+        out[name] = {
+            "defines": defines,
+            "cold_first_launch_s": cold,
+            "cold_one_more_variant_s": one_more,
+            "warm_in_process_ms": statistics.median(warm) * 1e3,
+            "warm_new_process_s": process,
+            "warm_new_process_imports_mlir": mlir_loaded,
+            "keys": [first, second],
+        }
+        rows.append(
+            (
+                name,
+                f"{cold:.2f}",
+                f"{one_more:.2f}",
+                f"{statistics.median(warm) * 1e3:.1f}",
+                f"{process * 1e3:.0f}",
+                "yes" if mlir_loaded else "no",
+            )
+        )
     common.save("compile", out)
     print("compile time (cold: empty cache; warm: cache hit)")
-    print(common.table(rows, ["kernel", "cold first launch s", "+1 variant s", "warm ms", "new process ms", "MLIR imported"]))
+    print(
+        common.table(
+            rows, ["kernel", "cold first launch s", "+1 variant s", "warm ms", "new process ms", "MLIR imported"]
+        )
+    )
 
 
 if __name__ == "__main__":

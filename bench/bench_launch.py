@@ -110,8 +110,9 @@ def main():
         struct.pack_into("<QqQf4x", params, 0, x.data_ptr(), n, y.data_ptr(), 2.0)
         pointers = (ctypes.c_void_p * 4)(*[ctypes.addressof(params) + 8 * i for i in range(4)])
         address = ctypes.addressof(pointers)
-        rows["bare cuda-bindings cuLaunchKernel, prebuilt params"] = \
-            lambda: cu.cuLaunchKernel(fn, 1, 1, 1, threads, 1, 1, 0, stream, address, 0)
+        rows["bare cuda-bindings cuLaunchKernel, prebuilt params"] = lambda: cu.cuLaunchKernel(
+            fn, 1, 1, 1, threads, 1, 1, 0, stream, address, 0
+        )
         entry = driver.launch_entry()
         if entry is not None:
             config = ctypes.create_string_buffer(driver.LAUNCH_CONFIG_BYTES)
@@ -150,16 +151,32 @@ def main():
 
     phobos_us = us["phobos k(x, y, a)"]
     triton_us = us["triton saxpy[grid](...)"]
-    result = {"kernel": source, "elements": n, "launches_per_round": ns.n, "rounds": ns.rounds, "us_per_launch": us,
-              "us_per_launch_min_max": spread, "device_floor_us": floor,
-              "launch_path": "ctypes cuLaunchKernelEx" if driver.launch_entry() is not None else "cuda-bindings cuLaunchKernel",
-              "phobos_over_triton": phobos_us / triton_us, "target": "phobos_over_triton <= 0.5",
-              "met": phobos_us / triton_us <= 0.5}
+    result = {
+        "kernel": source,
+        "elements": n,
+        "launches_per_round": ns.n,
+        "rounds": ns.rounds,
+        "us_per_launch": us,
+        "us_per_launch_min_max": spread,
+        "device_floor_us": floor,
+        "launch_path": "ctypes cuLaunchKernelEx"
+        if driver.launch_entry() is not None
+        else "cuda-bindings cuLaunchKernel",
+        "phobos_over_triton": phobos_us / triton_us,
+        "target": "phobos_over_triton <= 0.5",
+        "met": phobos_us / triton_us <= 0.5,
+    }
     common.save("launch" + ("_handwritten" if ns.handwritten else ""), result)
-    print(f"launch overhead ({source}, {n} elements, host time per launch, median of {ns.rounds} interleaved rounds "
-          f"of {ns.n}; Phobos launches through {result['launch_path']})")
-    print(common.table([(name, f"{us[name]:.2f}", f"{spread[name][0]:.2f} - {spread[name][1]:.2f}") for name in rows],
-                       ["launcher", "us/launch", "min - max"]))
+    print(
+        f"launch overhead ({source}, {n} elements, host time per launch, median of {ns.rounds} interleaved rounds "
+        f"of {ns.n}; Phobos launches through {result['launch_path']})"
+    )
+    print(
+        common.table(
+            [(name, f"{us[name]:.2f}", f"{spread[name][0]:.2f} - {spread[name][1]:.2f}") for name in rows],
+            ["launcher", "us/launch", "min - max"],
+        )
+    )
     print(f"device floor (GPU time per launch back to back): {floor:.2f} us")
     print(f"phobos / triton = {phobos_us / triton_us:.2f} (target <= 0.5: {'met' if result['met'] else 'NOT met'})")
 

@@ -32,18 +32,22 @@ def main() -> int:
     import numpy as np
 
     import phobos
-    from phobos.runtime.aot import like
     from phobos.runtime import driver
+    from phobos.runtime.aot import like
 
     n = ns.n
     t0 = time.perf_counter()
     k = phobos.compile(ns.source, cache_dir=ns.out)
     art = k.warmup(like("f32", (n,)), like("f32", (n,)), 2.0)
     ptx = art.asm.get("ptx", "")
-    print(f"compiled {ns.source} -> '{art.contract['kernel']}' for {art.contract['chip']}: cubin {len(art.cubin)} bytes, "
-          f"key {art.contract['key'] or '(generic)'}, {time.perf_counter() - t0:.2f}s (cache: {ns.out})")
-    print(f"  grid rule {art.contract['grid']}, {art.contract['threads']} threads, "
-          f"{sum('ld.global' in line for line in ptx.splitlines())} global loads in the PTX")
+    print(
+        f"compiled {ns.source} -> '{art.contract['kernel']}' for {art.contract['chip']}: cubin {len(art.cubin)} bytes, "
+        f"key {art.contract['key'] or '(generic)'}, {time.perf_counter() - t0:.2f}s (cache: {ns.out})"
+    )
+    print(
+        f"  grid rule {art.contract['grid']}, {art.contract['threads']} threads, "
+        f"{sum('ld.global' in line for line in ptx.splitlines())} global loads in the PTX"
+    )
     if not driver.available():
         print("no CUDA GPU here: compiled only (the run needs an NVIDIA GPU and its driver)")
         return 0
@@ -55,8 +59,10 @@ def main() -> int:
     ref = 2.0 * x.astype(np.float64) + y0
     err = np.abs(y - ref) / (np.abs(2.0 * x) + np.abs(y0))
     ok = bool(np.all(err <= 1e-6))
-    print(f"ran on {phobos.runtime.get_device(0).name}: y = 2 x + y over {n} elements, max relative error {err.max():.2e}: "
-          f"{'OK' if ok else 'WRONG'}")
+    print(
+        f"ran on {phobos.runtime.get_device(0).name}: y = 2 x + y over {n} elements, max relative error {err.max():.2e}: "
+        f"{'OK' if ok else 'WRONG'}"
+    )
     return 0 if ok else 1
 
 

@@ -76,7 +76,7 @@ class FakeTensor:
 
     def __init__(self, ptr, shape, dtype="float32", device=0):
         self.shape, self.dtype, self.device = tuple(shape), dtype, f"cuda:{device}"
-        strides = tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+        strides = tuple(int(np.prod(shape[i + 1 :])) for i in range(len(shape)))
         self.data_ptr, self.stride, self.get_device = _const(ptr), _const(strides), _const(device)
 
 
@@ -95,7 +95,7 @@ class FakeCupyArray:
     def __init__(self, ptr, shape, dtype=np.float32, device=0):
         self.dtype = np.dtype(dtype)
         self.data, self.shape, self.itemsize = _Memory(ptr, device), tuple(shape), self.dtype.itemsize
-        self.strides = tuple(int(np.prod(shape[i + 1:])) * self.itemsize for i in range(len(shape)))
+        self.strides = tuple(int(np.prod(shape[i + 1 :])) * self.itemsize for i in range(len(shape)))
 
 
 FakeCupyArray.__module__ = "cupy"  # the runtime recognises cupy arrays by module and type
@@ -105,8 +105,13 @@ class CAIArray:
     """A generic device array: only `__cuda_array_interface__` (a plain instance attribute)."""
 
     def __init__(self, ptr, shape):
-        self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": "<f4", "data": (ptr, False),
-                                         "strides": None, "version": 3}
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape),
+            "typestr": "<f4",
+            "data": (ptr, False),
+            "strides": None,
+            "version": 3,
+        }
 
 
 def install_fakes():
@@ -145,13 +150,17 @@ def install_stub_driver(ctypes_entry: bool):
     from phobos.runtime import driver
 
     ok = (0,)
-    cu = types.SimpleNamespace(cuLaunchKernel=lambda *a: ok, cuDeviceGetCount=lambda: (0, 1),
-                               cuPointerGetAttribute=lambda attr, ptr: (0, 0),
-                               CUpointer_attribute=types.SimpleNamespace(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL=9))
+    cu = types.SimpleNamespace(
+        cuLaunchKernel=lambda *a: ok,
+        cuDeviceGetCount=lambda: (0, 1),
+        cuPointerGetAttribute=lambda attr, ptr: (0, 0),
+        CUpointer_attribute=types.SimpleNamespace(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL=9),
+    )
     if ctypes_entry:
         cu.cuGetProcAddress = lambda symbol, version, flags: (0, NOOP_ADDRESS, 0)
-        cu.CUdriverProcAddress_flags = types.SimpleNamespace(CU_GET_PROC_ADDRESS_LEGACY_STREAM=1,
-                                                             CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM=2)
+        cu.CUdriverProcAddress_flags = types.SimpleNamespace(
+            CU_GET_PROC_ADDRESS_LEGACY_STREAM=1, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM=2
+        )
         cu.CUdriverProcAddressQueryResult = types.SimpleNamespace(CU_GET_PROC_ADDRESS_SUCCESS=0)
     driver.cu = cu
     driver._initialized = True
@@ -163,16 +172,47 @@ def install_stub_driver(ctypes_entry: bool):
 
 
 SAXPY = {
-    "format": 1, "kernel": "saxpy", "name": "saxpy", "chip": "sm_90", "threads": 256, "shared_bytes": 0,
-    "params": [{"name": "X", "kind": "tensor", "dtype": "f32", "rank": 1, "dims": ["N"], "shape": [None],
-                "contiguity": "last", "access": "read"},
-               {"name": "Y", "kind": "tensor", "dtype": "f32", "rank": 1, "dims": ["N"], "shape": [None],
-                "contiguity": "last", "access": "readwrite"},
-               {"name": "a", "kind": "scalar", "dtype": "f32"}],
-    "abi": [{"kind": "ptr", "param": 0}, {"kind": "extent", "param": 0, "axis": 0}, {"kind": "ptr", "param": 1},
-            {"kind": "scalar", "param": 2}],
-    "grid": [{"symbol": "N", "tile": 1024}, 1, 1], "promises": [], "bindings": {"BLOCK": 1024}, "key": "",
-    "fingerprint": "stub", "options": {},
+    "format": 1,
+    "kernel": "saxpy",
+    "name": "saxpy",
+    "chip": "sm_90",
+    "threads": 256,
+    "shared_bytes": 0,
+    "params": [
+        {
+            "name": "X",
+            "kind": "tensor",
+            "dtype": "f32",
+            "rank": 1,
+            "dims": ["N"],
+            "shape": [None],
+            "contiguity": "last",
+            "access": "read",
+        },
+        {
+            "name": "Y",
+            "kind": "tensor",
+            "dtype": "f32",
+            "rank": 1,
+            "dims": ["N"],
+            "shape": [None],
+            "contiguity": "last",
+            "access": "readwrite",
+        },
+        {"name": "a", "kind": "scalar", "dtype": "f32"},
+    ],
+    "abi": [
+        {"kind": "ptr", "param": 0},
+        {"kind": "extent", "param": 0, "axis": 0},
+        {"kind": "ptr", "param": 1},
+        {"kind": "scalar", "param": 2},
+    ],
+    "grid": [{"symbol": "N", "tile": 1024}, 1, 1],
+    "promises": [],
+    "bindings": {"BLOCK": 1024},
+    "key": "",
+    "fingerprint": "stub",
+    "options": {},
 }
 
 
@@ -200,8 +240,10 @@ def real_torch_reads(n: int):
     fx, fy = FakeTensor(1 << 32, (1024,)), FakeTensor(1 << 33, (1024,))
 
     def reads(a, b):
-        return lambda: ((a.dtype, a.shape, a.stride(), a.get_device(), a.data_ptr() & 15 == 0),
-                        (b.dtype, b.shape, b.stride(), b.get_device(), b.data_ptr() & 15 == 0))
+        return lambda: (
+            (a.dtype, a.shape, a.stride(), a.get_device(), a.data_ptr() & 15 == 0),
+            (b.dtype, b.shape, b.stride(), b.get_device(), b.data_ptr() & 15 == 0),
+        )
 
     real = per_call_us(reads(x, y), n)[0]
     fake = per_call_us(reads(fx, fy), n)[0]
@@ -276,9 +318,14 @@ def build_stub_libcuda(folder: Path) -> bool:
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if cc is None:
         return False
-    (folder / "stub.c").write_text(STUB_LIBCUDA)  # launches record: count, grid x, block x, stream, 1st param, entry, 4 params
-    done = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(folder / "libcuda.so.1"), str(folder / "stub.c")],
-                          capture_output=True, text=True)
+    (folder / "stub.c").write_text(
+        STUB_LIBCUDA
+    )  # launches record: count, grid x, block x, stream, 1st param, entry, 4 params
+    done = subprocess.run(
+        [cc, "-O2", "-shared", "-fPIC", "-o", str(folder / "libcuda.so.1"), str(folder / "stub.c")],
+        capture_output=True,
+        text=True,
+    )
     return done.returncode == 0
 
 
@@ -310,9 +357,11 @@ def libcuda_rows(n: int) -> dict:
     pointers = (ctypes.c_void_p * 4)(*[ctypes.addressof(params) + 8 * i for i in range(4)])
     address = ctypes.addressof(pointers)
     rows["bare cuda-bindings cuLaunchKernel, prebuilt params"] = launched(
-        lambda: cu.cuLaunchKernel(fn, 1, 1, 1, 256, 1, 1, 0, 0, address, 0), 1 << 32, 2)
-    err, pfn, status = cu.cuGetProcAddress(b"cuLaunchKernelEx", 12000,
-                                           cu.CUdriverProcAddress_flags.CU_GET_PROC_ADDRESS_LEGACY_STREAM)
+        lambda: cu.cuLaunchKernel(fn, 1, 1, 1, 256, 1, 1, 0, 0, address, 0), 1 << 32, 2
+    )
+    err, pfn, status = cu.cuGetProcAddress(
+        b"cuLaunchKernelEx", 12000, cu.CUdriverProcAddress_flags.CU_GET_PROC_ADDRESS_LEGACY_STREAM
+    )
     entry = ctypes.CFUNCTYPE(ctypes.c_int)(int(pfn))
     config = ctypes.create_string_buffer(56)
     struct.pack_into("<7I4xQ", config, 0, 1, 1, 1, 256, 1, 1, 0, 0)
@@ -340,11 +389,13 @@ def _phobos_rows(k):
     gx, gy = CAIArray(1 << 34, (1024,)), CAIArray((1 << 34) + 8192, (1024,))
     grid = (1,)
     one = lambda meta: (1,)  # noqa: E731
-    return [("phobos k(x, y, a), torch", lambda: k(x, y, 2.0), 1 << 32),
-            ("phobos k[grid](x, y, a), torch", lambda: k[grid](x, y, 2.0), 1 << 32),
-            ("phobos k(x, y, a, grid=callable), torch", lambda: k(x, y, 2.0, grid=one), 1 << 32),
-            ("phobos k(x, y, a), cupy", lambda: k(cx, cy, 2.0), 1 << 33),
-            ("phobos generic path, __cuda_array_interface__", lambda: k(gx, gy, 2.0), 1 << 34)]
+    return [
+        ("phobos k(x, y, a), torch", lambda: k(x, y, 2.0), 1 << 32),
+        ("phobos k[grid](x, y, a), torch", lambda: k[grid](x, y, 2.0), 1 << 32),
+        ("phobos k(x, y, a, grid=callable), torch", lambda: k(x, y, 2.0, grid=one), 1 << 32),
+        ("phobos k(x, y, a), cupy", lambda: k(cx, cy, 2.0), 1 << 33),
+        ("phobos generic path, __cuda_array_interface__", lambda: k(gx, gy, 2.0), 1 << 34),
+    ]
 
 
 def python_stub_rows(n: int) -> dict:
@@ -353,15 +404,19 @@ def python_stub_rows(n: int) -> dict:
     ok = (0,)
     bindings_like = lambda *a: ok  # noqa: E731
     rows["bare call, cuda-bindings stand-in (Python function)"] = per_call_us(
-        lambda: bindings_like(0x7F00_0000_1000, 1, 1, 1, 256, 1, 1, 0, 0, 0x7F00_0000_2000, 0), n)
+        lambda: bindings_like(0x7F00_0000_1000, 1, 1, 1, 256, 1, 1, 0, 0, 0x7F00_0000_2000, 0), n
+    )
     entry = ctypes.CFUNCTYPE(ctypes.c_int)(NOOP_ADDRESS)
     config, fn, params = (ctypes.c_void_p(a) for a in (0x7F00_0000_3000, 0x7F00_0000_1000, 0x7F00_0000_2000))
     rows["bare ctypes call, 4 prebuilt arguments (cuLaunchKernelEx form)"] = per_call_us(
-        lambda: entry(config, fn, params, None), n)
-    typed = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7, ctypes.c_void_p, ctypes.c_void_p,
-                             ctypes.c_void_p)(NOOP_ADDRESS)
+        lambda: entry(config, fn, params, None), n
+    )
+    typed = ctypes.CFUNCTYPE(
+        ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p
+    )(NOOP_ADDRESS)
     rows["bare ctypes call, 11 typed arguments (cuLaunchKernel form)"] = per_call_us(
-        lambda: typed(0x7F00_0000_1000, 1, 1, 1, 256, 1, 1, 0, 0, 0x7F00_0000_2000, None), n)
+        lambda: typed(0x7F00_0000_1000, 1, 1, 1, 256, 1, 1, 0, 0, 0x7F00_0000_2000, None), n
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for ctypes_entry in (True, False):
             install_stub_driver(ctypes_entry)
@@ -405,8 +460,9 @@ def main(argv=None):
             env = dict(os.environ, LD_LIBRARY_PATH=tmp + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
             env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
             env.pop("PHOBOS_LAUNCH", None)
-            child = subprocess.run([sys.executable, __file__, "--libcuda-child", "-n", str(ns.n)], env=env,
-                                   capture_output=True, text=True)
+            child = subprocess.run(
+                [sys.executable, __file__, "--libcuda-child", "-n", str(ns.n)], env=env, capture_output=True, text=True
+            )
             if child.returncode:
                 raise SystemExit(f"the no-op libcuda run failed:\n{child.stderr}")
             result["no-op libcuda, real cuda-bindings"] = json.loads(child.stdout.strip().splitlines()[-1])
@@ -419,8 +475,10 @@ def main(argv=None):
             for name, (best, _) in rows.items():
                 if name.startswith("phobos k(x, y, a), torch") and "ctypes" in name:
                     adjusted = best - reads["stand_in_us"] + reads["real_us"]
-                    print(f"torch {reads['torch']}: two real tensors' reads cost {reads['real_us']:.2f} us per launch, the "
-                          f"stand-ins' {reads['stand_in_us']:.2f} us; {name} ({title}) adjusted: {adjusted:.2f} us")
+                    print(
+                        f"torch {reads['torch']}: two real tensors' reads cost {reads['real_us']:.2f} us per launch, the "
+                        f"stand-ins' {reads['stand_in_us']:.2f} us; {name} ({title}) adjusted: {adjusted:.2f} us"
+                    )
                     reads.setdefault("adjusted", {})[f"{title}: {name}"] = adjusted
         result["torch_reads"] = reads
     if ns.json:

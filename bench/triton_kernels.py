@@ -67,7 +67,9 @@ def launch_scale(x, y, alpha, tm=32, tn=128, warps=8):
 
 def launch_scale_rowwise(x, y, alpha, tm=32, tn=128, warps=8):
     m, n = x.shape
-    scale_rowwise[(cdiv(n, tn), cdiv(m, tm))](x, y, m, n, x.stride(0), y.stride(0), alpha, TM=tm, TN=tn, num_warps=warps)
+    scale_rowwise[(cdiv(n, tn), cdiv(m, tm))](
+        x, y, m, n, x.stride(0), y.stride(0), alpha, TM=tm, TN=tn, num_warps=warps
+    )
 
 
 def launch_walk(kind, x, y, block=256, warps=8):

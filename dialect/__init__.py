@@ -30,5 +30,7 @@ def make_context() -> ir.Context:
     return context
 
 
-from . import tile  # noqa: E402  (registers the op classes)
-from . import kernel  # noqa: E402
+from . import (
+    kernel,  # noqa: E402
+    tile,  # noqa: E402  (registers the op classes)
+)

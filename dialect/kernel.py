@@ -45,8 +45,6 @@ Recorded by passes (on tile.load_slice, tile.store_slice, tile.load, tile.store)
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Union
-
 from mlir import ir
 
 KERNEL = "tile.kernel"
@@ -76,7 +74,7 @@ def is_kernel(op: ir.Operation) -> bool:
     return op.name == "func.func" and KERNEL in op.attributes
 
 
-def kernels(module: Union[ir.Module, ir.Operation]) -> List[ir.Operation]:
+def kernels(module: ir.Module | ir.Operation) -> list[ir.Operation]:
     """The tile kernels at the top level of `module` (an ir.Module or its operation), in order."""
     body = module.operation.regions[0].blocks[0]
     return [op.operation for op in body.operations if is_kernel(op.operation)]
@@ -87,43 +85,43 @@ def kernel_name(op: ir.Operation) -> str:
     return ir.StringAttr(op.attributes["sym_name"]).value
 
 
-def _int_dict(attr: Optional[ir.Attribute]) -> Dict[str, int]:
+def _int_dict(attr: ir.Attribute | None) -> dict[str, int]:
     if attr is None:
         return {}
     return {named.name: ir.IntegerAttr(named.attr).value for named in ir.DictAttr(attr)}
 
 
-def _get(op: ir.Operation, name: str) -> Optional[ir.Attribute]:
+def _get(op: ir.Operation, name: str) -> ir.Attribute | None:
     return op.attributes[name] if name in op.attributes else None
 
 
-def launch(op: ir.Operation) -> Dict[str, int]:
+def launch(op: ir.Operation) -> dict[str, int]:
     """The kernel's launch facts, with `threads` defaulted."""
     facts = _int_dict(_get(op, LAUNCH))
     facts.setdefault("threads", DEFAULT_THREADS)
     return facts
 
 
-def aligned(op: ir.Operation) -> Dict[str, int]:
+def aligned(op: ir.Operation) -> dict[str, int]:
     return _int_dict(_get(op, ALIGNED))
 
 
-def bindings(op: ir.Operation) -> Dict[str, int]:
+def bindings(op: ir.Operation) -> dict[str, int]:
     return _int_dict(_get(op, BINDINGS))
 
 
-def autotune(op: ir.Operation) -> Dict[str, List[int]]:
+def autotune(op: ir.Operation) -> dict[str, list[int]]:
     attr = _get(op, AUTOTUNE)
     if attr is None:
         return {}
     return {n.name: list(ir.DenseI64ArrayAttr(n.attr)) for n in ir.DictAttr(attr)}
 
 
-def flags(op: ir.Operation) -> List[str]:
+def flags(op: ir.Operation) -> list[str]:
     return [f for f in FLAGS if f in op.attributes]
 
 
-def arg_attrs(op: ir.Operation, index: int) -> Dict[str, ir.Attribute]:
+def arg_attrs(op: ir.Operation, index: int) -> dict[str, ir.Attribute]:
     """The attribute dictionary of argument `index` ({} when there is none)."""
     if "arg_attrs" not in op.attributes:
         return {}
@@ -138,13 +136,13 @@ def arg_name(op: ir.Operation, index: int) -> str:
     return ir.StringAttr(attr).value if attr is not None else f"arg{index}"
 
 
-def arg_dims(op: ir.Operation, index: int) -> Optional[List[str]]:
+def arg_dims(op: ir.Operation, index: int) -> list[str] | None:
     attr = arg_attrs(op, index).get(ARG_DIMS)
     if attr is None:
         return None
     return [ir.StringAttr(a).value for a in ir.ArrayAttr(attr)]
 
 
-def arg_i64_array(op: ir.Operation, index: int, name: str) -> Optional[List[int]]:
+def arg_i64_array(op: ir.Operation, index: int, name: str) -> list[int] | None:
     attr = arg_attrs(op, index).get(name)
     return list(ir.DenseI64ArrayAttr(attr)) if attr is not None else None

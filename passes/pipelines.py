@@ -16,8 +16,8 @@ option left empty is dropped.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Tuple
 
 from phobos.lowering.target import DEFAULT_CHIP, TargetError, check_target, toolkit_dir
 
@@ -29,7 +29,7 @@ class Step:
 
     name: str
     options: Mapping[str, str] = field(default_factory=dict)
-    nested_under: Optional[str] = None
+    nested_under: str | None = None
 
     def text(self, params: Mapping[str, str]) -> str:
         values = {k: v.format(**params) for k, v in self.options.items()}
@@ -42,7 +42,7 @@ def _in_gpu_module(name: str, **options: str) -> Step:
     return Step(name, options, "gpu.module")
 
 
-STAGES: Dict[str, List[Step]] = {
+STAGES: dict[str, list[Step]] = {
     "tile": [
         Step("tile-verify"),
         Step("tile-specialize", {"key": "{key}"}),
@@ -83,11 +83,11 @@ STAGES: Dict[str, List[Step]] = {
 }
 
 # The stage each stage reads; "tile" reads the input.
-INPUT_OF: Dict[str, Optional[str]] = {"tile": None, "gpu": "tile", "llvm": "gpu", "ptx": "llvm", "cubin": "llvm"}
+INPUT_OF: dict[str, str | None] = {"tile": None, "gpu": "tile", "llvm": "gpu", "ptx": "llvm", "cubin": "llvm"}
 
 # What a stage gives: the module's IR text, the text of its gpu.binary object
 # (PTX), or the object's bytes (a cubin).
-OUTPUT_OF: Dict[str, str] = {"tile": "ir", "gpu": "ir", "llvm": "ir", "ptx": "object-text", "cubin": "object-bytes"}
+OUTPUT_OF: dict[str, str] = {"tile": "ir", "gpu": "ir", "llvm": "ir", "ptx": "object-text", "cubin": "object-bytes"}
 
 # Stages whose passes run LLVM's NVPTX back end, which aborts the process on a
 # chip/PTX pair it does not support: the #nvvm.target is checked before them.
@@ -102,7 +102,7 @@ class AliasOption:
     help: str
 
 
-ALIAS_OPTIONS: Dict[str, AliasOption] = {
+ALIAS_OPTIONS: dict[str, AliasOption] = {
     "key": AliasOption("", "a specialisation key's text, e.g. X=a16.e16x16.s16 (passed to tile-specialize)"),
     "chip": AliasOption(DEFAULT_CHIP, "the GPU to compile for (sm_70 or newer)"),
     "features": AliasOption("", "PTX ISA features, e.g. +ptx80 (default: the chip's minimum, at least +ptx80)"),
@@ -114,20 +114,21 @@ class PipelineOptionError(ValueError):
     """Parameters a pipeline cannot be built with; the message names the option."""
 
 
-def path_to(stage: str) -> List[str]:
+def path_to(stage: str) -> list[str]:
     """The stages that run, in order, to produce `stage` ("ptx" -> tile, gpu, llvm, ptx)."""
     if stage not in STAGES:
         raise PipelineOptionError(f"unknown stage '{stage}' (stages: {', '.join(STAGES)})")
     path = []
-    current: Optional[str] = stage
+    current: str | None = stage
     while current is not None:
         path.append(current)
         current = INPUT_OF[current]
     return path[::-1]
 
 
-def parameters(key: str = "", chip: str = DEFAULT_CHIP, features: str = "", noalias: bool = True,
-               stages: Tuple[str, ...] = ()) -> Dict[str, str]:
+def parameters(
+    key: str = "", chip: str = DEFAULT_CHIP, features: str = "", noalias: bool = True, stages: tuple[str, ...] = ()
+) -> dict[str, str]:
     """Checked values for the `{parameter}` options (chip and features are
     validated before LLVM sees them; the toolkit is found only when `cubin` runs)."""
     try:
@@ -143,13 +144,17 @@ def parameters(key: str = "", chip: str = DEFAULT_CHIP, features: str = "", noal
 def _toolkit() -> str:
     toolkit = toolkit_dir()
     if toolkit is None:
-        raise PipelineOptionError("ptxas was not found: install the nvidia-cuda-nvcc-cu12 package (it provides bin/ptxas)")
+        raise PipelineOptionError(
+            "ptxas was not found: install the nvidia-cuda-nvcc-cu12 package (it provides bin/ptxas)"
+        )
     if any(c.isspace() for c in toolkit):
-        raise PipelineOptionError(f"the CUDA toolkit folder '{toolkit}' contains spaces, which pass options cannot carry")
+        raise PipelineOptionError(
+            f"the CUDA toolkit folder '{toolkit}' contains spaces, which pass options cannot carry"
+        )
     return toolkit
 
 
-def stage_elements(stage: str, params: Mapping[str, str]) -> List[str]:
+def stage_elements(stage: str, params: Mapping[str, str]) -> list[str]:
     """The pipeline elements (pass texts) of one stage."""
     return [step.text(params) for step in STAGES[stage]]
 
@@ -157,14 +162,14 @@ def stage_elements(stage: str, params: Mapping[str, str]) -> List[str]:
 # ----------------------------------------------------------------------------- tile-to-* aliases
 
 
-def alias_stage(name: str) -> Optional[str]:
+def alias_stage(name: str) -> str | None:
     """The stage `tile-to-<stage>` names, or None when `name` is no alias."""
-    if name.startswith(ALIAS_PREFIX) and name[len(ALIAS_PREFIX):] in STAGES and name != "tile-to-tile":
-        return name[len(ALIAS_PREFIX):]
+    if name.startswith(ALIAS_PREFIX) and name[len(ALIAS_PREFIX) :] in STAGES and name != "tile-to-tile":
+        return name[len(ALIAS_PREFIX) :]
     return None
 
 
-def aliases() -> Dict[str, str]:
+def aliases() -> dict[str, str]:
     """alias -> one-line description, for --help."""
     out = {}
     for stage in STAGES:
@@ -174,7 +179,7 @@ def aliases() -> Dict[str, str]:
     return out
 
 
-def expand_alias(name: str, options_text: str) -> List[str]:
+def expand_alias(name: str, options_text: str) -> list[str]:
     """The pipeline elements `tile-to-<stage>{options}` stands for."""
     stage = alias_stage(name)
     assert stage is not None, name

@@ -15,8 +15,9 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Optional
+from typing import Any
 
 from mlir import ir
 
@@ -34,7 +35,7 @@ class Option:
 class PassInfo:
     argument: str
     run: Callable
-    options: Dict[str, Option] = field(default_factory=dict)
+    options: dict[str, Option] = field(default_factory=dict)
 
     @property
     def description(self) -> str:
@@ -52,7 +53,7 @@ class PassInfo:
         """The pass name shown in IR dumps, e.g. TileVerify."""
         return "".join(part.capitalize() for part in self.argument.split("-"))
 
-    def parse_options(self, text: str) -> Dict[str, Any]:
+    def parse_options(self, text: str) -> dict[str, Any]:
         """Parses `a=1 b=x` into typed option values; raises ValueError naming the bad option."""
         values = {name: opt.default for name, opt in self.options.items()}
         for item in text.split():
@@ -91,10 +92,10 @@ class PassInfo:
         return bound
 
 
-_PASSES: Dict[str, PassInfo] = {}
+_PASSES: dict[str, PassInfo] = {}
 
 
-def tile_pass(argument: str, options: Optional[Dict[str, Option]] = None):
+def tile_pass(argument: str, options: dict[str, Option] | None = None):
     """Registers the decorated function as the pass `argument` (kebab-case, `tile-` prefix)."""
     if not argument.startswith("tile-") or argument != argument.lower():
         raise ValueError(f"pass argument '{argument}' must be kebab-case and start with 'tile-'")
@@ -124,12 +125,12 @@ def _load_all() -> None:
             importlib.import_module(f"phobos.passes.{info.name}")
 
 
-def all_passes() -> Dict[str, PassInfo]:
+def all_passes() -> dict[str, PassInfo]:
     _load_all()
     return dict(sorted(_PASSES.items()))
 
 
-def lookup(argument: str) -> Optional[PassInfo]:
+def lookup(argument: str) -> PassInfo | None:
     _load_all()
     return _PASSES.get(argument)
 

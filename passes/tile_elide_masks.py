@@ -37,9 +37,14 @@ def _apply(op: ir.Operation, facts: AccessFacts) -> ir.Operation:
     return op
 
 
-@tile_pass("tile-elide-masks", options={
-    "remarks": Option(bool, False, "print a remark for each access narrower than 16 bytes, naming the missing fact"),
-})
+@tile_pass(
+    "tile-elide-masks",
+    options={
+        "remarks": Option(
+            bool, False, "print a remark for each access narrower than 16 bytes, naming the missing fact"
+        ),
+    },
+)
 def tile_elide_masks(module: ir.Operation, pass_, remarks: bool = False) -> None:
     """Marks what the axis facts prove about each tile memory access, for the
     lowering. Slice accesses (`tile.load_slice`, `tile.store_slice`) get

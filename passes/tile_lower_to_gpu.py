@@ -17,13 +17,17 @@ def target_attr(chip: str, features: str) -> ir.Attribute:
     return ir.Attribute.parse(f'#nvvm.target<chip = "{chip}", features = "{features}">')
 
 
-@tile_pass("tile-lower-to-gpu", options={
-    "chip": Option(str, DEFAULT_CHIP, "the GPU to compile for (sm_70 or newer)"),
-    "features": Option(str, "", "PTX ISA features, e.g. +ptx80 (default: the chip's minimum, at least +ptx80)"),
-    "noalias": Option(bool, True, "declare tensors the kernel only reads noalias + readonly (ld.global.nc)"),
-})
-def tile_lower_to_gpu(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP, features: str = "",
-                      noalias: bool = True) -> None:
+@tile_pass(
+    "tile-lower-to-gpu",
+    options={
+        "chip": Option(str, DEFAULT_CHIP, "the GPU to compile for (sm_70 or newer)"),
+        "features": Option(str, "", "PTX ISA features, e.g. +ptx80 (default: the chip's minimum, at least +ptx80)"),
+        "noalias": Option(bool, True, "declare tensors the kernel only reads noalias + readonly (ld.global.nc)"),
+    },
+)
+def tile_lower_to_gpu(
+    module: ir.Operation, pass_, chip: str = DEFAULT_CHIP, features: str = "", noalias: bool = True
+) -> None:
     """Lowers tile kernels to gpu.func kernels on per-thread vectors. Each
     kernel goes into its own `gpu.module @<kernel>_module
     [#nvvm.target<chip, features>]`. Tiles become

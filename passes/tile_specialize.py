@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Dict, List
-
 from mlir import ir
 
 from phobos.dialect import kernel as K
@@ -15,14 +13,16 @@ def _i64_array(values) -> ir.Attribute:
     return ir.DenseI64ArrayAttr.get([int(v) for v in values])
 
 
-def _facts_attrs(fn: ir.Operation, index: int, facts) -> Dict[str, ir.Attribute]:
+def _facts_attrs(fn: ir.Operation, index: int, facts) -> dict[str, ir.Attribute]:
     """The argument attributes that record `facts` for parameter `index`;
     raises ValueError when they do not fit its type."""
     name = K.arg_name(fn, index)
     arg_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).inputs[index]
     if isinstance(facts, TensorFacts):
         if not isinstance(arg_type, ir.MemRefType):
-            raise ValueError(f"gives tensor facts '{facts.to_text()}' to '{name}', which is a scalar of type {arg_type}")
+            raise ValueError(
+                f"gives tensor facts '{facts.to_text()}' to '{name}', which is a scalar of type {arg_type}"
+            )
         if len(facts.extents) != arg_type.rank:
             raise ValueError(f"gives '{name}' {len(facts.extents)} extent classes, but it has rank {arg_type.rank}")
         return {
@@ -41,10 +41,11 @@ def specialize(fn: ir.Operation, key: SpecKey) -> None:
     by_name = {K.arg_name(fn, i): i for i in range(n)}
     unknown = [name for name in key.params if name not in by_name]
     if unknown:
-        raise ValueError(f"has no parameter named {', '.join(repr(u) for u in unknown)} "
-                         f"(parameters: {', '.join(by_name) or 'none'})")
+        raise ValueError(
+            f"has no parameter named {', '.join(repr(u) for u in unknown)} (parameters: {', '.join(by_name) or 'none'})"
+        )
     updates = {by_name[name]: _facts_attrs(fn, by_name[name], facts) for name, facts in key.params.items()}
-    dicts: List[ir.Attribute] = []
+    dicts: list[ir.Attribute] = []
     for i in range(n):
         attrs = dict(K.arg_attrs(fn, i))
         attrs.update(updates.get(i, {}))
@@ -52,10 +53,13 @@ def specialize(fn: ir.Operation, key: SpecKey) -> None:
     fn.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
 
 
-@tile_pass("tile-specialize", options={
-    "key": Option(str, "", "the specialisation key, e.g. X=a16.e16x16.s16;n=4 (see phobos/specialization.py)"),
-    "kernel": Option(str, "", "the kernel to specialise (default: every kernel of the module)"),
-})
+@tile_pass(
+    "tile-specialize",
+    options={
+        "key": Option(str, "", "the specialisation key, e.g. X=a16.e16x16.s16;n=4 (see phobos/specialization.py)"),
+        "kernel": Option(str, "", "the kernel to specialise (default: every kernel of the module)"),
+    },
+)
 def tile_specialize(module: ir.Operation, pass_, key: str = "", kernel: str = "") -> None:
     """Applies a launch-time specialisation key to kernel parameters, by name
     (`tile.name`). A tensor parameter's facts `a16.e16x4.s16` become the
@@ -83,16 +87,22 @@ def tile_specialize(module: ir.Operation, pass_, key: str = "", kernel: str = ""
     if kernel:
         kernels = [k for k, n in zip(kernels, names) if n == kernel]
         if not kernels:
-            fail(pass_, module.location, f"tile-specialize: no kernel named '{kernel}' (kernels: {', '.join(names) or 'none'})")
+            fail(
+                pass_,
+                module.location,
+                f"tile-specialize: no kernel named '{kernel}' (kernels: {', '.join(names) or 'none'})",
+            )
             return
     elif len(kernels) > 1:
         # A key describes the arguments of one launch: say which kernel.
-        fail(pass_, module.location, f"tile-specialize: the module has several kernels ({', '.join(names)}); "
-                                     "name one with kernel=...")
+        fail(
+            pass_,
+            module.location,
+            f"tile-specialize: the module has several kernels ({', '.join(names)}); name one with kernel=...",
+        )
         return
     for fn in kernels:
         try:
             specialize(fn, spec)
         except ValueError as e:
-            fail(pass_, fn.location, f"specialisation key '{key}' does not fit kernel "
-                                     f"'{K.kernel_name(fn)}': it {e}")
+            fail(pass_, fn.location, f"specialisation key '{key}' does not fit kernel '{K.kernel_name(fn)}': it {e}")

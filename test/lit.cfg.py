@@ -9,7 +9,6 @@
 # `mlir-opt` (upstream mlir-opt is installed).
 
 import os
-import shutil
 import subprocess
 import sys
 

@@ -22,24 +22,52 @@ sys.path.insert(0, str(ROOT / "python"))
 
 
 def _tensor(name, dims):
-    return {"name": name, "kind": "tensor", "dtype": "f32", "rank": len(dims), "dims": dims,
-            "shape": [None] * len(dims), "contiguity": "last"}
+    return {
+        "name": name,
+        "kind": "tensor",
+        "dtype": "f32",
+        "rank": len(dims),
+        "dims": dims,
+        "shape": [None] * len(dims),
+        "contiguity": "last",
+    }
 
 
 _SCALAR = {"name": "alpha", "kind": "scalar", "dtype": "f32"}
-_SAXPY_ABI = [{"kind": "ptr", "param": 0}, {"kind": "extent", "param": 0, "axis": 0},
-              {"kind": "ptr", "param": 1}, {"kind": "scalar", "param": 2}]
+_SAXPY_ABI = [
+    {"kind": "ptr", "param": 0},
+    {"kind": "extent", "param": 0, "axis": 0},
+    {"kind": "ptr", "param": 1},
+    {"kind": "scalar", "param": 2},
+]
 
 CONTRACTS = {
-    "saxpy": {"params": [_tensor("X", ["N"]), _tensor("Y", ["N"]), _SCALAR], "abi": _SAXPY_ABI,
-              "grid": [{"symbol": "N", "tile": 1024}, 1, 1], "promises": []},
-    "saxpy_aligned": {"params": [_tensor("X", ["N"]), _tensor("Y", ["N"]), _SCALAR], "abi": _SAXPY_ABI,
-                      "grid": [{"symbol": "N", "tile": 1024}, 1, 1], "promises": [{"symbol": "N", "divisor": 1024}]},
-    "scale": {"params": [_tensor("X", ["M", "N"]), _tensor("Y", ["M", "N"]), _SCALAR],
-              "abi": [{"kind": "ptr", "param": 0}, {"kind": "extent", "param": 0, "axis": 0},
-                      {"kind": "extent", "param": 0, "axis": 1}, {"kind": "stride", "param": 0, "axis": 0},
-                      {"kind": "ptr", "param": 1}, {"kind": "stride", "param": 1, "axis": 0}, {"kind": "scalar", "param": 2}],
-              "grid": [{"symbol": "M", "tile": 32}, {"symbol": "N", "tile": 128}, 1], "promises": []},
+    "saxpy": {
+        "params": [_tensor("X", ["N"]), _tensor("Y", ["N"]), _SCALAR],
+        "abi": _SAXPY_ABI,
+        "grid": [{"symbol": "N", "tile": 1024}, 1, 1],
+        "promises": [],
+    },
+    "saxpy_aligned": {
+        "params": [_tensor("X", ["N"]), _tensor("Y", ["N"]), _SCALAR],
+        "abi": _SAXPY_ABI,
+        "grid": [{"symbol": "N", "tile": 1024}, 1, 1],
+        "promises": [{"symbol": "N", "divisor": 1024}],
+    },
+    "scale": {
+        "params": [_tensor("X", ["M", "N"]), _tensor("Y", ["M", "N"]), _SCALAR],
+        "abi": [
+            {"kind": "ptr", "param": 0},
+            {"kind": "extent", "param": 0, "axis": 0},
+            {"kind": "extent", "param": 0, "axis": 1},
+            {"kind": "stride", "param": 0, "axis": 0},
+            {"kind": "ptr", "param": 1},
+            {"kind": "stride", "param": 1, "axis": 0},
+            {"kind": "scalar", "param": 2},
+        ],
+        "grid": [{"symbol": "M", "tile": 32}, {"symbol": "N", "tile": 128}, 1],
+        "promises": [],
+    },
 }
 
 
@@ -51,7 +79,9 @@ class HandArtifact:
 def _toolkit() -> str:
     import nvidia.cuda_nvcc  # the pip ptxas
 
-    return os.path.dirname(nvidia.cuda_nvcc.__file__) if nvidia.cuda_nvcc.__file__ else list(nvidia.cuda_nvcc.__path__)[0]
+    return (
+        os.path.dirname(nvidia.cuda_nvcc.__file__) if nvidia.cuda_nvcc.__file__ else list(nvidia.cuda_nvcc.__path__)[0]
+    )
 
 
 def compile_module(text: str, fmt: str):
@@ -64,8 +94,7 @@ def compile_module(text: str, fmt: str):
     with ir.Context() as ctx:
         module = ir.Module.parse(text)
         pm = passmanager.PassManager.parse(
-            "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90 cubin-features=+ptx80 "
-            f"cubin-format={fmt}}})"
+            f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip=sm_90 cubin-features=+ptx80 cubin-format={fmt}}})"
         )
         pm.run(module.operation)
         for op in module.body.operations:
@@ -82,12 +111,27 @@ def build(out: Path) -> None:
     ptx = compile_module(text, "isa").decode()
     assert cubin[:4] == b"\x7fELF", "not a cubin"
     for name, c in CONTRACTS.items():
-        contract = {"format": 1, "kernel": name, "name": name, "chip": "sm_90", "threads": 256, "shared_bytes": 0,
-                    "bindings": {}, "key": "", "fingerprint": "handwritten", "options": {}, **c}
+        contract = {
+            "format": 1,
+            "kernel": name,
+            "name": name,
+            "chip": "sm_90",
+            "threads": 256,
+            "shared_bytes": 0,
+            "bindings": {},
+            "key": "",
+            "fingerprint": "handwritten",
+            "options": {},
+            **c,
+        }
         family = hashlib.sha256((text + name).encode()).hexdigest()[:32]
         store = cache.Cache(out / name)
-        store.put(family, "", HandArtifact(cubin, contract, {"ptx": ptx, "mlir": text}),
-                  {"source": "bench/handwritten/kernels.mlir", "chip": "sm_90", "kernel": name})
+        store.put(
+            family,
+            "",
+            HandArtifact(cubin, contract, {"ptx": ptx, "mlir": text}),
+            {"source": "bench/handwritten/kernels.mlir", "chip": "sm_90", "kernel": name},
+        )
         print(f"{out / name}: {name}")
 
 

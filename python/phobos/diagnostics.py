@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
 
 
 @dataclass
 class Diagnostic:
     severity: str  # "error", "warning", "note" or "remark"
     message: str
-    filename: Optional[str] = None  # None: no file location (printed as <unknown>:0)
+    filename: str | None = None  # None: no file location (printed as <unknown>:0)
     line: int = 0
     col: int = 0
     length: int = 0  # characters to underline after the caret (0: caret only)
-    notes: List["Diagnostic"] = field(default_factory=list)
+    notes: list[Diagnostic] = field(default_factory=list)
 
     def prefix(self) -> str:
         if self.filename is None:
@@ -42,12 +41,12 @@ class Sources:
     """
 
     def __init__(self):
-        self._buffers: Dict[str, List[str]] = {}
+        self._buffers: dict[str, list[str]] = {}
 
     def add(self, filename: str, text: str) -> None:
         self._buffers[filename] = text.split("\n")
 
-    def line(self, filename: str, line: int) -> Optional[str]:
+    def line(self, filename: str, line: int) -> str | None:
         if filename not in self._buffers:
             try:
                 if not os.path.isfile(filename):
@@ -68,7 +67,7 @@ def caret_line(source_line: str, col: int, length: int = 0) -> str:
     return pad + "^" + "~" * max(length - 1, 0)
 
 
-def render(diag: Diagnostic, sources: Optional[Sources] = None, show_source: bool = True) -> str:
+def render(diag: Diagnostic, sources: Sources | None = None, show_source: bool = True) -> str:
     """The diagnostic and its notes as text, each followed by a newline.
 
     As SourceMgr does, a note at its diagnostic's own location does not repeat
@@ -88,7 +87,7 @@ def render(diag: Diagnostic, sources: Optional[Sources] = None, show_source: boo
 # ----------------------------------------------------------------------------- MLIR
 
 
-def file_location(loc) -> Optional[tuple]:
+def file_location(loc) -> tuple | None:
     """(filename, line, col) of the first file location inside an MLIR location."""
     if loc.is_a_file():
         return loc.filename, loc.start_line, loc.start_col
@@ -107,7 +106,7 @@ def file_location(loc) -> Optional[tuple]:
 _SEVERITY = {"ERROR": "error", "WARNING": "warning", "NOTE": "note", "REMARK": "remark"}
 
 
-def from_mlir(info, rename: Optional[Dict[str, str]] = None) -> Diagnostic:
+def from_mlir(info, rename: dict[str, str] | None = None) -> Diagnostic:
     """Converts an `ir.DiagnosticInfo`; `rename` maps MLIR buffer names (e.g. "-")
     to the names the user knows."""
     severity = _SEVERITY.get(str(info.severity).rsplit(".", 1)[-1], "error")

@@ -9,6 +9,7 @@ with tb.context(), tb.Location.unknown():
     module = tb.Module.create()
     with tb.InsertionPoint(module.body):
         try:
+
             @tb.kernel
             def untyped(X):
                 pass

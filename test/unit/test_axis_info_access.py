@@ -16,26 +16,27 @@ vectors.
 
 from __future__ import annotations
 
-from typing import List
-
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mlir import ir
 from mlir.dialects import arith, func, memref, scf
+from test_axis_info_soundness import SETTINGS, context, draw_program, kernel_module
 
 from phobos.analysis.access import offset_facts, slice_facts
 from phobos.analysis.axis_info import AxisInfoAnalysis
 from phobos.dialect import tile as T
 
-from test_axis_info_soundness import SETTINGS, context, draw_program, kernel_module
-
 ELEMENTS = {"f64": 8, "f32": 4, "f16": 2, "i8": 1}
 
 
 def _element(name: str) -> ir.Type:
-    return {"f64": ir.F64Type.get, "f32": ir.F32Type.get, "f16": ir.F16Type.get,
-            "i8": lambda: ir.IntegerType.get_signless(8)}[name]()
+    return {
+        "f64": ir.F64Type.get,
+        "f32": ir.F32Type.get,
+        "f16": ir.F16Type.get,
+        "i8": lambda: ir.IntegerType.get_signless(8),
+    }[name]()
 
 
 @settings(max_examples=400, **SETTINGS)
@@ -66,11 +67,11 @@ def test_offset_form_widths_hold_on_numbers(data):
         assert w & (w - 1) == 0 and w * ELEMENTS[element] <= 16 and shape[-1] % w == 0
         for row in range(offsets.shape[0]):
             for j in range(0, shape[-1], w):
-                chunk = offsets[row, j:j + w]
+                chunk = offsets[row, j : j + w]
                 assert all(chunk[k] == chunk[0] + k for k in range(w)), f"width {w}: offsets {offsets[row].tolist()}"
                 assert chunk[0] % w == 0, f"width {w}: offsets {offsets[row].tolist()}"
                 if mask is not None:
-                    bits = p.nodes[mask].values.reshape(-1, shape[-1])[row, j:j + w]
+                    bits = p.nodes[mask].values.reshape(-1, shape[-1])[row, j : j + w]
                     assert all(b == bits[0] for b in bits), f"width {w}: mask {bits.tolist()}"
         if facts.drop_mask:
             assert all(b == 1 for b in p.nodes[mask].values.reshape(-1))
@@ -81,7 +82,7 @@ def test_offset_form_widths_hold_on_numbers(data):
 TILES = [(1, 4), (2, 8), (4, 6), (8, 16), (3, 12), (16, 32), (32, 128), (6, 96), (8,), (12,), (64,), (96,)]
 
 
-def _multiples(d: int, count: int) -> List[int]:
+def _multiples(d: int, count: int) -> list[int]:
     return [d * k for k in range(1, count + 1)]
 
 
@@ -126,11 +127,15 @@ def test_slice_facts_hold_for_every_launch(data):
             fn.attributes["tile.kernel"] = ir.UnitAttr.get()
             promises = {s: promise[d] for d, s in enumerate(symbols) if promise[d] and static[d] is None}
             if promises:
-                fn.attributes["tile.aligned"] = ir.DictAttr.get({k: ir.IntegerAttr.get(i64, v) for k, v in promises.items()})
-            attrs = {"tile.name": ir.StringAttr.get("X"),
-                     "tile.dims": ir.ArrayAttr.get([ir.StringAttr.get(s) for s in symbols]),
-                     "tile.divisibility": ir.DenseI64ArrayAttr.get(spec[:rank]),
-                     "tile.stride_divisibility": ir.DenseI64ArrayAttr.get([stride_spec] * (rank - 1))}
+                fn.attributes["tile.aligned"] = ir.DictAttr.get(
+                    {k: ir.IntegerAttr.get(i64, v) for k, v in promises.items()}
+                )
+            attrs = {
+                "tile.name": ir.StringAttr.get("X"),
+                "tile.dims": ir.ArrayAttr.get([ir.StringAttr.get(s) for s in symbols]),
+                "tile.divisibility": ir.DenseI64ArrayAttr.get(spec[:rank]),
+                "tile.stride_divisibility": ir.DenseI64ArrayAttr.get([stride_spec] * (rank - 1)),
+            }
             if aligned_base:
                 attrs["tile.ptr_align"] = ir.IntegerAttr.get(i64, 16)
             fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(attrs)])
@@ -153,8 +158,9 @@ def test_slice_facts_hold_for_every_launch(data):
                         if kind == "next":
                             v = arith.AddIOp(v, arith.ConstantOp(index, tile[d]).result).result
                     elif kind == "loop":
-                        loop = scf.ForOp(arith.ConstantOp(index, 0).result, dims[d],
-                                         arith.ConstantOp(index, loop_step[d]).result)
+                        loop = scf.ForOp(
+                            arith.ConstantOp(index, 0).result, dims[d], arith.ConstantOp(index, loop_step[d]).result
+                        )
                         loops.append(loop)
                         v = loop.induction_variable
                         ir.InsertionPoint(loop.body).__enter__()
@@ -191,7 +197,8 @@ def test_slice_facts_hold_for_every_launch(data):
         if facts.in_bounds[d]:
             for s in concrete(d):
                 assert 0 <= s and s + tile[d] <= extents[d], (
-                    f"dim {d} in bounds, but start {s} + tile {tile[d]} > extent {extents[d]} ({starts[d]})")
+                    f"dim {d} in bounds, but start {s} + tile {tile[d]} > extent {extents[d]} ({starts[d]})"
+                )
     n = extents[-1]
     rows = [(s0, i) for s0 in concrete(0) for i in range(tile[0])] if rank == 2 else [(0, 0)]
     for s0, i in rows:

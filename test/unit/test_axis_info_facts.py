@@ -2,7 +2,6 @@
 values, exact multiples, kernel parameter facts, and what the lowering may
 assume about pointers."""
 
-
 import pytest
 from mlir import ir
 

@@ -18,8 +18,8 @@ divisibility only for the first element of each run).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import pytest
@@ -34,13 +34,31 @@ from phobos.dialect import tile as T
 
 MAX_EXAMPLES = 3000
 LOOP_EXAMPLES = 1000
-SETTINGS = dict(deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = dict(
+    deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 SHAPES = [(8,), (16,), (6,), (12,), (4, 8), (2, 6), (8, 2), (1, 8)]
 INTERESTING = [0, 1, -1, 2, 3, -3, 4, -4, 5, 8, -8, 12, 16, -16, 48, 64, 96, 128, -128, 7, 1024]
-BINARY = ["addi", "subi", "muli", "divsi", "divui", "remsi", "remui", "shli", "shrsi", "shrui",
-          "andi", "ori", "xori", "minsi", "maxsi", "minui", "maxui"]
+BINARY = [
+    "addi",
+    "subi",
+    "muli",
+    "divsi",
+    "divui",
+    "remsi",
+    "remui",
+    "shli",
+    "shrsi",
+    "shrui",
+    "andi",
+    "ori",
+    "xori",
+    "minsi",
+    "maxsi",
+    "minui",
+    "maxui",
+]
 PREDICATES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
 # Index arithmetic first: that is where kernels live and where Triton broke.
 WEIGHTED_BINARY = BINARY + ["addi", "addi", "subi", "subi", "muli", "divsi", "remsi", "remsi", "remui"]
@@ -57,7 +75,7 @@ def _lines(values: np.ndarray, d: int) -> np.ndarray:
     return np.moveaxis(values, d, -1).reshape(-1, values.shape[d])
 
 
-def violated_claim(info, values: np.ndarray) -> Optional[str]:
+def violated_claim(info, values: np.ndarray) -> str | None:
     """The first claim of `info` that `values` (of the value's shape) contradicts."""
     flat = values.reshape(-1)
     if info.constant is not None and any(v != info.constant for v in flat):
@@ -82,7 +100,7 @@ def violated_claim(info, values: np.ndarray) -> Optional[str]:
     return None
 
 
-def true_facts(values: np.ndarray, d: int) -> Tuple[int, int]:
+def true_facts(values: np.ndarray, d: int) -> tuple[int, int]:
     """(largest whole contiguity, largest whole constancy) along d."""
     n = values.shape[d]
     lines = _lines(values, d)
@@ -173,8 +191,20 @@ def binary_semantics(op: str, width: int) -> Callable[[int, int], int]:
 def compare(pred: str, a: int, b: int, width: int) -> int:
     if pred[0] == "u":
         a, b = _u(a, width), _u(b, width)
-    return int({"eq": a == b, "ne": a != b, "slt": a < b, "sle": a <= b, "sgt": a > b, "sge": a >= b,
-                "ult": a < b, "ule": a <= b, "ugt": a > b, "uge": a >= b}[pred])
+    return int(
+        {
+            "eq": a == b,
+            "ne": a != b,
+            "slt": a < b,
+            "sle": a <= b,
+            "sgt": a > b,
+            "sge": a >= b,
+            "ult": a < b,
+            "ule": a <= b,
+            "ugt": a > b,
+            "uge": a >= b,
+        }[pred]
+    )
 
 
 def elementwise(fn, *arrays) -> np.ndarray:
@@ -195,13 +225,13 @@ class Node:
     how to build it (`build(program) -> ir.Value`), and its numbers at the
     program's entry (`values`)."""
 
-    shape: Tuple[int, ...]  # (1,) for a scalar
+    shape: tuple[int, ...]  # (1,) for a scalar
     scalar: bool
     width: int  # 64, 32 or 1
     compute: Callable[[Lookup], np.ndarray]
-    build: Callable[["Program"], ir.Value]
+    build: Callable[[Program], ir.Value]
     what: str
-    values: Optional[np.ndarray] = None
+    values: np.ndarray | None = None
 
 
 def _ty(node_shape, scalar, width):
@@ -215,13 +245,13 @@ def _fixed(values: np.ndarray) -> Callable[[Lookup], np.ndarray]:
 
 @dataclass
 class Program:
-    shape: Tuple[int, ...]
+    shape: tuple[int, ...]
     allow_hints: bool = True
-    nodes: List[Node] = field(default_factory=list)
-    scalar_args: List[Tuple[int, int]] = field(default_factory=list)  # (divisibility, value)
-    extents: Dict[str, int] = field(default_factory=dict)
-    built: Dict[int, ir.Value] = field(default_factory=dict)
-    args: List[ir.Value] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)
+    scalar_args: list[tuple[int, int]] = field(default_factory=list)  # (divisibility, value)
+    extents: dict[str, int] = field(default_factory=dict)
+    built: dict[int, ir.Value] = field(default_factory=dict)
+    args: list[ir.Value] = field(default_factory=list)
 
     def value(self, i: int) -> ir.Value:
         if i not in self.built:
@@ -234,7 +264,7 @@ class Program:
         self.nodes.append(node)
         return len(self.nodes) - 1
 
-    def matching(self, shape, scalar, width) -> List[int]:
+    def matching(self, shape, scalar, width) -> list[int]:
         return [i for i, n in enumerate(self.nodes) if n.shape == shape and n.scalar == scalar and n.width == width]
 
 
@@ -247,14 +277,25 @@ def const_value(v: int, node_shape, scalar, width):
 
 
 def add_constant(p: Program, v: int, s, scalar: bool, width: int) -> int:
-    return p.add(Node(s, scalar, width, _fixed(np.full(s, v, dtype=object)),
-                      lambda p: const_value(v, s, scalar, width), f"const {v}"))
+    return p.add(
+        Node(
+            s,
+            scalar,
+            width,
+            _fixed(np.full(s, v, dtype=object)),
+            lambda p: const_value(v, s, scalar, width),
+            f"const {v}",
+        )
+    )
 
 
 def draw_leaf(data, p: Program) -> None:
     shape = p.shape
-    kind = data.draw(st.sampled_from(["const", "splat_const", "dense", "arg", "block_id", "dim", "range", "range",
-                                      "hint_tile", "hint_scalar"]))
+    kind = data.draw(
+        st.sampled_from(
+            ["const", "splat_const", "dense", "arg", "block_id", "dim", "range", "range", "hint_tile", "hint_scalar"]
+        )
+    )
     if kind in ("const", "splat_const"):
         v = data.draw(st.sampled_from(INTERESTING) | st.integers(-300, 300))
         add_constant(p, v, (1,) if kind == "const" else shape, kind == "const", 64)
@@ -279,8 +320,16 @@ def draw_leaf(data, p: Program) -> None:
             arg = p.args[2 + index]
             return T.HintOp(arg, divisibility=[d]).result if hinted else arg
 
-        p.add(Node((1,), True, 64, _fixed(np.array([v], dtype=object)), build,
-                   f"{'hinted ' if hinted else ''}arg div {d} = {v}"))
+        p.add(
+            Node(
+                (1,),
+                True,
+                64,
+                _fixed(np.array([v], dtype=object)),
+                build,
+                f"{'hinted ' if hinted else ''}arg div {d} = {v}",
+            )
+        )
     elif kind == "block_id":
         v = data.draw(st.integers(0, 70))
 
@@ -324,7 +373,7 @@ def draw_leaf(data, p: Program) -> None:
         draw_hinted_tile(data, p)
 
 
-def _line_with(data, n, c, dv, k) -> List[int]:
+def _line_with(data, n, c, dv, k) -> list[int]:
     out = []
     if c > 1:
         for _ in range(n // c):
@@ -358,8 +407,9 @@ def draw_hinted_tile(data, p: Program) -> None:
         offsets = T.RangeOp(0, int(np.prod(shape)), ir.IntegerType.get_signless(32)).result
         loaded = T.LoadOp(p.args[2 + len(p.scalar_args)], offsets).result
         if len(shape) > 1:
-            loaded = tensor.ExpandShapeOp(ir.RankedTensorType.get(list(shape), i64), loaded,
-                                          [list(range(len(shape)))], [], list(shape)).result
+            loaded = tensor.ExpandShapeOp(
+                ir.RankedTensorType.get(list(shape), i64), loaded, [list(range(len(shape)))], [], list(shape)
+            ).result
         kwargs = {}
         if given in ("all", "divisibility"):
             kwargs["divisibility"] = div
@@ -371,11 +421,25 @@ def draw_hinted_tile(data, p: Program) -> None:
     p.add(Node(shape, False, 64, _fixed(values), build, f"hinted tile C={c} D={dv} K={k} ({given})"))
 
 
-_ARITH = {"addi": arith.AddIOp, "subi": arith.SubIOp, "muli": arith.MulIOp, "divsi": arith.DivSIOp,
-          "divui": arith.DivUIOp, "remsi": arith.RemSIOp, "remui": arith.RemUIOp, "shli": arith.ShLIOp,
-          "shrsi": arith.ShRSIOp, "shrui": arith.ShRUIOp, "andi": arith.AndIOp, "ori": arith.OrIOp,
-          "xori": arith.XOrIOp, "minsi": arith.MinSIOp, "maxsi": arith.MaxSIOp, "minui": arith.MinUIOp,
-          "maxui": arith.MaxUIOp}
+_ARITH = {
+    "addi": arith.AddIOp,
+    "subi": arith.SubIOp,
+    "muli": arith.MulIOp,
+    "divsi": arith.DivSIOp,
+    "divui": arith.DivUIOp,
+    "remsi": arith.RemSIOp,
+    "remui": arith.RemUIOp,
+    "shli": arith.ShLIOp,
+    "shrsi": arith.ShRSIOp,
+    "shrui": arith.ShRUIOp,
+    "andi": arith.AndIOp,
+    "ori": arith.OrIOp,
+    "xori": arith.XOrIOp,
+    "minsi": arith.MinSIOp,
+    "maxsi": arith.MaxSIOp,
+    "minui": arith.MinUIOp,
+    "maxui": arith.MaxUIOp,
+}
 
 
 def draw_op(data, p: Program) -> None:
@@ -384,8 +448,16 @@ def draw_op(data, p: Program) -> None:
     # Mostly chains (the newest value), so that deep expressions are common.
     newest = data.draw(st.booleans())
     i = len(p.nodes) - 1 if newest else data.draw(st.integers(0, len(p.nodes) - 1))
-    handler = {"binary": _binary, "cmpi": _cmpi, "select": _select, "splat": _splat, "cast": _cast,
-               "shape": _reshape, "hint": _hint_existing, "if": _if}[kind]
+    handler = {
+        "binary": _binary,
+        "cmpi": _cmpi,
+        "select": _select,
+        "splat": _splat,
+        "cast": _cast,
+        "shape": _reshape,
+        "hint": _hint_existing,
+        "if": _if,
+    }[kind]
     try:
         handler(data, p, i)
     except Undefined:
@@ -427,17 +499,32 @@ def _binary(data, p: Program, i: int) -> None:
 def binary_node(p: Program, op: str, i: int, j: int) -> int:
     x = p.nodes[i]
     fn = binary_semantics(op, x.width)
-    return p.add(Node(x.shape, x.scalar, x.width, lambda get: elementwise(fn, get(i), get(j)),
-                      lambda p: _ARITH[op](p.value(i), p.value(j)).result, op))
+    return p.add(
+        Node(
+            x.shape,
+            x.scalar,
+            x.width,
+            lambda get: elementwise(fn, get(i), get(j)),
+            lambda p: _ARITH[op](p.value(i), p.value(j)).result,
+            op,
+        )
+    )
 
 
 def _cmpi(data, p: Program, i: int) -> None:
     x = p.nodes[i]
     j = _partner(data, p, i)
     pred = data.draw(st.sampled_from(PREDICATES))
-    p.add(Node(x.shape, x.scalar, 1, lambda get: elementwise(lambda a, b: compare(pred, a, b, x.width), get(i), get(j)),
-               lambda p: arith.CmpIOp(getattr(arith.CmpIPredicate, pred), p.value(i), p.value(j)).result,
-               f"cmpi {pred}"))
+    p.add(
+        Node(
+            x.shape,
+            x.scalar,
+            1,
+            lambda get: elementwise(lambda a, b: compare(pred, a, b, x.width), get(i), get(j)),
+            lambda p: arith.CmpIOp(getattr(arith.CmpIPredicate, pred), p.value(i), p.value(j)).result,
+            f"cmpi {pred}",
+        )
+    )
 
 
 def _select(data, p: Program, i: int) -> None:
@@ -452,8 +539,16 @@ def _select(data, p: Program, i: int) -> None:
         cv = np.broadcast_to(get(c)[0], x.shape) if scalar_cond else get(c)
         return np.where(cv.astype(bool), get(i), get(j)).astype(object)
 
-    p.add(Node(x.shape, x.scalar, x.width, compute,
-               lambda p: arith.SelectOp(p.value(c), p.value(i), p.value(j)).result, "select"))
+    p.add(
+        Node(
+            x.shape,
+            x.scalar,
+            x.width,
+            compute,
+            lambda p: arith.SelectOp(p.value(c), p.value(i), p.value(j)).result,
+            "select",
+        )
+    )
 
 
 def _splat(data, p: Program, i: int) -> None:
@@ -461,8 +556,16 @@ def _splat(data, p: Program, i: int) -> None:
     if not x.scalar or x.width == 1:
         return
     shape = p.shape
-    p.add(Node(shape, False, x.width, lambda get: np.full(shape, get(i)[0], dtype=object),
-               lambda p: tensor.SplatOp(_ty(shape, False, x.width), p.value(i), []).result, "splat"))
+    p.add(
+        Node(
+            shape,
+            False,
+            x.width,
+            lambda get: np.full(shape, get(i)[0], dtype=object),
+            lambda p: tensor.SplatOp(_ty(shape, False, x.width), p.value(i), []).result,
+            "splat",
+        )
+    )
 
 
 def _cast(data, p: Program, i: int) -> None:
@@ -472,13 +575,30 @@ def _cast(data, p: Program, i: int) -> None:
         signed = data.draw(st.booleans())
         fn = (lambda a: -a) if signed else (lambda a: a)
         op = arith.ExtSIOp if signed else arith.ExtUIOp
-        p.add(Node(x.shape, x.scalar, 64, lambda get: elementwise(fn, get(i)),
-                   lambda p: op(t(64), p.value(i)).result, "extsi i1" if signed else "extui i1"))
+        p.add(
+            Node(
+                x.shape,
+                x.scalar,
+                64,
+                lambda get: elementwise(fn, get(i)),
+                lambda p: op(t(64), p.value(i)).result,
+                "extsi i1" if signed else "extui i1",
+            )
+        )
     elif x.width == 64:
         if data.draw(st.booleans()):
-            p.add(Node(x.shape, x.scalar, 32, lambda get: elementwise(lambda a: _fits(a, 32), get(i)),
-                       lambda p: arith.TruncIOp(t(32), p.value(i)).result, "trunci"))
+            p.add(
+                Node(
+                    x.shape,
+                    x.scalar,
+                    32,
+                    lambda get: elementwise(lambda a: _fits(a, 32), get(i)),
+                    lambda p: arith.TruncIOp(t(32), p.value(i)).result,
+                    "trunci",
+                )
+            )
         else:
+
             def build(p):
                 index = ir.IndexType.get()
                 it = index if x.scalar else ir.RankedTensorType.get(list(x.shape), index)
@@ -489,8 +609,16 @@ def _cast(data, p: Program, i: int) -> None:
         signed = data.draw(st.booleans())
         fn = (lambda a: a) if signed else (lambda a: _u(a, 32))
         op = arith.ExtSIOp if signed else arith.ExtUIOp
-        p.add(Node(x.shape, x.scalar, 64, lambda get: elementwise(fn, get(i)),
-                   lambda p: op(t(64), p.value(i)).result, "extsi" if signed else "extui"))
+        p.add(
+            Node(
+                x.shape,
+                x.scalar,
+                64,
+                lambda get: elementwise(fn, get(i)),
+                lambda p: op(t(64), p.value(i)).result,
+                "extsi" if signed else "extui",
+            )
+        )
 
 
 def _reshape(data, p: Program, i: int) -> None:
@@ -502,23 +630,54 @@ def _reshape(data, p: Program, i: int) -> None:
         r, c = x.shape
         how = data.draw(st.sampled_from(["transpose", "collapse", "broadcast"]))
         if how == "transpose":
-            p.add(Node((c, r), False, x.width, lambda get: get(i).T.copy(),
-                       lambda p: T.TransposeOp(p.value(i), [1, 0]).result, "transpose"))
+            p.add(
+                Node(
+                    (c, r),
+                    False,
+                    x.width,
+                    lambda get: get(i).T.copy(),
+                    lambda p: T.TransposeOp(p.value(i), [1, 0]).result,
+                    "transpose",
+                )
+            )
         elif how == "collapse":
-            p.add(Node((r * c,), False, x.width, lambda get: get(i).reshape(-1).copy(),
-                       lambda p: tensor.CollapseShapeOp(et((r * c,)), p.value(i), [[0, 1]]).result, "collapse"))
+            p.add(
+                Node(
+                    (r * c,),
+                    False,
+                    x.width,
+                    lambda get: get(i).reshape(-1).copy(),
+                    lambda p: tensor.CollapseShapeOp(et((r * c,)), p.value(i), [[0, 1]]).result,
+                    "collapse",
+                )
+            )
         elif 1 in x.shape:
             target = list(x.shape)
             target[x.shape.index(1)] = data.draw(st.sampled_from([2, 4, 6]))
-            p.add(Node(tuple(target), False, x.width, lambda get: np.broadcast_to(get(i), target).copy(),
-                       lambda p: T.BroadcastOp(p.value(i), target).result, f"broadcast to {target}"))
+            p.add(
+                Node(
+                    tuple(target),
+                    False,
+                    x.width,
+                    lambda get: np.broadcast_to(get(i), target).copy(),
+                    lambda p: T.BroadcastOp(p.value(i), target).result,
+                    f"broadcast to {target}",
+                )
+            )
     else:
         (n,) = x.shape
         a = data.draw(st.sampled_from([a for a in (1, 2, 3, 4, n) if n % a == 0]))
         b = n // a
-        p.add(Node((a, b), False, x.width, lambda get: get(i).reshape(a, b).copy(),
-                   lambda p: tensor.ExpandShapeOp(et((a, b)), p.value(i), [[0, 1]], [], [a, b]).result,
-                   f"expand to {a}x{b}"))
+        p.add(
+            Node(
+                (a, b),
+                False,
+                x.width,
+                lambda get: get(i).reshape(a, b).copy(),
+                lambda p: tensor.ExpandShapeOp(et((a, b)), p.value(i), [[0, 1]], [], [a, b]).result,
+                f"expand to {a}x{b}",
+            )
+        )
 
 
 def _hint_existing(data, p: Program, i: int) -> None:
@@ -545,8 +704,16 @@ def _hint_existing(data, p: Program, i: int) -> None:
         kwargs["divisibility"] = ds
     if given in ("constancy", "all"):
         kwargs["constancy"] = ks
-    p.add(Node(x.shape, x.scalar, x.width, lambda get: get(i),
-               lambda p: T.HintOp(p.value(i), **kwargs).result, f"hint {kwargs}"))
+    p.add(
+        Node(
+            x.shape,
+            x.scalar,
+            x.width,
+            lambda get: get(i),
+            lambda p: T.HintOp(p.value(i), **kwargs).result,
+            f"hint {kwargs}",
+        )
+    )
 
 
 def _if(data, p: Program, i: int) -> None:
@@ -577,7 +744,7 @@ def context() -> ir.Context:
     return _CONTEXT
 
 
-def kernel_module(p: Program, body: Callable[[], None], flat: Optional[ir.Type] = None) -> ir.Module:
+def kernel_module(p: Program, body: Callable[[], None], flat: ir.Type | None = None) -> ir.Module:
     """A kernel with X: memref<?x?xf32>[M, N] (@aligned(M = 48), N specialised
     to a multiple of 16), S: memref<12x?xf32>, the scalar arguments (with
     their specialised divisibility), an i64 tensor of opaque data, and when
@@ -596,13 +763,22 @@ def kernel_module(p: Program, body: Callable[[], None], flat: Optional[ir.Type] 
         fn = func.FuncOp("k", ir.FunctionType.get(types, []))
         fn.attributes["tile.kernel"] = ir.UnitAttr.get()
         fn.attributes["tile.aligned"] = ir.DictAttr.get({"M": ir.IntegerAttr.get(i64, 48)})
-        attrs = [ir.DictAttr.get({"tile.dims": names(["M", "N"]), "tile.divisibility": arr([1, 16])}),
-                 ir.DictAttr.get({"tile.dims": names(["12", "K"])})]
+        attrs = [
+            ir.DictAttr.get({"tile.dims": names(["M", "N"]), "tile.divisibility": arr([1, 16])}),
+            ir.DictAttr.get({"tile.dims": names(["12", "K"])}),
+        ]
         attrs += [ir.DictAttr.get({"tile.divisibility": arr([d])}) for d, _ in p.scalar_args]
         attrs += [ir.DictAttr.get({"tile.dims": names(["L"])})]
         if flat is not None:
-            attrs.append(ir.DictAttr.get({"tile.name": ir.StringAttr.get("F"), "tile.dims": names(["F"]),
-                                          "tile.ptr_align": ir.IntegerAttr.get(i64, 16)}))
+            attrs.append(
+                ir.DictAttr.get(
+                    {
+                        "tile.name": ir.StringAttr.get("F"),
+                        "tile.dims": names(["F"]),
+                        "tile.ptr_align": ir.IntegerAttr.get(i64, 16),
+                    }
+                )
+            )
         fn.arg_attrs = ir.ArrayAttr.get(attrs)
         entry = fn.add_entry_block()
         p.args = list(entry.arguments)
@@ -617,7 +793,8 @@ def check(analysis: AxisInfoAnalysis, p: Program, i: int, values: np.ndarray, wh
     problem = violated_claim(info, values)
     assert problem is None, (
         f"{where}node {i} ({p.nodes[i].what}) claims {problem}, but its values are {values.tolist()}\n"
-        f"facts: {info.to_text()}\nprogram: {[n.what for n in p.nodes]}")
+        f"facts: {info.to_text()}\nprogram: {[n.what for n in p.nodes]}"
+    )
 
 
 def draw_program(data, allow_hints: bool = True) -> Program:
@@ -654,25 +831,44 @@ def test_loop_facts_hold_in_every_iteration(data):
     lb = data.draw(st.sampled_from([0, 1, 4, 16, -8]))
     step = data.draw(st.sampled_from([1, 2, 4, 16, 48]))
     ub = lb + data.draw(st.integers(0, 5)) * step - data.draw(st.integers(0, step - 1))
-    carried = data.draw(st.lists(st.sampled_from([i for i, n in enumerate(outer.nodes) if n.width == 64]),
-                                 min_size=1, max_size=3))
+    carried = data.draw(
+        st.lists(st.sampled_from([i for i, n in enumerate(outer.nodes) if n.width == 64]), min_size=1, max_size=3)
+    )
 
     # The body: the iv, the carried values and some outer values as leaves,
     # then random ops; hints are left out (their promise would only be
     # checked against the first iteration's numbers).
     body = Program(outer.shape, allow_hints=False)
     iv = body.add(Node((1,), True, 64, _fixed(np.array([lb], dtype=object)), None, "iv"))
-    slots = [body.add(Node(outer.nodes[c].shape, outer.nodes[c].scalar, 64, _fixed(outer.nodes[c].values),
-                           None, f"carried (from node {c})")) for c in carried]
+    slots = [
+        body.add(
+            Node(
+                outer.nodes[c].shape,
+                outer.nodes[c].scalar,
+                64,
+                _fixed(outer.nodes[c].values),
+                None,
+                f"carried (from node {c})",
+            )
+        )
+        for c in carried
+    ]
     invariant = data.draw(st.lists(st.sampled_from(range(len(outer.nodes))), max_size=3))
     for k in invariant:
-        body.add(Node(outer.nodes[k].shape, outer.nodes[k].scalar, outer.nodes[k].width,
-                      _fixed(outer.nodes[k].values), lambda p, k=k: outer.value(k), f"outer node {k}"))
+        body.add(
+            Node(
+                outer.nodes[k].shape,
+                outer.nodes[k].scalar,
+                outer.nodes[k].width,
+                _fixed(outer.nodes[k].values),
+                lambda p, k=k: outer.value(k),
+                f"outer node {k}",
+            )
+        )
     first_op = len(body.nodes)
     for _ in range(data.draw(st.integers(1, 8))):
         draw_op(data, body)
-    yields = [data.draw(st.sampled_from(body.matching(body.nodes[s].shape, body.nodes[s].scalar, 64)))
-              for s in slots]
+    yields = [data.draw(st.sampled_from(body.matching(body.nodes[s].shape, body.nodes[s].scalar, 64))) for s in slots]
 
     with context(), ir.Location.unknown():
         loops = []
@@ -718,8 +914,16 @@ def test_loop_facts_hold_in_every_iteration(data):
 
 def _range(p: Program, start: int = 0) -> int:
     n = p.shape[0]
-    return p.add(Node(p.shape, False, 64, _fixed(np.arange(start, start + n, dtype=object)),
-                      lambda p: T.RangeOp(start, start + n, ir.IntegerType.get_signless(64)).result, "range"))
+    return p.add(
+        Node(
+            p.shape,
+            False,
+            64,
+            _fixed(np.arange(start, start + n, dtype=object)),
+            lambda p: T.RangeOp(start, start + n, ir.IntegerType.get_signless(64)).result,
+            "range",
+        )
+    )
 
 
 def _dense(p: Program, values) -> int:
@@ -734,8 +938,16 @@ def _arg_splat(p: Program, divisibility: int, value: int) -> int:
     p.scalar_args.append((divisibility, value))
     index = len(p.scalar_args) - 1
     s = p.add(Node((1,), True, 64, _fixed(np.array([value], dtype=object)), lambda p: p.args[2 + index], "arg"))
-    return p.add(Node(p.shape, False, 64, lambda get: np.full(p.shape, get(s)[0], dtype=object),
-                      lambda p: tensor.SplatOp(_ty(p.shape, False, 64), p.value(s), []).result, "splat"))
+    return p.add(
+        Node(
+            p.shape,
+            False,
+            64,
+            lambda get: np.full(p.shape, get(s)[0], dtype=object),
+            lambda p: tensor.SplatOp(_ty(p.shape, False, 64), p.value(s), []).result,
+            "splat",
+        )
+    )
 
 
 def _check_all(p: Program) -> None:
@@ -779,7 +991,9 @@ def test_negative_dividends(shift, op, divisor):
     constancy and contiguity (-4..-1 / 4 = -1, 0, 0, 0)."""
     p = Program((8,))
     r = binary_node(p, "addi", _range(p), add_constant(p, shift, (8,), False, 64))
-    amount = {"shrsi": divisor.bit_length() - 1, "shrui": divisor.bit_length() - 1, "andi": divisor - 1}.get(op, divisor)
+    amount = {"shrsi": divisor.bit_length() - 1, "shrui": divisor.bit_length() - 1, "andi": divisor - 1}.get(
+        op, divisor
+    )
     binary_node(p, op, r, add_constant(p, amount, (8,), False, 64))
     _check_all(p)
 
@@ -789,7 +1003,7 @@ def test_negative_dividends(shift, op, divisor):
 EDGE_CONSTANTS = [0, 1, -1, 2, 3, 4, -4, 6, 8, -8, 16, 48]
 
 
-def _base_values(p: Program) -> List[int]:
+def _base_values(p: Program) -> list[int]:
     """Tiles of 8 that exercise the rules: runs from 0, from an odd start,
     crossing zero, below zero, strided, constant in parts, and unknowns."""
     r0 = _range(p, 0)
@@ -797,8 +1011,12 @@ def _base_values(p: Program) -> List[int]:
     for shift in (-4, -16, -3):
         bases.append(binary_node(p, "addi", r0, add_constant(p, shift, (8,), False, 64)))
     bases.append(binary_node(p, "muli", r0, add_constant(p, 2, (8,), False, 64)))
-    for values in ([4, 4, 4, 4, 8, 8, 8, 8], [0, 0, 1, 1, 2, 2, 3, 3], [-4, -4, -4, -4, 4, 4, 4, 4],
-                   [8, 9, 10, 11, -4, -3, -2, -1]):
+    for values in (
+        [4, 4, 4, 4, 8, 8, 8, 8],
+        [0, 0, 1, 1, 2, 2, 3, 3],
+        [-4, -4, -4, -4, 4, 4, 4, 4],
+        [8, 9, 10, 11, -4, -3, -2, -1],
+    ):
         bases.append(_dense(p, values))
     bases += [_arg_splat(p, 16, -32), _arg_splat(p, 16, 48), _arg_splat(p, 1, -5)]
     return bases
@@ -846,28 +1064,50 @@ def test_every_rule_exhaustively_on_small_inputs():
 
 def _cmpi_node(p: Program, pred: str, i: int, j: int) -> int:
     x = p.nodes[i]
-    return p.add(Node(x.shape, x.scalar, 1,
-                      lambda get: elementwise(lambda a, b: compare(pred, a, b, x.width), get(i), get(j)),
-                      lambda p: arith.CmpIOp(getattr(arith.CmpIPredicate, pred), p.value(i), p.value(j)).result,
-                      f"cmpi {pred}"))
+    return p.add(
+        Node(
+            x.shape,
+            x.scalar,
+            1,
+            lambda get: elementwise(lambda a, b: compare(pred, a, b, x.width), get(i), get(j)),
+            lambda p: arith.CmpIOp(getattr(arith.CmpIPredicate, pred), p.value(i), p.value(j)).result,
+            f"cmpi {pred}",
+        )
+    )
 
 
 def _select_node(p: Program, c: int, i: int, j: int) -> int:
     x = p.nodes[i]
-    return p.add(Node(x.shape, x.scalar, x.width,
-                      lambda get: np.where(get(c).astype(bool), get(i), get(j)).astype(object),
-                      lambda p: arith.SelectOp(p.value(c), p.value(i), p.value(j)).result, "select"))
+    return p.add(
+        Node(
+            x.shape,
+            x.scalar,
+            x.width,
+            lambda get: np.where(get(c).astype(bool), get(i), get(j)).astype(object),
+            lambda p: arith.SelectOp(p.value(c), p.value(i), p.value(j)).result,
+            "select",
+        )
+    )
 
 
-def _cast_node(p: Program, how: str, i: Optional[int]) -> int:
+def _cast_node(p: Program, how: str, i: int | None) -> int:
     if i is None:
         raise Undefined("no operand")
     x = p.nodes[i]
     t = lambda w: _ty(x.shape, x.scalar, w)  # noqa: E731
     if how == "trunci":
-        return p.add(Node(x.shape, x.scalar, 32, lambda get: elementwise(lambda a: _fits(a, 32), get(i)),
-                          lambda p: arith.TruncIOp(t(32), p.value(i)).result, "trunci"))
+        return p.add(
+            Node(
+                x.shape,
+                x.scalar,
+                32,
+                lambda get: elementwise(lambda a: _fits(a, 32), get(i)),
+                lambda p: arith.TruncIOp(t(32), p.value(i)).result,
+                "trunci",
+            )
+        )
     fn = (lambda a: a) if how == "extsi" else (lambda a: _u(a, 32))
     op = arith.ExtSIOp if how == "extsi" else arith.ExtUIOp
-    return p.add(Node(x.shape, x.scalar, 64, lambda get: elementwise(fn, get(i)),
-                      lambda p: op(t(64), p.value(i)).result, how))
+    return p.add(
+        Node(x.shape, x.scalar, 64, lambda get: elementwise(fn, get(i)), lambda p: op(t(64), p.value(i)).result, how)
+    )

@@ -14,9 +14,9 @@ import pytest
 
 pytest.importorskip("mlir")
 
-from phobos.runtime.artifact import Artifact, ContractError, validate_contract  # noqa: E402
 from phobos.compiler import CompileError, compile_artifact, compile_stages  # noqa: E402
 from phobos.lowering.target import TargetError, check_target, toolkit_dir  # noqa: E402
+from phobos.runtime.artifact import Artifact, ContractError, validate_contract  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_ptxas = pytest.mark.skipif(toolkit_dir() is None, reason="ptxas (nvidia-cuda-nvcc-cu12) is not installed")
@@ -70,15 +70,26 @@ def test_scale_mlir_gives_an_elf_cubin_and_a_valid_contract():
     assert (c["kernel"], c["name"], c["chip"], c["threads"], c["shared_bytes"]) == ("scale", "scale", "sm_90", 256, 0)
     assert [p["name"] for p in c["params"]] == ["X", "Y", "alpha"]
     x = c["params"][0]
-    assert (x["kind"], x["dtype"], x["rank"], x["dims"], x["shape"], x["contiguity"]) == \
-        ("tensor", "f32", 2, ["M", "N"], [None, None], "last")
+    assert (x["kind"], x["dtype"], x["rank"], x["dims"], x["shape"], x["contiguity"]) == (
+        "tensor",
+        "f32",
+        2,
+        ["M", "N"],
+        [None, None],
+        "last",
+    )
     assert x["access"] == "read" and c["params"][1]["access"] == "write"
     assert c["params"][2] == {"name": "alpha", "kind": "scalar", "dtype": "f32"}
     # X: pointer, M, N (each symbol once), its row stride; Y: pointer, its row stride; alpha.
-    assert c["abi"] == [{"kind": "ptr", "param": 0}, {"kind": "extent", "param": 0, "axis": 0},
-                        {"kind": "extent", "param": 0, "axis": 1}, {"kind": "stride", "param": 0, "axis": 0},
-                        {"kind": "ptr", "param": 1}, {"kind": "stride", "param": 1, "axis": 0},
-                        {"kind": "scalar", "param": 2}]
+    assert c["abi"] == [
+        {"kind": "ptr", "param": 0},
+        {"kind": "extent", "param": 0, "axis": 0},
+        {"kind": "extent", "param": 0, "axis": 1},
+        {"kind": "stride", "param": 0, "axis": 0},
+        {"kind": "ptr", "param": 1},
+        {"kind": "stride", "param": 1, "axis": 0},
+        {"kind": "scalar", "param": 2},
+    ]
     assert c["grid"] == [{"symbol": "M", "tile": 32}, {"symbol": "N", "tile": 128}, 1]
     assert c["promises"] == [{"symbol": "M", "divisor": 32}, {"symbol": "N", "divisor": 128}]
     assert c["key"] == "" and len(c["fingerprint"]) == 16
@@ -125,17 +136,21 @@ def test_a_module_from_the_builder_compiles(tmp_path):
     with tb.context(), tb.Location.unknown():
         module = tb.Module.create()
         with tb.InsertionPoint(module.body):
+
             @tb.kernel(aligned={"N": 256})
             def double(X: tb.Tensor(tb.f64, "N"), Y: tb.Tensor(tb.f64, "N")):
                 s = tb.block_id(0) * 256
                 tb.store_slice(Y, [s], tb.load_slice(X, [s], [256]) * 2.0)
+
         stages = compile_stages(module)
     assert "gpu.func @double" in stages["gpu"]
     assert "trap;" in stages["ptx"]
 
 
 def test_stages_follow_the_key_and_chip():
-    stages = compile_stages(str(ROOT / "examples" / "scale.mlir"), chip="sm_80", key="X=a16.e16x16.s16;Y=a16.e16x16.s16")
+    stages = compile_stages(
+        str(ROOT / "examples" / "scale.mlir"), chip="sm_80", key="X=a16.e16x16.s16;Y=a16.e16x16.s16"
+    )
     assert ".target sm_80" in stages["ptx"]
     assert '#nvvm.target<chip = "sm_80", features = "+ptx80">' in stages["gpu"]
     assert "tile.divisibility = array<i64: 16, 16>" in stages["tile"]  # the key's facts, before the gpu stage
@@ -153,9 +168,22 @@ def test_artifact_save_and_load_round_trip(tmp_path):
 
 
 def test_contract_validation_names_the_field():
-    contract = {"format": 1, "kernel": "k", "name": "k", "chip": "sm_90", "threads": 256, "shared_bytes": 0,
-                "params": [{"name": "x", "kind": "scalar", "dtype": "f32"}], "abi": [{"kind": "ptr", "param": 0}],
-                "grid": [1, 1, 1], "promises": [], "bindings": {}, "key": "", "fingerprint": "f", "options": {}}
+    contract = {
+        "format": 1,
+        "kernel": "k",
+        "name": "k",
+        "chip": "sm_90",
+        "threads": 256,
+        "shared_bytes": 0,
+        "params": [{"name": "x", "kind": "scalar", "dtype": "f32"}],
+        "abi": [{"kind": "ptr", "param": 0}],
+        "grid": [1, 1, 1],
+        "promises": [],
+        "bindings": {},
+        "key": "",
+        "fingerprint": "f",
+        "options": {},
+    }
     with pytest.raises(ContractError, match=r"abi\[0\] \(ptr\) must refer to a tensor parameter"):
         validate_contract(contract)
 
@@ -163,11 +191,14 @@ def test_contract_validation_names_the_field():
 # ----------------------------------------------------------------------------- errors
 
 
-@pytest.mark.parametrize("chip, message", [
-    ("sm_60", "chip 'sm_60' is not supported: Phobos needs sm_70 or newer"),
-    ("sm_91", "chip 'sm_91' is not known to the toolchain"),
-    ("gfx90a", "invalid chip 'gfx90a'"),
-])
+@pytest.mark.parametrize(
+    "chip, message",
+    [
+        ("sm_60", "chip 'sm_60' is not supported: Phobos needs sm_70 or newer"),
+        ("sm_91", "chip 'sm_91' is not known to the toolchain"),
+        ("gfx90a", "invalid chip 'gfx90a'"),
+    ],
+)
 def test_bad_chip_is_a_clear_error(chip, message):
     with pytest.raises(CompileError, match=message):
         compile_stages(SAXPY, chip=chip)
@@ -196,7 +227,10 @@ def test_unsupported_op_is_a_located_error_naming_it():
 
 
 def test_unsupported_dtype_is_a_located_error():
-    src = DOT.replace("f32", "f8E5M2").replace('%d = "tile.dot"(%a, %a, %a) : (tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>) -> tensor<32x32xf8E5M2>\n', "")
+    src = DOT.replace("f32", "f8E5M2").replace(
+        '%d = "tile.dot"(%a, %a, %a) : (tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>) -> tensor<32x32xf8E5M2>\n',
+        "",
+    )
     src = src.replace("%d, %A", "%a, %A")
     with pytest.raises(CompileError, match="element type f8E5M2"):
         compile_stages(src)
@@ -274,7 +308,11 @@ func.func @k(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]}, %Y: memref<
 }"""
     assert _grid(clash) == [None, 1, 1]
     # Offset form, 1-D, without a mask: the offsets themselves give the rule.
-    assert _grid(SAXPY.replace(', %mask)', ')').replace(', tensor<512xi1>)', ')')) == [{"symbol": "N", "tile": 512}, 1, 1]
+    assert _grid(SAXPY.replace(", %mask)", ")").replace(", tensor<512xi1>)", ")")) == [
+        {"symbol": "N", "tile": 512},
+        1,
+        1,
+    ]
 
 
 def test_launch_order_follows_the_contiguous_dimension():
@@ -293,7 +331,7 @@ def test_launch_order_follows_the_contiguous_dimension():
 
     scale = (ROOT / "examples" / "scale.mlir").read_text()
     assert fast(scale) == 1  # block_id(1) picks column tiles: renumber CTAs
-    swapped = scale.replace('{dim = 0 : i64}', '{dim = 2 : i64}').replace('{dim = 1 : i64}', '{dim = 0 : i64}')
-    assert fast(swapped.replace('{dim = 2 : i64}', '{dim = 1 : i64}')) is None  # x already walks the columns
+    swapped = scale.replace("{dim = 0 : i64}", "{dim = 2 : i64}").replace("{dim = 1 : i64}", "{dim = 0 : i64}")
+    assert fast(swapped.replace("{dim = 2 : i64}", "{dim = 1 : i64}")) is None  # x already walks the columns
     assert fast(SAXPY) is None  # 1-D
     assert fast(scale.replace("tile.kernel", "tile.kernel, tile.persistent")) is None

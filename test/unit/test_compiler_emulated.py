@@ -97,7 +97,7 @@ def aligned_buffer(n, dtype, fill):
     """A 1-D array whose first element is 16-byte aligned."""
     raw = np.full(n + 16, fill, dtype=dtype)
     offset = (-raw.ctypes.data % 16) // raw.itemsize
-    return raw[offset:offset + n]
+    return raw[offset : offset + n]
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -109,6 +109,7 @@ def scale_kernel(aligned):
         def scale(X: tb.Tensor(tb.f32, "M", "N"), Y: tb.Tensor(tb.f32, "M", "N"), alpha: tb.f32):
             r, c = tb.block_id(0) * 32, tb.block_id(1) * 128
             tb.store_slice(Y, [r, c], alpha * tb.load_slice(X, [r, c], [32, 128]))
+
     return build(body)
 
 
@@ -198,6 +199,7 @@ def test_outer_product_of_slices_with_128_threads():
             a = tb.expand_dims(tb.load_slice(A, [r], [16]), 1)
             b = tb.expand_dims(tb.load_slice(B, [c], [64]), 0)
             tb.store_slice(C, [r, c], a * b)
+
     # Width 4 is legal here: N and the row pitch are multiples of 4, bases 16-byte aligned.
     src = with_facts(build(body), vector_width=4, ptr_align=16)
     M, N = 35, 148
@@ -218,6 +220,7 @@ def test_bias_and_elu_with_math_and_select():
             r, c = tb.block_id(0) * 16, tb.block_id(1) * 64
             y = tb.load_slice(X, [r, c], [16, 64]) + tb.expand_dims(tb.load_slice(B, [c], [64]), 0)
             tb.store_slice(Y, [r, c], tb.where(y > 0.0, y, tb.exp(y) - 1.0))
+
     src = build(body)
     M, N = 35, 100
     X = RNG.standard_normal((M, N)).astype(np.float32)
@@ -238,12 +241,14 @@ def test_loop_carried_tiles():
                 x = tb.load_slice(X, [r, loop.iv], [32, 32])
                 loop.yield_(loop.carried[0] + x * x)
             tb.store_slice(Y, [r, 0], loop.results[0])
+
     src = build(body)
     M, K = 40, 75
     X = RNG.standard_normal((M, K)).astype(np.float32)
     Y = np.full((M, 32), np.nan, np.float32)
     assert not run(src, (2,), X, Y)
-    xp = np.zeros((M, 96)); xp[:, :K] = X
+    xp = np.zeros((M, 96))
+    xp[:, :K] = X
     np.testing.assert_allclose(Y, (xp.reshape(M, 3, 32) ** 2).sum(1), rtol=1e-5)
 
 
@@ -279,6 +284,7 @@ def test_tile_smaller_than_the_cta_is_stored_once():
         def tiny(X: tb.Tensor(tb.i32, "N"), Y: tb.Tensor(tb.i32, "N")):
             o = tb.block_id(0) * 16
             tb.store_slice(Y, [o], tb.load_slice(X, [o], [16]) * 3 + 1)
+
     src = build(body)
     X = RNG.integers(-1000, 1000, 50).astype(np.int32)
     Y = np.zeros(50, np.int32)
@@ -299,6 +305,7 @@ def test_element_types_and_widths(dtype, width):
             o = tb.block_id(0) * 1024
             x = tb.load_slice(X, [o], [1024])
             tb.store_slice(Y, [o], x + x)
+
     src = with_facts(build(body), vector_width=width, in_bounds=True, ptr_align=16)
     n = 2048
     X = aligned_buffer(n, dtype, 0)
@@ -317,6 +324,7 @@ def test_three_dimensional_tiles():
             b, r = tb.block_id(0) * 2, tb.block_id(1) * 8
             x = tb.load_slice(X, [b, r, 0], [2, 8, 64])
             tb.store_slice(Y, [b, r, 0], x - 1.0)
+
     src = build(body)
     shape = (3, 13, 50)
     X = RNG.standard_normal(shape).astype(np.float32)
@@ -335,6 +343,7 @@ def test_two_dimensional_offset_form():
             offs = tb.expand_dims(r, 1) * n + tb.expand_dims(c, 0)
             m = (tb.expand_dims(r, 1) < tb.cast(extents["M"], tb.i32)) & (tb.expand_dims(c, 0) < n)
             tb.store(Y, offs, tb.load(X, offs, m) + 1.0, m)
+
     src = build(body)
     M, N = 45, 70
     X = RNG.standard_normal((M, N)).astype(np.float32)
@@ -350,6 +359,7 @@ def test_grid_stride_loop_uses_grid_dim():
         def fill(Y: tb.Tensor(tb.i32, "N"), extents):
             with tb.for_range(tb.block_id(0) * 256, extents["N"], tb.grid_dim(0) * 256) as loop:
                 tb.store_slice(Y, [loop.iv], tb.full([256], tb.cast(loop.iv, tb.i32)) + tb.arange(0, 256))
+
     src = build(body)
     n = 3000
     Y = np.zeros(n + 5, np.int32)
@@ -364,6 +374,7 @@ def test_sqrt_is_correctly_rounded():
         def root(X: tb.Tensor(tb.f32, "N"), Y: tb.Tensor(tb.f32, "N")):
             o = tb.block_id(0) * 512
             tb.store_slice(Y, [o], tb.sqrt(tb.load_slice(X, [o], [512])))
+
     src = build(body)
     assert 'llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"' in compile_stages(src)["gpu"]
     X = np.abs(RNG.standard_normal(1000)).astype(np.float32) * 100
@@ -378,6 +389,7 @@ def test_float_remainder():
         def fmod(X: tb.Tensor(tb.f32, "N"), Y: tb.Tensor(tb.f32, "N")):
             o = tb.block_id(0) * 256
             tb.store_slice(Y, [o], tb.load_slice(X, [o], [256]) % 0.75)
+
     src = build(body)
     assert "arith.remf" in compile_stages(src)["gpu"]
     X = (RNG.standard_normal(300) * 10).astype(np.float32)

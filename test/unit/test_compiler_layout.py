@@ -28,8 +28,9 @@ def test_every_element_is_held_and_owned_once(shape, threads, width):
         coords = list(itertools.product(*per_dim))
         assert len(coords) == L.registers(shape)
         held.update(coords)
-        owner = all(L.thread_index(d, tid) * L.size_per_thread[d] < s
-                    for d, s in enumerate(shape) if L.replicated(d, s))
+        owner = all(
+            L.thread_index(d, tid) * L.size_per_thread[d] < s for d, s in enumerate(shape) if L.replicated(d, s)
+        )
         if owner:
             for c in coords:
                 assert c not in owned, f"{c} owned by threads {owned[c]} and {tid}"
@@ -68,14 +69,22 @@ def test_layout_text_round_trip_and_checks():
 
 
 def test_abi_passes_each_symbol_once_and_leading_strides():
-    params = [TensorParam("A", "f32", ["M", "K"], [None, None]), TensorParam("B", "f32", ["K", "N"], [None, 64]),
-              ScalarParam("alpha", "f32"), TensorParam("C", "f16", ["M", "N"], [None, None])]
+    params = [
+        TensorParam("A", "f32", ["M", "K"], [None, None]),
+        TensorParam("B", "f32", ["K", "N"], [None, 64]),
+        ScalarParam("alpha", "f32"),
+        TensorParam("C", "f16", ["M", "N"], [None, None]),
+    ]
     assert abi_entries(params) == [
-        {"kind": "ptr", "param": 0}, {"kind": "extent", "param": 0, "axis": 0}, {"kind": "extent", "param": 0, "axis": 1},
+        {"kind": "ptr", "param": 0},
+        {"kind": "extent", "param": 0, "axis": 0},
+        {"kind": "extent", "param": 0, "axis": 1},
         {"kind": "stride", "param": 0, "axis": 0},
-        {"kind": "ptr", "param": 1}, {"kind": "stride", "param": 1, "axis": 0},  # N is static (64) in B
+        {"kind": "ptr", "param": 1},
+        {"kind": "stride", "param": 1, "axis": 0},  # N is static (64) in B
         {"kind": "scalar", "param": 2},
-        {"kind": "ptr", "param": 3}, {"kind": "stride", "param": 3, "axis": 0},
+        {"kind": "ptr", "param": 3},
+        {"kind": "stride", "param": 3, "axis": 0},
     ]
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from phobos.dialect import kernel as K
 from phobos.dialect import make_context
-from phobos.frontend import CompileError, check_source, compile_to_tile_ir, parse_source
 from phobos.dialect.verify import verify_tile_ir
+from phobos.frontend import CompileError, check_source, compile_to_tile_ir, parse_source
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(ROOT.glob("examples/*.ph"))

@@ -29,15 +29,120 @@ SEED_TEXTS = [p.read_text() for p in SEEDS]
 
 # Lexemes the language knows, plus a few it does not.
 VOCABULARY = [
-    "kernel", "let", "var", "if", "else", "for", "in", "while", "true", "false", "range", "ctx", "block", "grid",
-    "x", "y", "z", "tensor", "tile", "f16", "bf16", "f32", "f64", "i8", "i32", "i64", "bool",
-    "dot", "dot_t", "exp", "log", "sqrt", "tanh", "abs", "tmax", "tmin", "where", "sum", "rowsum", "rowmax",
-    "transpose", "cumsum", "tril", "barrier", "grid_barrier", "program_id",
-    "@autotune", "@launch", "@aligned", "@pipeline", "@tensorcore", "@persistent", "@foo",
-    "A", "B", "M", "N", "K", "TM", "TN", "a", "acc", "i", "n",
-    "0", "1", "2", "3", "4", "16", "32", "128", "256", "1024", "0.0", "1.5", "2e3", "99999999999999999999", "12ab",
-    ":+", "+=", "-=", "*=", "==", "!=", "<=", ">=", "&&", "||", "+", "-", "*", "/", "%", "<", ">", "!", "=",
-    ":", ",", ";", ".", "(", ")", "[", "]", "{", "}", "\n", "\n", "\n", "//", "$", "\t",
+    "kernel",
+    "let",
+    "var",
+    "if",
+    "else",
+    "for",
+    "in",
+    "while",
+    "true",
+    "false",
+    "range",
+    "ctx",
+    "block",
+    "grid",
+    "x",
+    "y",
+    "z",
+    "tensor",
+    "tile",
+    "f16",
+    "bf16",
+    "f32",
+    "f64",
+    "i8",
+    "i32",
+    "i64",
+    "bool",
+    "dot",
+    "dot_t",
+    "exp",
+    "log",
+    "sqrt",
+    "tanh",
+    "abs",
+    "tmax",
+    "tmin",
+    "where",
+    "sum",
+    "rowsum",
+    "rowmax",
+    "transpose",
+    "cumsum",
+    "tril",
+    "barrier",
+    "grid_barrier",
+    "program_id",
+    "@autotune",
+    "@launch",
+    "@aligned",
+    "@pipeline",
+    "@tensorcore",
+    "@persistent",
+    "@foo",
+    "A",
+    "B",
+    "M",
+    "N",
+    "K",
+    "TM",
+    "TN",
+    "a",
+    "acc",
+    "i",
+    "n",
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "16",
+    "32",
+    "128",
+    "256",
+    "1024",
+    "0.0",
+    "1.5",
+    "2e3",
+    "99999999999999999999",
+    "12ab",
+    ":+",
+    "+=",
+    "-=",
+    "*=",
+    "==",
+    "!=",
+    "<=",
+    ">=",
+    "&&",
+    "||",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "<",
+    ">",
+    "!",
+    "=",
+    ":",
+    ",",
+    ";",
+    ".",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "\n",
+    "\n",
+    "\n",
+    "//",
+    "$",
+    "\t",
 ]
 
 ALARM_SECONDS = 10
@@ -75,7 +180,9 @@ def compile_must_not_crash(source: str) -> None:
 
 def _lexemes(text: str) -> list:
     """Tokens and the whitespace between them, so a mutation keeps the layout."""
-    return re.findall(r"\s+|//[^\n]*|[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|:\+|[+\-*]=|[=!<>]=|&&|\|\||.", text)
+    return re.findall(
+        r"\s+|//[^\n]*|[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|:\+|[+\-*]=|[=!<>]=|&&|\|\||.", text
+    )
 
 
 def _kind(lexeme: str) -> str:
@@ -94,8 +201,11 @@ def mutated_programs(draw):
         if not positions:
             break
         i = draw(st.sampled_from(positions))
-        kind = draw(st.sampled_from(["delete", "duplicate", "replace", "insert", "swap", "number",
-                                     "similar", "similar", "similar"]))
+        kind = draw(
+            st.sampled_from(
+                ["delete", "duplicate", "replace", "insert", "swap", "number", "similar", "similar", "similar"]
+            )
+        )
         if kind == "delete":
             del lexemes[i]
         elif kind == "duplicate":
@@ -118,11 +228,50 @@ def mutated_programs(draw):
 
 # Random programs from the grammar: mostly well formed, often ill typed, so
 # they reach the checker and (when they type) the lowering and the verifiers.
-LEAVES = ["t", "u", "h", "s", "n", "r", "0", "1", "2", "2.5", "true", "acc", "A[r * 16 :+ 16, 0 :+ 64]",
-          "A[r, 0 :+ 64]", "A[r, 3]", "A[0 :+ 16, 0 :+ 16]", "H[0 :+ 64, 0 :+ 16]", "V[r :+ 64]", "ctx.block.y",
-          "ctx.grid.x", "program_id(2)", "TM", "N"]
-UNARY_CALLS = ["exp", "log", "sqrt", "tanh", "abs", "sum", "rowsum", "rowmax", "transpose", "cumsum", "tril",
-               "f16", "bf16", "f32", "i32", "-", "!"]
+LEAVES = [
+    "t",
+    "u",
+    "h",
+    "s",
+    "n",
+    "r",
+    "0",
+    "1",
+    "2",
+    "2.5",
+    "true",
+    "acc",
+    "A[r * 16 :+ 16, 0 :+ 64]",
+    "A[r, 0 :+ 64]",
+    "A[r, 3]",
+    "A[0 :+ 16, 0 :+ 16]",
+    "H[0 :+ 64, 0 :+ 16]",
+    "V[r :+ 64]",
+    "ctx.block.y",
+    "ctx.grid.x",
+    "program_id(2)",
+    "TM",
+    "N",
+]
+UNARY_CALLS = [
+    "exp",
+    "log",
+    "sqrt",
+    "tanh",
+    "abs",
+    "sum",
+    "rowsum",
+    "rowmax",
+    "transpose",
+    "cumsum",
+    "tril",
+    "f16",
+    "bf16",
+    "f32",
+    "i32",
+    "-",
+    "!",
+]
 BINARY_CALLS = ["dot", "dot_t", "tmax", "tmin", "sum"]
 BINARY_OPS = ["+", "-", "*", "/", "%", "<", ">=", "==", "!=", "&&", "||"]
 
@@ -130,7 +279,8 @@ BINARY_OPS = ["+", "-", "*", "/", "%", "<", ">=", "==", "!=", "&&", "||"]
 def _expressions():
     def extend(inner):
         unary = st.tuples(st.sampled_from(UNARY_CALLS), inner).map(
-            lambda p: f"{p[0]}{p[1]}" if p[0] in "-!" else f"{p[0]}({p[1]})")
+            lambda p: f"{p[0]}{p[1]}" if p[0] in "-!" else f"{p[0]}({p[1]})"
+        )
         binary = st.tuples(inner, st.sampled_from(BINARY_OPS), inner).map(lambda p: f"({p[0]} {p[1]} {p[2]})")
         call2 = st.tuples(st.sampled_from(BINARY_CALLS), inner, inner).map(lambda p: f"{p[0]}({p[1]}, {p[2]})")
         where = st.tuples(inner, inner, inner).map(lambda p: f"where({p[0]}, {p[1]}, {p[2]})")
@@ -163,13 +313,15 @@ def _statements(depth: int):
 
 
 random_programs = st.lists(_statements(2), min_size=1, max_size=6).map(
-    lambda ss: "@autotune(TM in [16, 64])\n@launch(128)\n"
-    "kernel k(A: tensor<f32>[M, 64], B: tensor<f32>[M, 64], H: tensor<f16>[64, N], V: tensor<f32>[N],"
-    " n: i32, s0: f32) {\n"
-    "  let r = ctx.block.x\n  let t = A[r * 16 :+ 16, 0 :+ 64]\n  let u = rowsum(t)\n"
-    "  let h = H[0 :+ 16, 0 :+ 64]\n  var s = s0\n  var acc: tile<f32>[16, 64] = 0.0\n"
-    + "\n".join(ss) + "\n}\n"
+    lambda ss: (
+        "@autotune(TM in [16, 64])\n@launch(128)\n"
+        "kernel k(A: tensor<f32>[M, 64], B: tensor<f32>[M, 64], H: tensor<f16>[64, N], V: tensor<f32>[N],"
+        " n: i32, s0: f32) {\n"
+        "  let r = ctx.block.x\n  let t = A[r * 16 :+ 16, 0 :+ 64]\n  let u = rowsum(t)\n"
+        "  let h = H[0 :+ 16, 0 :+ 64]\n  var s = s0\n  var acc: tile<f32>[16, 64] = 0.0\n" + "\n".join(ss) + "\n}\n"
+    )
 )
+
 
 # Well-typed random programs (generated by type): every one must compile to
 # verified IR, which exercises the lowering of each construct in combination.
@@ -192,28 +344,49 @@ def _typed_expressions():
     def grow(kind, inner):
         F, C, Q, H, R, S, I, N, B = (inner[k] for k in "FCQHRSINB")
         ops = {
-            "F": [st.tuples(F, st.sampled_from("+-*/%"), st.one_of(F, S, C, R)).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
-                  st.tuples(S, F).map(lambda p: f"({p[0]} * {p[1]})"),
-                  F.map(lambda e: f"-{e}"), F.map(lambda e: f"exp({e})"), F.map(lambda e: f"abs({e})"),
-                  F.map(lambda e: f"cumsum({e})"), H.map(lambda e: f"f32({e})"),
-                  st.tuples(F, st.one_of(F, S)).map(lambda p: f"tmax({p[0]}, {p[1]})"),
-                  st.tuples(F, F, F).map(lambda p: f"where({p[0]} > {p[1]}, {p[2]}, 0.0)"),
-                  st.tuples(Q, F).map(lambda p: f"dot({p[0]}, {p[1]})")],
-            "C": [F.map(lambda e: f"rowsum({e})"), F.map(lambda e: f"rowmax({e})"),
-                  st.tuples(C, S).map(lambda p: f"({p[0]} * {p[1]})")],
-            "Q": [Q.map(lambda e: f"tril({e})"), Q.map(lambda e: f"transpose({e})"),
-                  st.tuples(F, F).map(lambda p: f"dot_t({p[0]}, {p[1]})"),
-                  F.map(lambda e: f"dot({e}, transpose({e}))")],
+            "F": [
+                st.tuples(F, st.sampled_from("+-*/%"), st.one_of(F, S, C, R)).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
+                st.tuples(S, F).map(lambda p: f"({p[0]} * {p[1]})"),
+                F.map(lambda e: f"-{e}"),
+                F.map(lambda e: f"exp({e})"),
+                F.map(lambda e: f"abs({e})"),
+                F.map(lambda e: f"cumsum({e})"),
+                H.map(lambda e: f"f32({e})"),
+                st.tuples(F, st.one_of(F, S)).map(lambda p: f"tmax({p[0]}, {p[1]})"),
+                st.tuples(F, F, F).map(lambda p: f"where({p[0]} > {p[1]}, {p[2]}, 0.0)"),
+                st.tuples(Q, F).map(lambda p: f"dot({p[0]}, {p[1]})"),
+            ],
+            "C": [
+                F.map(lambda e: f"rowsum({e})"),
+                F.map(lambda e: f"rowmax({e})"),
+                st.tuples(C, S).map(lambda p: f"({p[0]} * {p[1]})"),
+            ],
+            "Q": [
+                Q.map(lambda e: f"tril({e})"),
+                Q.map(lambda e: f"transpose({e})"),
+                st.tuples(F, F).map(lambda p: f"dot_t({p[0]}, {p[1]})"),
+                F.map(lambda e: f"dot({e}, transpose({e}))"),
+            ],
             "H": [F.map(lambda e: f"f16({e})"), st.tuples(H, H).map(lambda p: f"({p[0]} + {p[1]})")],
             "R": [st.tuples(R, R).map(lambda p: f"({p[0]} - {p[1]})"), R.map(lambda e: f"sqrt(abs({e}))")],
-            "S": [F.map(lambda e: f"sum({e})"), st.tuples(S, st.sampled_from("+-*"), S).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
-                  I.map(lambda e: f"f32({e})"), st.tuples(S, S).map(lambda p: f"tmin({p[0]}, {p[1]})")],
-            "I": [st.tuples(I, st.sampled_from("+*"), I).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
-                  I.map(lambda e: f"({e} % 7)")],
+            "S": [
+                F.map(lambda e: f"sum({e})"),
+                st.tuples(S, st.sampled_from("+-*"), S).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
+                I.map(lambda e: f"f32({e})"),
+                st.tuples(S, S).map(lambda p: f"tmin({p[0]}, {p[1]})"),
+            ],
+            "I": [
+                st.tuples(I, st.sampled_from("+*"), I).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
+                I.map(lambda e: f"({e} % 7)"),
+            ],
             "N": [st.tuples(N, N).map(lambda p: f"({p[0]} - {p[1]})"), S.map(lambda e: f"i32({e})")],
-            "B": [st.tuples(S, S).map(lambda p: f"{p[0]} < {p[1]}"), st.tuples(I, I).map(lambda p: f"{p[0]} == {p[1]}"),
-                  st.tuples(N, N).map(lambda p: f"{p[0]} >= {p[1]}"), B.map(lambda e: f"!({e})"),
-                  st.tuples(B, B).map(lambda p: f"({p[0]} && {p[1]})")],
+            "B": [
+                st.tuples(S, S).map(lambda p: f"{p[0]} < {p[1]}"),
+                st.tuples(I, I).map(lambda p: f"{p[0]} == {p[1]}"),
+                st.tuples(N, N).map(lambda p: f"{p[0]} >= {p[1]}"),
+                B.map(lambda e: f"!({e})"),
+                st.tuples(B, B).map(lambda p: f"({p[0]} && {p[1]})"),
+            ],
         }
         return st.one_of(inner[kind], *ops[kind])
 
@@ -260,24 +433,34 @@ def _number_lets(text: str) -> str:
 
 
 typed_programs = st.lists(_typed_statements(2), min_size=1, max_size=5).map(
-    lambda ss: _number_lets("@autotune(TM in [16, 64])\n@aligned(M = TM)\n"
-    "kernel k(A: tensor<f32>[M, 64], B: tensor<f32>[M, 64], H: tensor<f16>[64, N], V: tensor<f32>[N],"
-    " n: i32, s0: f32) {\n"
-    "  let r = ctx.block.x\n  let t = A[r * 16 :+ 16, 0 :+ 64]\n  let u = rowsum(t)\n"
-    "  let h = H[0 :+ 16, 0 :+ 64]\n  var s = s0\n  var j = r\n  var acc: tile<f32>[16, 64] = 0.0\n"
-    + "\n".join(ss) + "\n  B[0 :+ 16, 0 :+ 64] = acc + s\n}\n")
+    lambda ss: _number_lets(
+        "@autotune(TM in [16, 64])\n@aligned(M = TM)\n"
+        "kernel k(A: tensor<f32>[M, 64], B: tensor<f32>[M, 64], H: tensor<f16>[64, N], V: tensor<f32>[N],"
+        " n: i32, s0: f32) {\n"
+        "  let r = ctx.block.x\n  let t = A[r * 16 :+ 16, 0 :+ 64]\n  let u = rowsum(t)\n"
+        "  let h = H[0 :+ 16, 0 :+ 64]\n  var s = s0\n  var j = r\n  var acc: tile<f32>[16, 64] = 0.0\n"
+        + "\n".join(ss)
+        + "\n  B[0 :+ 16, 0 :+ 64] = acc + s\n}\n"
+    )
 )
 
 token_streams = st.lists(st.sampled_from(VOCABULARY), max_size=60).map(" ".join)
 
 # A kernel header in front of random tokens reaches the checker more often.
 bodies = st.lists(st.sampled_from(VOCABULARY), max_size=40).map(
-    lambda toks: "@autotune(TM in [32])\nkernel k(A: tensor<f32>[M, N], B: tensor<f16>[TM, 64], n: i32, x: f32) {\n"
-    + " ".join(toks) + "\n}\n"
+    lambda toks: (
+        "@autotune(TM in [32])\nkernel k(A: tensor<f32>[M, N], B: tensor<f16>[TM, 64], n: i32, x: f32) {\n"
+        + " ".join(toks)
+        + "\n}\n"
+    )
 )
 
-FUZZ = settings(max_examples=200, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def test_seeds_compile():

@@ -3,13 +3,17 @@
 import pytest
 from mlir import ir
 
-from phobos.dialect import make_context
 from phobos.compiler.pass_manager import PipelineError, build_pass_manager, split_elements
+from phobos.dialect import make_context
 
 
 def test_split_respects_nesting_and_quotes():
-    assert split_elements("a, b{x=1 y=2}, func.func(c, d{e=\"1,2\"}), f") == [
-        "a", "b{x=1 y=2}", 'func.func(c, d{e="1,2"})', "f"]
+    assert split_elements('a, b{x=1 y=2}, func.func(c, d{e="1,2"}), f') == [
+        "a",
+        "b{x=1 y=2}",
+        'func.func(c, d{e="1,2"})',
+        "f",
+    ]
     assert split_elements("") == []
 
 
@@ -26,15 +30,21 @@ def test_mixed_pipeline_runs_in_order():
     assert "arith.addi" not in out
 
 
-@pytest.mark.parametrize("pipeline, message", [
-    ("canonicalize", "expected pass pipeline to be wrapped"),
-    ("builtin.module(func.func(tile-verify))", "runs on the top-level module only"),
-    ("builtin.module(tile-verify{nope=1})", "has no option 'nope'"),
-    ("func.func(tile-verify)", "anchored on 'func.func'"),
-    ("builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90 cubin-features=+ptx60})", "PTX 6.0 does not support sm_90"),
-    ("builtin.module(no-such-pass)", "does not refer to a registered pass"),
-    ("nope.op(cse)", "not a registered operation"),
-])
+@pytest.mark.parametrize(
+    "pipeline, message",
+    [
+        ("canonicalize", "expected pass pipeline to be wrapped"),
+        ("builtin.module(func.func(tile-verify))", "runs on the top-level module only"),
+        ("builtin.module(tile-verify{nope=1})", "has no option 'nope'"),
+        ("func.func(tile-verify)", "anchored on 'func.func'"),
+        (
+            "builtin.module(gpu-lower-to-nvvm-pipeline{cubin-chip=sm_90 cubin-features=+ptx60})",
+            "PTX 6.0 does not support sm_90",
+        ),
+        ("builtin.module(no-such-pass)", "does not refer to a registered pass"),
+        ("nope.op(cse)", "not a registered operation"),
+    ],
+)
 def test_bad_pipelines_raise_pipeline_error(pipeline, message):
     with make_context() as ctx:
         with pytest.raises(PipelineError, match=message.replace("(", r"\(").replace(")", r"\)")):

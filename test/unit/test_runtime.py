@@ -5,7 +5,6 @@ machine without a CUDA driver or without MLIR."""
 from __future__ import annotations
 
 import ctypes
-import json
 import multiprocessing
 import os
 import struct
@@ -19,10 +18,10 @@ import pytest
 
 import phobos
 from phobos.runtime import cache as phcache
-from phobos.runtime.aot import like, parse_args_text
-from phobos.runtime.kernel import CompilerUnavailableError, Kernel, LoadedKernel
 from phobos.runtime import driver
+from phobos.runtime.aot import like, parse_args_text
 from phobos.runtime.binding import Signature, bf16_bits
+from phobos.runtime.kernel import CompilerUnavailableError, Kernel, LoadedKernel
 from phobos.runtime.launch import runs_on, stream_handle
 from phobos.runtime.specialization import SpecKey, TensorFacts, implies, strength, tensor_facts
 
@@ -30,22 +29,49 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def tensor(name, dims, dtype="f32", shape=None, access=None):
-    p = {"name": name, "kind": "tensor", "dtype": dtype, "rank": len(dims), "dims": dims,
-         "shape": shape or [None] * len(dims), "contiguity": "last"}
+    p = {
+        "name": name,
+        "kind": "tensor",
+        "dtype": dtype,
+        "rank": len(dims),
+        "dims": dims,
+        "shape": shape or [None] * len(dims),
+        "contiguity": "last",
+    }
     if access:
         p["access"] = access
     return p
 
 
 def scale_contract(**extra):
-    c = {"format": 1, "kernel": "scale", "name": "scale", "chip": "sm_90", "threads": 256, "shared_bytes": 0,
-         "params": [tensor("X", ["M", "N"], access="read"), tensor("Y", ["M", "N"], access="write"),
-                    {"name": "alpha", "kind": "scalar", "dtype": "f32"}],
-         "abi": [{"kind": "ptr", "param": 0}, {"kind": "extent", "param": 0, "axis": 0}, {"kind": "extent", "param": 0, "axis": 1},
-                 {"kind": "stride", "param": 0, "axis": 0}, {"kind": "ptr", "param": 1}, {"kind": "stride", "param": 1, "axis": 0},
-                 {"kind": "scalar", "param": 2}],
-         "grid": [{"symbol": "M", "tile": 32}, {"symbol": "N", "tile": 128}, 1],
-         "promises": [{"symbol": "M", "divisor": 32}], "bindings": {"TM": 32}, "key": "", "fingerprint": "x", "options": {}}
+    c = {
+        "format": 1,
+        "kernel": "scale",
+        "name": "scale",
+        "chip": "sm_90",
+        "threads": 256,
+        "shared_bytes": 0,
+        "params": [
+            tensor("X", ["M", "N"], access="read"),
+            tensor("Y", ["M", "N"], access="write"),
+            {"name": "alpha", "kind": "scalar", "dtype": "f32"},
+        ],
+        "abi": [
+            {"kind": "ptr", "param": 0},
+            {"kind": "extent", "param": 0, "axis": 0},
+            {"kind": "extent", "param": 0, "axis": 1},
+            {"kind": "stride", "param": 0, "axis": 0},
+            {"kind": "ptr", "param": 1},
+            {"kind": "stride", "param": 1, "axis": 0},
+            {"kind": "scalar", "param": 2},
+        ],
+        "grid": [{"symbol": "M", "tile": 32}, {"symbol": "N", "tile": 128}, 1],
+        "promises": [{"symbol": "M", "divisor": 32}],
+        "bindings": {"TM": 32},
+        "key": "",
+        "fingerprint": "x",
+        "options": {},
+    }
     c.update(extra)
     return c
 
@@ -72,21 +98,47 @@ def test_bind_values_grid_and_key(sig):
     assert b.symbols == {"M": 64, "N": 100}
 
 
-@pytest.mark.parametrize("args, error, pattern", [
-    (lambda: xy()[:1], TypeError, r"scale\(\) takes 3 arguments \(X: tensor<f32>\[M, N\], Y: tensor<f32>\[M, N\], alpha: f32\) but 1 was given"),
-    (lambda: (*xy(), 1.0, 2.0), TypeError, "takes 3 arguments"),
-    (lambda: (3, xy()[1], 1.0), TypeError, "argument X .* must be an array"),
-    (lambda: (like("f16", (64, 256)), xy()[1], 1.0), TypeError, "argument X must have f32 elements .* got f16"),
-    (lambda: (np.zeros((64, 256)), xy()[1], 1.0), TypeError, "argument X must have f32 elements .* got f64"),
-    (lambda: (like("f32", (64,)), xy()[1], 1.0), ValueError, r"argument X must have rank 2 .* got rank 1 \(shape \(64,\)\)"),
-    (lambda: (like("f32", (64, 256), strides=(1, 64)), xy()[1], 1.0), ValueError, "argument X must have a contiguous last dimension"),
-    (lambda: (like("f32", (64, 256), strides=(-256, 1)), xy()[1], 1.0), ValueError, "argument X has a negative stride"),
-    (lambda: (xy()[0], like("f32", (64, 255)), 1.0), ValueError, r"dimension N is 256 in X.shape\[1\] but 255 in Y.shape\[1\]"),
-    (lambda: (like("f32", (33, 256)), like("f32", (33, 256)), 1.0), ValueError,
-     r"@aligned\(M = 32\) is broken: M = 33 \(X.shape\[0\]\) is not a multiple of 32"),
-    (lambda: (*xy(), "2"), TypeError, r"argument alpha \(alpha: f32\) must be a real number, got str"),
-    (lambda: (*xy(), True), TypeError, "must be a real number, got bool"),
-])
+@pytest.mark.parametrize(
+    "args, error, pattern",
+    [
+        (
+            lambda: xy()[:1],
+            TypeError,
+            r"scale\(\) takes 3 arguments \(X: tensor<f32>\[M, N\], Y: tensor<f32>\[M, N\], alpha: f32\) but 1 was given",
+        ),
+        (lambda: (*xy(), 1.0, 2.0), TypeError, "takes 3 arguments"),
+        (lambda: (3, xy()[1], 1.0), TypeError, "argument X .* must be an array"),
+        (lambda: (like("f16", (64, 256)), xy()[1], 1.0), TypeError, "argument X must have f32 elements .* got f16"),
+        (lambda: (np.zeros((64, 256)), xy()[1], 1.0), TypeError, "argument X must have f32 elements .* got f64"),
+        (
+            lambda: (like("f32", (64,)), xy()[1], 1.0),
+            ValueError,
+            r"argument X must have rank 2 .* got rank 1 \(shape \(64,\)\)",
+        ),
+        (
+            lambda: (like("f32", (64, 256), strides=(1, 64)), xy()[1], 1.0),
+            ValueError,
+            "argument X must have a contiguous last dimension",
+        ),
+        (
+            lambda: (like("f32", (64, 256), strides=(-256, 1)), xy()[1], 1.0),
+            ValueError,
+            "argument X has a negative stride",
+        ),
+        (
+            lambda: (xy()[0], like("f32", (64, 255)), 1.0),
+            ValueError,
+            r"dimension N is 256 in X.shape\[1\] but 255 in Y.shape\[1\]",
+        ),
+        (
+            lambda: (like("f32", (33, 256)), like("f32", (33, 256)), 1.0),
+            ValueError,
+            r"@aligned\(M = 32\) is broken: M = 33 \(X.shape\[0\]\) is not a multiple of 32",
+        ),
+        (lambda: (*xy(), "2"), TypeError, r"argument alpha \(alpha: f32\) must be a real number, got str"),
+        (lambda: (*xy(), True), TypeError, "must be a real number, got bool"),
+    ],
+)
 def test_bad_arguments(sig, args, error, pattern):
     with pytest.raises(error, match=pattern):
         sig.bind(list(args()))
@@ -98,8 +150,14 @@ def test_broken_promise_accepted_when_unchecked(sig):
 
 
 def test_static_extents_and_literal_dims():
-    c = scale_contract(params=[tensor("X", ["M", "16"], shape=[None, 16]), tensor("Y", ["M", "N"]),
-                               {"name": "alpha", "kind": "scalar", "dtype": "f32"}], promises=[])
+    c = scale_contract(
+        params=[
+            tensor("X", ["M", "16"], shape=[None, 16]),
+            tensor("Y", ["M", "N"]),
+            {"name": "alpha", "kind": "scalar", "dtype": "f32"},
+        ],
+        promises=[],
+    )
     s = Signature(c)
     s.bind([like("f32", (8, 16)), like("f32", (8, 16)), 1.0])
     with pytest.raises(ValueError, match=r"X.shape\[1\] must be 16 .* got 17"):
@@ -107,10 +165,20 @@ def test_static_extents_and_literal_dims():
 
 
 def test_integer_scalars_range_and_class():
-    c = {"format": 1, "kernel": "k", "name": "k", "threads": 128, "params": [
-        tensor("X", ["N"]), {"name": "n", "kind": "scalar", "dtype": "i32"}, {"name": "flag", "kind": "scalar", "dtype": "i1"}],
+    c = {
+        "format": 1,
+        "kernel": "k",
+        "name": "k",
+        "threads": 128,
+        "params": [
+            tensor("X", ["N"]),
+            {"name": "n", "kind": "scalar", "dtype": "i32"},
+            {"name": "flag", "kind": "scalar", "dtype": "i1"},
+        ],
         "abi": [{"kind": "ptr", "param": 0}, {"kind": "scalar", "param": 1}, {"kind": "scalar", "param": 2}],
-        "grid": [4, 1, 1], "promises": []}
+        "grid": [4, 1, 1],
+        "promises": [],
+    }
     s = Signature(c)
     b = s.bind([like("f32", (10,)), 12, True])
     assert b.key.to_text() == "X=a16.e1.s;n=4" and b.grid == (4, 1, 1)
@@ -249,7 +317,9 @@ def test_family_digest_covers_every_input():
         args[i] = other
         digests.add(phcache.family_digest(*args))
     assert len(digests) == 7
-    assert phcache.family_digest("ab", "c", None, "sm_90", None, "f") != phcache.family_digest("a", "bc", None, "sm_90", None, "f")
+    assert phcache.family_digest("ab", "c", None, "sm_90", None, "f") != phcache.family_digest(
+        "a", "bc", None, "sm_90", None, "f"
+    )
 
 
 def test_default_cache_root(monkeypatch, tmp_path):
@@ -292,7 +362,12 @@ def test_unreadable_entry_is_a_miss(tmp_path):
 def _store(root, keys, family="fam", name="scale"):
     c = phcache.Cache(root)
     for key in keys:
-        c.put(family, key, FakeArtifact(scale_contract(key=key, name=name, kernel=name), cubin=b"\x7fELF" + key.encode()), {"source": "t"})
+        c.put(
+            family,
+            key,
+            FakeArtifact(scale_contract(key=key, name=name, kernel=name), cubin=b"\x7fELF" + key.encode()),
+            {"source": "t"},
+        )
 
 
 def test_load_picks_the_most_specialised_fitting_variant(tmp_path):
@@ -300,7 +375,10 @@ def test_load_picks_the_most_specialised_fitting_variant(tmp_path):
     k = phobos.load(tmp_path)
     assert isinstance(k, LoadedKernel) and k.name == "scale" and len(k.keys) == 3
     assert k.warmup(*xy(64, 256), 1.0).contract["key"] == "X=a16.e16x16.s16;Y=a16.e16x16.s16"
-    assert k.warmup(like("f32", (64, 100)), like("f32", (64, 100), align=1), 1.0).contract["key"] == "X=a16.e16x4.s4;Y=a1.e16x4.s4"
+    assert (
+        k.warmup(like("f32", (64, 100)), like("f32", (64, 100), align=1), 1.0).contract["key"]
+        == "X=a16.e16x4.s4;Y=a1.e16x4.s4"
+    )
     assert k.warmup(like("f32", (64, 101)), like("f32", (64, 101)), 1.0).contract["key"] == ""
     assert k.asm == {"ptx": "// ptx"}
     with pytest.raises(ValueError, match="is broken"):
@@ -345,7 +423,9 @@ def test_compile_hits_the_cache_without_compiling(tmp_path, monkeypatch):
 
 def _child(code, **env):
     full = dict(os.environ, PYTHONPATH=str(ROOT / "python"), **env)
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=full, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=full, timeout=300
+    )
 
 
 def test_runtime_imports_without_mlir(tmp_path):
@@ -425,7 +505,7 @@ class _FakeTensor:
 
     def __init__(self, ptr, shape, strides=None, dtype="float32", device=0):
         self._ptr, self.shape, self.dtype, self._device = ptr, tuple(shape), dtype, device
-        self._strides = tuple(strides) if strides else tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+        self._strides = tuple(strides) if strides else tuple(int(np.prod(shape[i + 1 :])) for i in range(len(shape)))
 
     def data_ptr(self):
         return self._ptr
@@ -453,7 +533,7 @@ class _FakeCupyArray:
         self.dtype = np.dtype(dtype)
         self.itemsize = self.dtype.itemsize
         self.data, self.shape = _Memory(ptr, device), tuple(shape)
-        elements = strides or tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+        elements = strides or tuple(int(np.prod(shape[i + 1 :])) for i in range(len(shape)))
         self.strides = tuple(s * self.itemsize for s in elements)
 
 
@@ -527,15 +607,19 @@ def stub_runtime(request, monkeypatch):
         record(fn, (gx, gy, gz), bx, stream, params)
         return 0
 
-    cu = types.SimpleNamespace(cuLaunchKernel=launch_kernel, cuDeviceGetCount=lambda: (0, 1),
-                               cuPointerGetAttribute=lambda attr, ptr: (0, 0),
-                               CUpointer_attribute=types.SimpleNamespace(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL=9))
+    cu = types.SimpleNamespace(
+        cuLaunchKernel=launch_kernel,
+        cuDeviceGetCount=lambda: (0, 1),
+        cuPointerGetAttribute=lambda attr, ptr: (0, 0),
+        CUpointer_attribute=types.SimpleNamespace(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL=9),
+    )
     if request.param == "ctypes":
         callback = _LAUNCH_EX(launch_kernel_ex)
         launches.callback = callback  # keep it alive
         cu.cuGetProcAddress = lambda symbol, version, flags: (0, ctypes.cast(callback, ctypes.c_void_p).value, 0)
-        cu.CUdriverProcAddress_flags = types.SimpleNamespace(CU_GET_PROC_ADDRESS_LEGACY_STREAM=1,
-                                                             CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM=2)
+        cu.CUdriverProcAddress_flags = types.SimpleNamespace(
+            CU_GET_PROC_ADDRESS_LEGACY_STREAM=1, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM=2
+        )
         cu.CUdriverProcAddressQueryResult = types.SimpleNamespace(CU_GET_PROC_ADDRESS_SUCCESS=0)
     monkeypatch.setattr(driver, "cu", cu)
     monkeypatch.setattr(driver, "_initialized", True)
@@ -548,9 +632,15 @@ def stub_runtime(request, monkeypatch):
 
 
 def _unpack(raw):
-    return [struct.unpack("<Q", raw[0])[0], struct.unpack("<q", raw[1])[0], struct.unpack("<q", raw[2])[0],
-            struct.unpack("<q", raw[3])[0], struct.unpack("<Q", raw[4])[0], struct.unpack("<q", raw[5])[0],
-            struct.unpack("<f", raw[6][:4])[0]]
+    return [
+        struct.unpack("<Q", raw[0])[0],
+        struct.unpack("<q", raw[1])[0],
+        struct.unpack("<q", raw[2])[0],
+        struct.unpack("<q", raw[3])[0],
+        struct.unpack("<Q", raw[4])[0],
+        struct.unpack("<q", raw[5])[0],
+        struct.unpack("<f", raw[6][:4])[0],
+    ]
 
 
 def test_launch_packs_parameters_and_takes_the_fast_path(tmp_path, stub_runtime):
@@ -559,7 +649,11 @@ def test_launch_packs_parameters_and_takes_the_fast_path(tmp_path, stub_runtime)
     x = _FakeTensor(1 << 32, (64, 300), strides=(320, 1))
     y = _FakeTensor((1 << 32) + (1 << 20), (64, 300))
     k(x, y, 2.5)
-    assert stub_runtime[-1]["grid"] == (2, 3, 1) and stub_runtime[-1]["block"] == 256 and stub_runtime[-1]["stream"] == 4242
+    assert (
+        stub_runtime[-1]["grid"] == (2, 3, 1)
+        and stub_runtime[-1]["block"] == 256
+        and stub_runtime[-1]["stream"] == 4242
+    )
     assert _unpack(stub_runtime[-1]["raw"]) == [1 << 32, 64, 300, 320, (1 << 32) + (1 << 20), 300, 2.5]
     assert len(k._fast) == 1 and stub_runtime[-1]["fn"] == 0xF00D
     x2 = _FakeTensor((1 << 33), (64, 300), strides=(320, 1))
@@ -589,12 +683,32 @@ def test_launch_packs_parameters_and_takes_the_fast_path(tmp_path, stub_runtime)
 
 
 def test_fast_path_scalars_of_every_kind(tmp_path, stub_runtime):
-    c = {"format": 1, "kernel": "k", "name": "k", "chip": "sm_90", "threads": 128, "shared_bytes": 0,
-         "params": [tensor("X", ["N"], access="write"), {"name": "n", "kind": "scalar", "dtype": "i32"},
-                    {"name": "flag", "kind": "scalar", "dtype": "i1"}, {"name": "b", "kind": "scalar", "dtype": "bf16"}],
-         "abi": [{"kind": "ptr", "param": 0}, {"kind": "scalar", "param": 1}, {"kind": "scalar", "param": 2},
-                 {"kind": "scalar", "param": 3}],
-         "grid": [4, 1, 1], "promises": [], "bindings": {}, "key": "", "fingerprint": "x", "options": {}}
+    c = {
+        "format": 1,
+        "kernel": "k",
+        "name": "k",
+        "chip": "sm_90",
+        "threads": 128,
+        "shared_bytes": 0,
+        "params": [
+            tensor("X", ["N"], access="write"),
+            {"name": "n", "kind": "scalar", "dtype": "i32"},
+            {"name": "flag", "kind": "scalar", "dtype": "i1"},
+            {"name": "b", "kind": "scalar", "dtype": "bf16"},
+        ],
+        "abi": [
+            {"kind": "ptr", "param": 0},
+            {"kind": "scalar", "param": 1},
+            {"kind": "scalar", "param": 2},
+            {"kind": "scalar", "param": 3},
+        ],
+        "grid": [4, 1, 1],
+        "promises": [],
+        "bindings": {},
+        "key": "",
+        "fingerprint": "x",
+        "options": {},
+    }
     phcache.Cache(tmp_path).put("fam", "", FakeArtifact(c), {"source": "t"})
     k = phobos.load(tmp_path)
     stub_runtime.slots = 4
@@ -602,7 +716,12 @@ def test_fast_path_scalars_of_every_kind(tmp_path, stub_runtime):
 
     def packed():
         raw = stub_runtime[-1]["raw"]
-        return (struct.unpack("<Q", raw[0])[0], struct.unpack("<i", raw[1][:4])[0], raw[2][0], struct.unpack("<H", raw[3][:2])[0])
+        return (
+            struct.unpack("<Q", raw[0])[0],
+            struct.unpack("<i", raw[1][:4])[0],
+            raw[2][0],
+            struct.unpack("<H", raw[3][:2])[0],
+        )
 
     k(x, 12, True, 1.0)
     assert packed() == (1 << 32, 12, 1, 0x3F80) and stub_runtime[-1]["grid"] == (4, 1, 1)
@@ -693,12 +812,16 @@ def test_launch_entry_point_lookup(monkeypatch):
     import types
 
     asked = []
-    flags = types.SimpleNamespace(CU_GET_PROC_ADDRESS_LEGACY_STREAM="legacy", CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM="ptds")
+    flags = types.SimpleNamespace(
+        CU_GET_PROC_ADDRESS_LEGACY_STREAM="legacy", CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM="ptds"
+    )
     callback = _LAUNCH_EX(lambda *a: 0)
     address = ctypes.cast(callback, ctypes.c_void_p).value
-    cu = types.SimpleNamespace(CUdriverProcAddress_flags=flags,
-                               CUdriverProcAddressQueryResult=types.SimpleNamespace(CU_GET_PROC_ADDRESS_SUCCESS=0),
-                               cuGetProcAddress=lambda *a: asked.append(a) or (0, address, 0))
+    cu = types.SimpleNamespace(
+        CUdriverProcAddress_flags=flags,
+        CUdriverProcAddressQueryResult=types.SimpleNamespace(CU_GET_PROC_ADDRESS_SUCCESS=0),
+        cuGetProcAddress=lambda *a: asked.append(a) or (0, address, 0),
+    )
     monkeypatch.setattr(driver, "cu", cu)
 
     def entry(**env):
@@ -726,8 +849,10 @@ def test_read_only_tensor_may_not_overlap_a_written_one(tmp_path, stub_runtime):
     _store(tmp_path, [""])  # scale: X is read (noalias, read-only), Y written
     k = phobos.load(tmp_path)
     base = 1 << 32
-    rule = (r"scale: arguments X and Y overlap in memory \(X: \[0x100000000, 0x100010000\), Y: \[0x100000004, "
-            r"0x100010004\)\); the kernel only reads X .* same view .* pass a copy of X")
+    rule = (
+        r"scale: arguments X and Y overlap in memory \(X: \[0x100000000, 0x100010000\), Y: \[0x100000004, "
+        r"0x100010004\)\); the kernel only reads X .* same view .* pass a copy of X"
+    )
     with pytest.raises(ValueError, match=rule):  # a new layout: the generic path
         k(_FakeTensor(base, (64, 256)), _FakeTensor(base + 4, (64, 256)), 1.0)
     k(_FakeTensor(base, (64, 256)), _FakeTensor(base, (64, 256)), 1.0)  # the same view: in place is fine
@@ -766,7 +891,10 @@ def test_overlap_spans_follow_strides_and_dtypes():
     assert span_bytes(ArrayArg(0, (1, 100), (7, 1), "f16", 0, "torch")) == 200
     assert span_bytes(ArrayArg(0, (5, 0), (1, 1), "f32", 0, "torch")) == 0
     sig = Signature(scale_contract())
-    views = {0: ArrayArg(0, (64, 256), (256, 1), "f32", 0, "torch"), 1: ArrayArg(0, (64, 256), (300, 1), "f32", 0, "torch")}
+    views = {
+        0: ArrayArg(0, (64, 256), (256, 1), "f32", 0, "torch"),
+        1: ArrayArg(0, (64, 256), (300, 1), "f32", 0, "torch"),
+    }
     assert overlap_pairs(sig, views) == [(0, 1, 65536, 4 * (63 * 300 + 256), False)]
     views[1] = ArrayArg(None, (64, 256), (256, 1), "f32", -1, "numpy")  # a host copy never overlaps
     assert overlap_pairs(sig, views) == []
@@ -782,8 +910,11 @@ def test_offset_form_kernels_refuse_padded_rows(tmp_path):
     padded = like("f32", (64, 100), strides=(128, 1))
     offsets = phobos.compile(ROOT / "bench" / "kernels" / "scale_offsets.mlir", cache_dir=tmp_path)
     assert [p.get("contiguity") for p in offsets.contract["params"]] == ["all", "all", None]
-    with pytest.raises(ValueError, match=r"scale_offsets: argument X must be contiguous \(row-major\), got strides "
-                                         r"\(128, 1\) for shape \(64, 100\): the kernel addresses X by flat element offsets"):
+    with pytest.raises(
+        ValueError,
+        match=r"scale_offsets: argument X must be contiguous \(row-major\), got strides "
+        r"\(128, 1\) for shape \(64, 100\): the kernel addresses X by flat element offsets",
+    ):
         offsets.warmup(padded, like("f32", (64, 100)), 2.0)
     with pytest.raises(ValueError, match="argument Y must be contiguous"):
         offsets.warmup(like("f32", (64, 100)), padded, 2.0)
@@ -830,8 +961,13 @@ def test_real_cuda_bindings_against_a_no_op_libcuda(tmp_path):
 
 
 def test_cpu_benchmark_runs():
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "launch_overhead_cpu.py"), "-n", "20"],
-                       capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT / "python")))
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "launch_overhead_cpu.py"), "-n", "20"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(ROOT / "python")),
+    )
     assert r.returncode == 0, r.stderr
     assert "phobos k(x, y, a), torch [ctypes]" in r.stdout and "cupy" in r.stdout
 

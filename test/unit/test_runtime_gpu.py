@@ -23,7 +23,6 @@ import numpy as np
 import pytest
 
 import phobos
-from phobos.runtime import KernelFault
 
 pytestmark = pytest.mark.gpu
 
@@ -80,7 +79,9 @@ class Guarded:
 
     `view` is the region as the framework's array; `host` the initial contents."""
 
-    def __init__(self, framework: str, shape, *, pad: int = 0, misalign: int = 0, poison: bool = False, dtype=np.float32):
+    def __init__(
+        self, framework: str, shape, *, pad: int = 0, misalign: int = 0, poison: bool = False, dtype=np.float32
+    ):
         self.framework = framework
         self.shape = tuple(shape)
         ld = (self.shape[-1] + pad) if len(self.shape) == 2 else 1
@@ -117,7 +118,9 @@ class Guarded:
     def _view(self, flat):
         if self.framework == "numpy":
             item = flat.itemsize
-            return np.lib.stride_tricks.as_strided(flat[self.offset:], self.shape, tuple(s * item for s in self.strides))
+            return np.lib.stride_tricks.as_strided(
+                flat[self.offset :], self.shape, tuple(s * item for s in self.strides)
+            )
         if self.framework == "torch":
             import torch
 
@@ -125,7 +128,7 @@ class Guarded:
         import cupy
 
         item = flat.itemsize
-        return cupy.lib.stride_tricks.as_strided(flat[self.offset:], self.shape, tuple(s * item for s in self.strides))
+        return cupy.lib.stride_tricks.as_strided(flat[self.offset :], self.shape, tuple(s * item for s in self.strides))
 
     def download(self) -> np.ndarray:
         if self.framework == "numpy":
@@ -145,8 +148,9 @@ class Guarded:
         (default |expected|), and every other element is untouched."""
         now = self.download()
         outside = ~self.region
-        assert np.array_equal(now[outside].view(np.uint32), self.host[outside].view(np.uint32)), \
+        assert np.array_equal(now[outside].view(np.uint32), self.host[outside].view(np.uint32)), (
             "a kernel wrote outside its output (guard zone or row padding changed)"
+        )
         got = now[self._indices()].reshape(self.shape).astype(np.float64)
         assert not np.isnan(got).any(), "some output elements were never written (poison left)"
         err = np.abs(got - expected)
@@ -540,11 +544,16 @@ def test_generic_cuda_array_interface_and_dlpack(hand):
 
 def _run_child(code: str):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=60
+    )
 
 
-TRAPS = [("hand:saxpy_aligned", "saxpy_aligned", "(1000,)"), ("aot:saxpy_aligned-BLOCK1024", "saxpy_aligned", "(1000,)"),
-         ("aot:scale_aligned-TM32-TN128", "scale_aligned", "(4097, 129)")]
+TRAPS = [
+    ("hand:saxpy_aligned", "saxpy_aligned", "(1000,)"),
+    ("aot:saxpy_aligned-BLOCK1024", "saxpy_aligned", "(1000,)"),
+    ("aot:scale_aligned-TM32-TN128", "scale_aligned", "(4097, 129)"),
+]
 
 
 @pytest.mark.parametrize("which, name, shape", TRAPS)
@@ -556,7 +565,9 @@ def test_raw_launch_breaking_promise_traps(which, name, shape, mode):
     kernel(which)  # skips when the folder is missing
     provider, folder_name = which.split(":")
     folder = str(ARTIFACTS / ("handwritten" if provider == "hand" else "aot") / folder_name)
-    launch = "k(x, y, 2.0, check=False, sync=True)" if mode == "sync" else "k(x, y, 2.0, check=False); phobos.synchronize()"
+    launch = (
+        "k(x, y, 2.0, check=False, sync=True)" if mode == "sync" else "k(x, y, 2.0, check=False); phobos.synchronize()"
+    )
     result = _run_child(f"""
         import sys, torch, phobos
         k = phobos.load({folder!r})

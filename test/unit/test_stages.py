@@ -74,13 +74,16 @@ def test_alias_expands_to_the_stages_it_names():
     assert set(pipelines.aliases()) == {"tile-to-gpu", "tile-to-llvm", "tile-to-ptx", "tile-to-cubin"}
 
 
-@pytest.mark.parametrize("element, message", [
-    ("tile-to-gpu{chip=sm_99}", "chip 'sm_99' is not known"),
-    ("tile-to-gpu{chip=sm_90 features=+ptx60}", "too old for sm_90"),
-    ("tile-to-gpu{colour=red}", "'tile-to-gpu' has no option 'colour'"),
-    ("tile-to-gpu{chip}", "option 'chip' of 'tile-to-gpu' needs a value"),
-    ("tile-to-gpu{noalias=maybe}", "expects true or false"),
-])
+@pytest.mark.parametrize(
+    "element, message",
+    [
+        ("tile-to-gpu{chip=sm_99}", "chip 'sm_99' is not known"),
+        ("tile-to-gpu{chip=sm_90 features=+ptx60}", "too old for sm_90"),
+        ("tile-to-gpu{colour=red}", "'tile-to-gpu' has no option 'colour'"),
+        ("tile-to-gpu{chip}", "option 'chip' of 'tile-to-gpu' needs a value"),
+        ("tile-to-gpu{noalias=maybe}", "expects true or false"),
+    ],
+)
 def test_alias_options_are_checked_before_llvm_runs(element, message):
     with pytest.raises(PipelineError, match=message):
         expand_aliases([element])

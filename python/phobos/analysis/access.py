@@ -40,7 +40,6 @@ constant start c satisfies 0 <= c and c + T <= E (E static), or when
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional
 
 from mlir import ir
 
@@ -56,11 +55,11 @@ OFFSET_OPS = ("tile.load", "tile.store")
 
 @dataclass
 class AccessFacts:
-    in_bounds: Optional[List[bool]] = None  # slice ops: per dimension
+    in_bounds: list[bool] | None = None  # slice ops: per dimension
     drop_mask: bool = False  # offset ops: the mask is proven all-true
     vector_width: int = 1
     possible_width: int = 1  # what the element size and tile shape would allow
-    missing: List[str] = field(default_factory=list)  # why not possible_width
+    missing: list[str] = field(default_factory=list)  # why not possible_width
 
 
 def _pow2(multiple: int) -> int:
@@ -79,7 +78,7 @@ class _Widths:
         self.possible = possible
         self.elem_bytes = elem_bytes
         self.width = possible
-        self.missing: List[str] = []
+        self.missing: list[str] = []
 
     def limit(self, bound: int, reason: str) -> None:
         if bound < self.possible:
@@ -93,7 +92,7 @@ class _Widths:
         return AccessFacts(vector_width=width, possible_width=self.possible, missing=self.missing, **kw)
 
 
-def _aligned_hint(t: TensorFacts, symbol_dims: List[int]) -> str:
+def _aligned_hint(t: TensorFacts, symbol_dims: list[int]) -> str:
     names = [t.dims[d] for d in symbol_dims if t.static[d] is None]
     if not names:
         return ""
@@ -112,19 +111,29 @@ def slice_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
 
     last = rank - 1
     widths = _Widths(min(max(1, VECTOR_BYTES // t.elem_bytes), pow2_part(tile[last])), t.elem_bytes)
-    widths.limit(_pow2(analysis.known_multiple(starts[last])),
-                 "the start of the last dimension is not known to be a multiple of {n}")
+    widths.limit(
+        _pow2(analysis.known_multiple(starts[last])),
+        "the start of the last dimension is not known to be a multiple of {n}",
+    )
     for k in range(last):
         stride = t.stride_multiple[k]
         if tile[k] == 1:
             stride *= analysis.known_multiple(starts[k])
-        widths.limit(_pow2(stride), f"the stride of dimension {k} of '{t.name}' is not known to be a multiple of {{n}} "
-                     f"(leading strides are runtime values: a specialisation key with '{t.name}=...s16' provides it)")
-    widths.limit(t.ptr_align // t.elem_bytes, f"the base of '{t.name}' is not known to be "
-                 f"{{bytes}}-byte aligned (a specialisation key with '{t.name}=a16...' provides it)")
+        widths.limit(
+            _pow2(stride),
+            f"the stride of dimension {k} of '{t.name}' is not known to be a multiple of {{n}} "
+            f"(leading strides are runtime values: a specialisation key with '{t.name}=...s16' provides it)",
+        )
+    widths.limit(
+        t.ptr_align // t.elem_bytes,
+        f"the base of '{t.name}' is not known to be "
+        f"{{bytes}}-byte aligned (a specialisation key with '{t.name}=a16...' provides it)",
+    )
     if not in_bounds[last]:
-        widths.limit(_pow2(t.extent_multiple[last]), f"the extent {t.extent_text(last)} is not known to be a "
-                     "multiple of {n}" + _aligned_hint(t, [last]))
+        widths.limit(
+            _pow2(t.extent_multiple[last]),
+            f"the extent {t.extent_text(last)} is not known to be a multiple of {{n}}" + _aligned_hint(t, [last]),
+        )
     return widths.facts(in_bounds=in_bounds)
 
 
@@ -147,7 +156,7 @@ def _strip(v: ir.Value, through=_CASTS) -> ir.Value:
     return v
 
 
-def _constant(analysis: AxisInfoAnalysis, v: ir.Value) -> Optional[int]:
+def _constant(analysis: AxisInfoAnalysis, v: ir.Value) -> int | None:
     info = analysis.get(v)
     return info.constant if info is not None else None
 
@@ -167,7 +176,12 @@ def _inside(analysis: AxisInfoAnalysis, t: TensorFacts, start: ir.Value, d: int)
     if op.name == "arith.muli":
         for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
             c = _constant(analysis, b)
-            if isinstance(_strip(a), ir.OpResult) and _strip(a).owner.name == "tile.block_id" and c is not None and c > 0:
+            if (
+                isinstance(_strip(a), ir.OpResult)
+                and _strip(a).owner.name == "tile.block_id"
+                and c is not None
+                and c > 0
+            ):
                 return True
     return False
 
@@ -203,20 +217,28 @@ def offset_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
     widths = _Widths(min(max(1, VECTOR_BYTES // t.elem_bytes), pow2_part(shape[last])), t.elem_bytes)
     run = offsets.contiguity[last]
     if run < widths.possible:
-        widths.limit(run, f"the offsets are contiguous only in runs of {run} along the last dimension "
-                     "(max_contiguous can promise more)")
+        widths.limit(
+            run,
+            f"the offsets are contiguous only in runs of {run} along the last dimension "
+            "(max_contiguous can promise more)",
+        )
     else:
-        widths.limit(aligned_run(offsets, last, widths.possible),
-                     "the offsets that start each run are not known to be multiples of {n} (multiple_of can promise it)")
-    widths.limit(t.ptr_align // t.elem_bytes, f"the base of '{t.name}' is not known to be "
-                 f"{{bytes}}-byte aligned (a specialisation key with '{t.name}=a16...' provides it)")
+        widths.limit(
+            aligned_run(offsets, last, widths.possible),
+            "the offsets that start each run are not known to be multiples of {n} (multiple_of can promise it)",
+        )
+    widths.limit(
+        t.ptr_align // t.elem_bytes,
+        f"the base of '{t.name}' is not known to be "
+        f"{{bytes}}-byte aligned (a specialisation key with '{t.name}=a16...' provides it)",
+    )
     if mask is not None and not drop_mask:
         constancy = analysis.get(mask).constancy[last]
         widths.limit(constancy, f"the mask is constant only over runs of {constancy} along the last dimension")
     return widths.facts(drop_mask=drop_mask)
 
 
-def access_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> Optional[AccessFacts]:
+def access_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts | None:
     """The facts of a tile memory op (None for other ops)."""
     name = op.operation.name
     if name in SLICE_OPS:

@@ -27,7 +27,6 @@ rule); other results are unknown.
 from __future__ import annotations
 
 from math import gcd
-from typing import Dict, List, Optional, Tuple
 
 from mlir import ir
 
@@ -56,7 +55,7 @@ _I1_BINARY = ("arith.andi", "arith.ori", "arith.xori")
 _FIXED_POINT_LIMIT = 256
 
 
-def _width(element: ir.Type) -> Optional[int]:
+def _width(element: ir.Type) -> int | None:
     if isinstance(element, ir.IndexType):
         return 64
     if isinstance(element, ir.IntegerType):
@@ -64,7 +63,7 @@ def _width(element: ir.Type) -> Optional[int]:
     return None
 
 
-def integer_shape(t: ir.Type) -> Optional[Tuple[Tuple[int, ...], int]]:
+def integer_shape(t: ir.Type) -> tuple[tuple[int, ...], int] | None:
     """(shape, bit width) of an integer/index scalar ((1,)) or static tile; None otherwise."""
     if isinstance(t, ir.RankedTensorType):
         width = _width(t.element_type)
@@ -83,7 +82,7 @@ def _int_attr(op, name: str) -> int:
     return ir.IntegerAttr(op.operation.attributes[name]).value
 
 
-def functions_in(root) -> List[ir.Operation]:
+def functions_in(root) -> list[ir.Operation]:
     """`root` itself if it is a func.func, else the func.func ops it holds (not nested in each other)."""
     op = root.operation
     if op.name == "func.func":
@@ -105,15 +104,15 @@ class AxisInfoAnalysis:
     (a module, a function, or any op holding functions)."""
 
     def __init__(self, root):
-        self._facts: Dict[ir.Value, AxisInfo] = {}
-        self._kernels: Dict[ir.Operation, KernelFacts] = {}
-        self._multiples: Dict[ir.Value, int] = {}
+        self._facts: dict[ir.Value, AxisInfo] = {}
+        self._kernels: dict[ir.Operation, KernelFacts] = {}
+        self._multiples: dict[ir.Value, int] = {}
         for fn in functions_in(root):
             self._run_function(fn)
 
     # ------------------------------------------------------------------ queries
 
-    def get(self, value: ir.Value) -> Optional[AxisInfo]:
+    def get(self, value: ir.Value) -> AxisInfo | None:
         """The facts of an integer/index scalar or tile; None for other values."""
         if value in self._facts:
             return self._facts[value]
@@ -158,7 +157,7 @@ class AxisInfoAnalysis:
 
     # ------------------------------------------------------------------ walking
 
-    def _set(self, value: ir.Value, info: Optional[AxisInfo]) -> None:
+    def _set(self, value: ir.Value, info: AxisInfo | None) -> None:
         if info is not None and integer_shape(value.type) is not None:
             self._facts[value] = info
 
@@ -205,7 +204,7 @@ class AxisInfoAnalysis:
             else:
                 self._set_unknown(results)
 
-    def _yielded(self, block: ir.Block) -> List[Optional[AxisInfo]]:
+    def _yielded(self, block: ir.Block) -> list[AxisInfo | None]:
         ops = list(block.operations)
         if not ops or _name(ops[-1]) != "scf.yield":
             return []
@@ -248,7 +247,7 @@ class AxisInfoAnalysis:
 
     # ------------------------------------------------------------------ transfer
 
-    def _transfer(self, op: ir.Operation) -> Optional[AxisInfo]:
+    def _transfer(self, op: ir.Operation) -> AxisInfo | None:
         result = op.results[0]
         shape, width = integer_shape(result.type)
         name = op.name
@@ -275,8 +274,9 @@ class AxisInfoAnalysis:
             cond, a, b = operands
             if a == b:
                 return self.get(a)
-            return R.select(self.get(cond), self.get(a), self.get(b), shape,
-                            not isinstance(cond.type, ir.RankedTensorType))
+            return R.select(
+                self.get(cond), self.get(a), self.get(b), shape, not isinstance(cond.type, ir.RankedTensorType)
+            )
         if name in _CASTS:
             source = operands[0]
             source_width = integer_shape(source.type)[1]
@@ -325,8 +325,9 @@ class AxisInfoAnalysis:
         source_shaped = integer_shape(source.type)
         if source_shaped is None:
             return AxisInfo.unknown(len(shape))
-        groups = [[ir.IntegerAttr(i).value for i in ir.ArrayAttr(g)]
-                  for g in ir.ArrayAttr(op.attributes["reassociation"])]
+        groups = [
+            [ir.IntegerAttr(i).value for i in ir.ArrayAttr(g)] for g in ir.ArrayAttr(op.attributes["reassociation"])
+        ]
         rule = R.expand_shape if op.name == "tensor.expand_shape" else R.collapse_shape
         return rule(self.get(source), source_shaped[0], shape, groups)
 
@@ -367,8 +368,16 @@ class AxisInfoAnalysis:
         name = op.name
         operands = list(op.operands)
         m = self.known_multiple
-        if name in ("arith.addi", "arith.subi", "arith.remsi", "arith.remui", "arith.minsi", "arith.maxsi",
-                    "arith.minui", "arith.maxui"):
+        if name in (
+            "arith.addi",
+            "arith.subi",
+            "arith.remsi",
+            "arith.remui",
+            "arith.minsi",
+            "arith.maxsi",
+            "arith.minui",
+            "arith.maxui",
+        ):
             return gcd(m(operands[0]), m(operands[1]))
         if name == "arith.select":
             return gcd(m(operands[1]), m(operands[2]))

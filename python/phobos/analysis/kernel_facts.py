@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import gcd
-from typing import Dict, List, Optional
 
 from mlir import ir
 
@@ -51,11 +50,11 @@ class TensorFacts:
 
     index: int
     name: str
-    dims: List[str]  # the symbol (or literal) of each dimension
-    static: List[Optional[int]]  # static extents (None: dynamic)
+    dims: list[str]  # the symbol (or literal) of each dimension
+    static: list[int | None]  # static extents (None: dynamic)
     elem_bytes: int
-    extent_multiple: List[int]  # an exact integer dividing each extent
-    stride_multiple: List[int]  # an exact integer dividing each stride (in elements)
+    extent_multiple: list[int]  # an exact integer dividing each extent
+    stride_multiple: list[int]  # an exact integer dividing each stride (in elements)
     ptr_align: int  # bytes dividing the address of element 0
 
     @property
@@ -73,9 +72,9 @@ class TensorFacts:
 class KernelFacts:
     """Facts of every parameter of one function, by argument index."""
 
-    tensors: Dict[int, TensorFacts] = field(default_factory=dict)
-    scalar_divisibility: Dict[int, int] = field(default_factory=dict)
-    symbol_multiple: Dict[str, int] = field(default_factory=dict)
+    tensors: dict[int, TensorFacts] = field(default_factory=dict)
+    scalar_divisibility: dict[int, int] = field(default_factory=dict)
+    symbol_multiple: dict[str, int] = field(default_factory=dict)
 
 
 def _identity_layout(t: ir.MemRefType) -> bool:
@@ -86,9 +85,9 @@ def _identity_layout(t: ir.MemRefType) -> bool:
     return amap == ir.AffineMap.get_identity(amap.n_dims)
 
 
-def _entry_checks(fn: ir.Operation) -> Dict[str, int]:
+def _entry_checks(fn: ir.Operation) -> dict[str, int]:
     """symbol -> divisor of the top-level tile.check_multiple ops."""
-    checks: Dict[str, int] = {}
+    checks: dict[str, int] = {}
     if not len(fn.regions[0].blocks):
         return checks
     for op in fn.regions[0].blocks[0].operations:
@@ -110,7 +109,7 @@ def kernel_facts(fn: ir.Operation) -> KernelFacts:
         aligned = {}
 
     # What each symbol is known to be a multiple of, over all parameters.
-    symbols: Dict[str, int] = {}
+    symbols: dict[str, int] = {}
 
     def note(symbol: str, multiple: int) -> None:
         symbols[symbol] = lcm(symbols.get(symbol, 1), multiple)
@@ -155,19 +154,20 @@ def kernel_facts(fn: ir.Operation) -> KernelFacts:
     return facts
 
 
-def _dims(fn: ir.Operation, i: int, t: ir.MemRefType) -> List[str]:
+def _dims(fn: ir.Operation, i: int, t: ir.MemRefType) -> list[str]:
     try:
         dims = K.arg_dims(fn, i)
     except (ValueError, TypeError):
         dims = None
     if dims is None or len(dims) != t.rank:
         # Unnamed dimensions: each is its own symbol (nothing is shared).
-        return [str(t.get_dim_size(d)) if not t.is_dynamic_dim(d) else f"{K.arg_name(fn, i)}#{d}"
-                for d in range(t.rank)]
+        return [
+            str(t.get_dim_size(d)) if not t.is_dynamic_dim(d) else f"{K.arg_name(fn, i)}#{d}" for d in range(t.rank)
+        ]
     return dims
 
 
-def _i64s(fn: ir.Operation, i: int, name: str, rank: int) -> List[int]:
+def _i64s(fn: ir.Operation, i: int, name: str, rank: int) -> list[int]:
     """A per-dimension power-of-two array argument attribute (1s when absent or malformed)."""
     try:
         values = K.arg_i64_array(fn, i, name)
@@ -185,7 +185,7 @@ def _attr_int(fn: ir.Operation, i: int, name: str, default: int) -> int:
     return max(1, ir.IntegerAttr(attr).value)
 
 
-def _stride_multiples(fn: ir.Operation, i: int, t: ir.MemRefType, extents: List[int]) -> List[int]:
+def _stride_multiples(fn: ir.Operation, i: int, t: ir.MemRefType, extents: list[int]) -> list[int]:
     rank = t.rank
     spec = _i64s(fn, i, K.ARG_STRIDE_DIVISIBILITY, max(rank - 1, 0)) + [1]
     strides, _ = t.get_strides_and_offset()
@@ -202,7 +202,7 @@ def _stride_multiples(fn: ir.Operation, i: int, t: ir.MemRefType, extents: List[
     return result
 
 
-def pointer_alignment_facts(fn: ir.Operation) -> Dict[int, dict]:
+def pointer_alignment_facts(fn: ir.Operation) -> dict[int, dict]:
     """For the lowering: per memref argument index, what its base pointer may
     be declared as. `align` is a byte alignment of element 0 that the
     compiler may assume (`llvm.align`; >= the element size); `elem_bytes` the

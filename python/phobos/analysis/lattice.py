@@ -29,8 +29,8 @@ restricted to the new, smaller groups (`base_divisibility`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Optional, Sequence, Tuple
 
 # The divisibility of 0 (Triton's highestPowOf2Divisor(0) for int64).
 MAX_DIVISOR = 1 << 62
@@ -59,10 +59,10 @@ def cap(x: int) -> int:
 
 @dataclass(frozen=True)
 class AxisInfo:
-    contiguity: Tuple[int, ...]
-    divisibility: Tuple[int, ...]
-    constancy: Tuple[int, ...]
-    constant: Optional[int] = None
+    contiguity: tuple[int, ...]
+    divisibility: tuple[int, ...]
+    constancy: tuple[int, ...]
+    constant: int | None = None
     non_negative: bool = False
 
     @property
@@ -72,13 +72,13 @@ class AxisInfo:
     # ------------------------------------------------------------- builders
 
     @staticmethod
-    def unknown(rank: int, non_negative: bool = False) -> "AxisInfo":
+    def unknown(rank: int, non_negative: bool = False) -> AxisInfo:
         """Nothing known (the pessimistic state)."""
         ones = (1,) * rank
         return AxisInfo(ones, ones, ones, None, non_negative)
 
     @staticmethod
-    def of_constant(value: int, shape: Sequence[int]) -> "AxisInfo":
+    def of_constant(value: int, shape: Sequence[int]) -> AxisInfo:
         """Every element equals `value`."""
         return AxisInfo(
             (1,) * len(shape),
@@ -89,7 +89,7 @@ class AxisInfo:
         )
 
     @staticmethod
-    def scalar(divisibility: int = 1, non_negative: bool = False) -> "AxisInfo":
+    def scalar(divisibility: int = 1, non_negative: bool = False) -> AxisInfo:
         return AxisInfo((1,), (cap(divisibility),), (1,), None, non_negative)
 
     # ------------------------------------------------------------- derived facts
@@ -134,12 +134,14 @@ class AxisInfo:
             return "[" + ", ".join(str(x) for x in xs) + "]"
 
         constant = "none" if self.constant is None else str(self.constant)
-        return (f"contiguity = {arr(self.contiguity)}, divisibility = {arr(self.divisibility)}, "
-                f"constancy = {arr(self.constancy)}, constant = {constant}, "
-                f"non_negative = {'true' if self.non_negative else 'false'}")
+        return (
+            f"contiguity = {arr(self.contiguity)}, divisibility = {arr(self.divisibility)}, "
+            f"constancy = {arr(self.constancy)}, constant = {constant}, "
+            f"non_negative = {'true' if self.non_negative else 'false'}"
+        )
 
 
-def with_contiguity(info: AxisInfo, d: int, contiguity: int) -> Tuple[int, int]:
+def with_contiguity(info: AxisInfo, d: int, contiguity: int) -> tuple[int, int]:
     """(C, D) of dimension d when its contiguity claim becomes `contiguity`."""
     return contiguity, info.base_divisibility(d, contiguity)
 
@@ -163,7 +165,7 @@ def normalize(info: AxisInfo, shape: Sequence[int]) -> AxisInfo:
     return AxisInfo(tuple(cs), tuple(ds), tuple(ks), None, info.non_negative)
 
 
-def join(a: Optional[AxisInfo], b: Optional[AxisInfo]) -> Optional[AxisInfo]:
+def join(a: AxisInfo | None, b: AxisInfo | None) -> AxisInfo | None:
     """The facts of a value that is either `a` or `b` (None: no value yet)."""
     if a is None:
         return b

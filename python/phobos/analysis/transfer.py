@@ -20,12 +20,12 @@ narrowing casts (trunci, index_cast to a narrower type). i1 values are 0 and 1.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Optional, Sequence, Tuple
 
 from .lattice import MAX_DIVISOR, AxisInfo, cap, normalize, pow2_divisor, pow2_part
 
-Shape = Tuple[int, ...]
+Shape = tuple[int, ...]
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -72,7 +72,7 @@ def aligned_run(x: AxisInfo, d: int, limit: int) -> int:
     return g
 
 
-def _build(shape: Shape, cs, ds, ks, non_negative: bool, constant: Optional[int] = None) -> AxisInfo:
+def _build(shape: Shape, cs, ds, ks, non_negative: bool, constant: int | None = None) -> AxisInfo:
     info = AxisInfo(tuple(cs), tuple(cap(x) for x in ds), tuple(ks), constant, non_negative)
     return normalize(info, shape)
 
@@ -93,7 +93,7 @@ def _both_constant(a: AxisInfo, b: AxisInfo) -> bool:
     return a.constant is not None and b.constant is not None
 
 
-def _fold(shape: Shape, width: int, value: Optional[int]) -> Optional[AxisInfo]:
+def _fold(shape: Shape, width: int, value: int | None) -> AxisInfo | None:
     return None if value is None else constant(wrap(value, width), shape)
 
 
@@ -114,7 +114,7 @@ def dense(values: Sequence[int], shape: Shape) -> AxisInfo:
     return facts_of_array(values, shape)
 
 
-def scalar_of(divisibility: int = 1, non_negative: bool = False, value: Optional[int] = None) -> AxisInfo:
+def scalar_of(divisibility: int = 1, non_negative: bool = False, value: int | None = None) -> AxisInfo:
     if value is not None:
         return constant(value, (1,))
     return AxisInfo.scalar(divisibility, non_negative)
@@ -125,8 +125,9 @@ def scalar_of(divisibility: int = 1, non_negative: bool = False, value: Optional
 
 def splat(s: AxisInfo, shape: Shape) -> AxisInfo:
     rank = len(shape)
-    return _build(shape, [1] * rank, [s.element_divisibility()] * rank, [pow2_part(n) for n in shape],
-                  s.non_negative, s.constant)
+    return _build(
+        shape, [1] * rank, [s.element_divisibility()] * rank, [pow2_part(n) for n in shape], s.non_negative, s.constant
+    )
 
 
 def broadcast(src: AxisInfo, src_shape: Shape, shape: Shape) -> AxisInfo:
@@ -145,8 +146,14 @@ def broadcast(src: AxisInfo, src_shape: Shape, shape: Shape) -> AxisInfo:
 
 
 def transpose(src: AxisInfo, permutation: Sequence[int], shape: Shape) -> AxisInfo:
-    return _build(shape, [src.contiguity[p] for p in permutation], [src.divisibility[p] for p in permutation],
-                  [src.constancy[p] for p in permutation], src.non_negative, src.constant)
+    return _build(
+        shape,
+        [src.contiguity[p] for p in permutation],
+        [src.divisibility[p] for p in permutation],
+        [src.constancy[p] for p in permutation],
+        src.non_negative,
+        src.constant,
+    )
 
 
 def expand_shape(src: AxisInfo, src_shape: Shape, shape: Shape, groups: Sequence[Sequence[int]]) -> AxisInfo:
@@ -163,7 +170,7 @@ def expand_shape(src: AxisInfo, src_shape: Shape, shape: Shape, groups: Sequence
     for s, group in enumerate(groups):
         for pos, r in enumerate(group):
             inner = 1
-            for q in group[pos + 1:]:
+            for q in group[pos + 1 :]:
                 inner *= shape[q]
             ext = shape[r]
             if ext == 1:
@@ -248,8 +255,9 @@ def mul(a: AxisInfo, b: AxisInfo, shape: Shape, width: int) -> AxisInfo:
         return a
     if a.constant == 1:
         return b
-    return elementwise(shape, a, b, a.element_divisibility() * b.element_divisibility(),
-                       a.non_negative and b.non_negative)
+    return elementwise(
+        shape, a, b, a.element_divisibility() * b.element_divisibility(), a.non_negative and b.non_negative
+    )
 
 
 def _quotient_constancy(a: AxisInfo, b: AxisInfo, d: int) -> int:
@@ -331,7 +339,7 @@ def remui(a: AxisInfo, b: AxisInfo, shape: Shape, width: int) -> AxisInfo:
     return elementwise(shape, a, b, divisibility, b.non_negative)
 
 
-def _shift_amount(b: AxisInfo, width: int) -> Optional[int]:
+def _shift_amount(b: AxisInfo, width: int) -> int | None:
     if b.constant is not None and 0 <= b.constant < width:
         return b.constant
     return None
@@ -347,7 +355,7 @@ def shli(a: AxisInfo, b: AxisInfo, shape: Shape, width: int) -> AxisInfo:
     return elementwise(shape, a, b, min(divisibility, MAX_DIVISOR), a.non_negative)
 
 
-def _floor_shift(a: AxisInfo, b: AxisInfo, k: Optional[int], shape: Shape, non_negative: bool) -> AxisInfo:
+def _floor_shift(a: AxisInfo, b: AxisInfo, k: int | None, shape: Shape, non_negative: bool) -> AxisInfo:
     """a >> k as a floor division by 2^k (for signed values, or unsigned ones
     read without wrap-around inside a run)."""
     rank = len(shape)
@@ -433,8 +441,9 @@ def andi(a: AxisInfo, b: AxisInfo, shape: Shape, width: int) -> AxisInfo:
         ks = [max(x.constancy[d], aligned_run(x, d, -m)) for d in range(rank)]
         return _build(shape, [1] * rank, [max(x.element_divisibility(), -m)] * rank, ks, x.non_negative)
     # a bit that is zero in either operand is zero in the result
-    return elementwise(shape, a, b, max(a.element_divisibility(), b.element_divisibility()),
-                       a.non_negative or b.non_negative)
+    return elementwise(
+        shape, a, b, max(a.element_divisibility(), b.element_divisibility()), a.non_negative or b.non_negative
+    )
 
 
 def ori(a: AxisInfo, b: AxisInfo, shape: Shape, width: int) -> AxisInfo:
@@ -447,8 +456,9 @@ def ori(a: AxisInfo, b: AxisInfo, shape: Shape, width: int) -> AxisInfo:
         return a
     if a.constant == 0:
         return b
-    return elementwise(shape, a, b, min(a.element_divisibility(), b.element_divisibility()),
-                       a.non_negative and b.non_negative)
+    return elementwise(
+        shape, a, b, min(a.element_divisibility(), b.element_divisibility()), a.non_negative and b.non_negative
+    )
 
 
 def xori(a: AxisInfo, b: AxisInfo, shape: Shape, width: int) -> AxisInfo:
@@ -458,19 +468,25 @@ def xori(a: AxisInfo, b: AxisInfo, shape: Shape, width: int) -> AxisInfo:
         return a
     if a.constant == 0:
         return b
-    return elementwise(shape, a, b, min(a.element_divisibility(), b.element_divisibility()),
-                       a.non_negative and b.non_negative)
+    return elementwise(
+        shape, a, b, min(a.element_divisibility(), b.element_divisibility()), a.non_negative and b.non_negative
+    )
 
 
 # ----------------------------------------------------------------------------- comparisons
 
 
 _CMP = {
-    "eq": lambda x, y: x == y, "ne": lambda x, y: x != y,
-    "slt": lambda x, y: x < y, "sle": lambda x, y: x <= y,
-    "sgt": lambda x, y: x > y, "sge": lambda x, y: x >= y,
-    "ult": lambda x, y: x < y, "ule": lambda x, y: x <= y,
-    "ugt": lambda x, y: x > y, "uge": lambda x, y: x >= y,
+    "eq": lambda x, y: x == y,
+    "ne": lambda x, y: x != y,
+    "slt": lambda x, y: x < y,
+    "sle": lambda x, y: x <= y,
+    "sgt": lambda x, y: x > y,
+    "sge": lambda x, y: x >= y,
+    "ult": lambda x, y: x < y,
+    "ule": lambda x, y: x <= y,
+    "ugt": lambda x, y: x > y,
+    "uge": lambda x, y: x >= y,
 }
 # A run y+j compared with a constant c (g | y, g | c) flips at j = c - y, a
 # multiple of g, for these predicates (run on the left / on the right).

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import inspect
 import os
-from typing import Callable, Dict, List, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Dict, List, Optional, Union
 
 from mlir import ir
 from mlir.dialects import arith, func, math, memref, scf, tensor
@@ -68,7 +69,7 @@ def caller_location() -> ir.Location:
         del frame
 
 
-def _loc(loc: Optional[ir.Location]) -> ir.Location:
+def _loc(loc: ir.Location | None) -> ir.Location:
     return loc if loc is not None else caller_location()
 
 
@@ -116,7 +117,7 @@ class Tensor:
     @autotune constant): the memref dimension is static, the symbol stays
     in tile.dims."""
 
-    def __init__(self, element: ScalarType, *dims: Union[str, int], static: Optional[Dict[str, int]] = None):
+    def __init__(self, element: ScalarType, *dims: str | int, static: dict[str, int] | None = None):
         if not dims:
             raise ValueError("a tensor parameter needs at least one dimension")
         self.element = element
@@ -128,7 +129,7 @@ class Tensor:
         shape = [d if isinstance(d, int) else self.static.get(d, dynamic) for d in self.dims]
         return ir.MemRefType.get(shape, self.element.mlir())
 
-    def dim_names(self) -> List[str]:
+    def dim_names(self) -> list[str]:
         return [str(d) for d in self.dims]
 
 
@@ -170,7 +171,7 @@ class Value:
         return self.value.type
 
     @property
-    def shape(self) -> List[int]:
+    def shape(self) -> list[int]:
         return list(ir.RankedTensorType(self.type).shape) if _is_tile(self.type) else []
 
     @property
@@ -181,41 +182,90 @@ class Value:
         return f"Value({self.value})"
 
     # arithmetic
-    def __add__(self, o): return binary("add", self, o)
-    def __radd__(self, o): return binary("add", o, self)
-    def __sub__(self, o): return binary("sub", self, o)
-    def __rsub__(self, o): return binary("sub", o, self)
-    def __mul__(self, o): return binary("mul", self, o)
-    def __rmul__(self, o): return binary("mul", o, self)
-    def __truediv__(self, o): return binary("div", self, o)
-    def __rtruediv__(self, o): return binary("div", o, self)
-    def __floordiv__(self, o): return binary("div", self, o)
-    def __rfloordiv__(self, o): return binary("div", o, self)
-    def __mod__(self, o): return binary("rem", self, o)
-    def __rmod__(self, o): return binary("rem", o, self)
-    def __lshift__(self, o): return binary("shl", self, o)
-    def __rshift__(self, o): return binary("shr", self, o)
-    def __and__(self, o): return binary("and", self, o)
-    def __rand__(self, o): return binary("and", o, self)
-    def __or__(self, o): return binary("or", self, o)
-    def __ror__(self, o): return binary("or", o, self)
-    def __neg__(self): return negate(self)
+    def __add__(self, o):
+        return binary("add", self, o)
+
+    def __radd__(self, o):
+        return binary("add", o, self)
+
+    def __sub__(self, o):
+        return binary("sub", self, o)
+
+    def __rsub__(self, o):
+        return binary("sub", o, self)
+
+    def __mul__(self, o):
+        return binary("mul", self, o)
+
+    def __rmul__(self, o):
+        return binary("mul", o, self)
+
+    def __truediv__(self, o):
+        return binary("div", self, o)
+
+    def __rtruediv__(self, o):
+        return binary("div", o, self)
+
+    def __floordiv__(self, o):
+        return binary("div", self, o)
+
+    def __rfloordiv__(self, o):
+        return binary("div", o, self)
+
+    def __mod__(self, o):
+        return binary("rem", self, o)
+
+    def __rmod__(self, o):
+        return binary("rem", o, self)
+
+    def __lshift__(self, o):
+        return binary("shl", self, o)
+
+    def __rshift__(self, o):
+        return binary("shr", self, o)
+
+    def __and__(self, o):
+        return binary("and", self, o)
+
+    def __rand__(self, o):
+        return binary("and", o, self)
+
+    def __or__(self, o):
+        return binary("or", self, o)
+
+    def __ror__(self, o):
+        return binary("or", o, self)
+
+    def __neg__(self):
+        return negate(self)
 
     # comparisons build i1 values (so Value is not hashable by identity of content)
-    def __lt__(self, o): return compare("lt", self, o)
-    def __le__(self, o): return compare("le", self, o)
-    def __gt__(self, o): return compare("gt", self, o)
-    def __ge__(self, o): return compare("ge", self, o)
-    def __eq__(self, o): return compare("eq", self, o)  # type: ignore[override]
-    def __ne__(self, o): return compare("ne", self, o)  # type: ignore[override]
+    def __lt__(self, o):
+        return compare("lt", self, o)
+
+    def __le__(self, o):
+        return compare("le", self, o)
+
+    def __gt__(self, o):
+        return compare("gt", self, o)
+
+    def __ge__(self, o):
+        return compare("ge", self, o)
+
+    def __eq__(self, o):
+        return compare("eq", self, o)  # type: ignore[override]
+
+    def __ne__(self, o):
+        return compare("ne", self, o)  # type: ignore[override]
+
     __hash__ = object.__hash__
 
 
-def unwrap(v: Union[Value, ir.Value]) -> ir.Value:
+def unwrap(v: Value | ir.Value) -> ir.Value:
     return v.value if isinstance(v, Value) else v
 
 
-def constant(value: Union[int, float, bool], type_: ir.Type, *, loc=None) -> Value:
+def constant(value: int | float | bool, type_: ir.Type, *, loc=None) -> Value:
     """A constant of scalar or tile type `type_` (a tile constant is a splat)."""
     loc = _loc(loc)
     element = element_type_of(type_)
@@ -227,7 +277,9 @@ def constant(value: Union[int, float, bool], type_: ir.Type, *, loc=None) -> Val
     return Value(arith.ConstantOp(type_, attr, loc=loc).result)
 
 
-def full(shape: Sequence[int], value: Union[int, float, Value, ir.Value], element: Optional[ScalarType] = None, *, loc=None) -> Value:
+def full(
+    shape: Sequence[int], value: int | float | Value | ir.Value, element: ScalarType | None = None, *, loc=None
+) -> Value:
     """A tile of `shape` holding `value` everywhere (a constant, or a splat of a scalar value)."""
     loc = _loc(loc)
     if isinstance(value, (Value, ir.Value)):
@@ -242,7 +294,7 @@ def zeros(shape: Sequence[int], element: ScalarType = f32, *, loc=None) -> Value
     return full(shape, 0, element, loc=_loc(loc))
 
 
-def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> Optional[List[int]]:
+def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> list[int] | None:
     """NumPy's broadcast of two shapes (None if they do not broadcast)."""
     rank = max(len(a), len(b))
     a = [1] * (rank - len(a)) + list(a)
@@ -313,11 +365,29 @@ def _coerce_pair(a: Operand, b: Operand, loc) -> tuple:
     return a, b
 
 
-_FLOAT_OPS = {"add": arith.AddFOp, "sub": arith.SubFOp, "mul": arith.MulFOp, "div": arith.DivFOp, "rem": arith.RemFOp,
-              "max": arith.MaximumFOp, "min": arith.MinimumFOp}
-_INT_OPS = {"add": arith.AddIOp, "sub": arith.SubIOp, "mul": arith.MulIOp, "div": arith.DivSIOp, "rem": arith.RemSIOp,
-            "shl": arith.ShLIOp, "shr": arith.ShRSIOp, "and": arith.AndIOp, "or": arith.OrIOp, "xor": arith.XOrIOp,
-            "max": arith.MaxSIOp, "min": arith.MinSIOp}
+_FLOAT_OPS = {
+    "add": arith.AddFOp,
+    "sub": arith.SubFOp,
+    "mul": arith.MulFOp,
+    "div": arith.DivFOp,
+    "rem": arith.RemFOp,
+    "max": arith.MaximumFOp,
+    "min": arith.MinimumFOp,
+}
+_INT_OPS = {
+    "add": arith.AddIOp,
+    "sub": arith.SubIOp,
+    "mul": arith.MulIOp,
+    "div": arith.DivSIOp,
+    "rem": arith.RemSIOp,
+    "shl": arith.ShLIOp,
+    "shr": arith.ShRSIOp,
+    "and": arith.AndIOp,
+    "or": arith.OrIOp,
+    "xor": arith.XOrIOp,
+    "max": arith.MaxSIOp,
+    "min": arith.MinSIOp,
+}
 
 
 def binary(kind: str, a: Operand, b: Operand, *, loc=None) -> Value:
@@ -346,10 +416,22 @@ def negate(a: Operand, *, loc=None) -> Value:
     return binary("sub", 0, a, loc=loc)
 
 
-_CMP_F = {"lt": arith.CmpFPredicate.OLT, "le": arith.CmpFPredicate.OLE, "gt": arith.CmpFPredicate.OGT,
-          "ge": arith.CmpFPredicate.OGE, "eq": arith.CmpFPredicate.OEQ, "ne": arith.CmpFPredicate.UNE}
-_CMP_I = {"lt": arith.CmpIPredicate.slt, "le": arith.CmpIPredicate.sle, "gt": arith.CmpIPredicate.sgt,
-          "ge": arith.CmpIPredicate.sge, "eq": arith.CmpIPredicate.eq, "ne": arith.CmpIPredicate.ne}
+_CMP_F = {
+    "lt": arith.CmpFPredicate.OLT,
+    "le": arith.CmpFPredicate.OLE,
+    "gt": arith.CmpFPredicate.OGT,
+    "ge": arith.CmpFPredicate.OGE,
+    "eq": arith.CmpFPredicate.OEQ,
+    "ne": arith.CmpFPredicate.UNE,
+}
+_CMP_I = {
+    "lt": arith.CmpIPredicate.slt,
+    "le": arith.CmpIPredicate.sle,
+    "gt": arith.CmpIPredicate.sgt,
+    "ge": arith.CmpIPredicate.sge,
+    "eq": arith.CmpIPredicate.eq,
+    "ne": arith.CmpIPredicate.ne,
+}
 
 
 def compare(kind: str, a: Operand, b: Operand, *, loc=None) -> Value:
@@ -373,8 +455,15 @@ def where(cond: Operand, a: Operand, b: Operand, *, loc=None) -> Value:
     return Value(arith.SelectOp(c.value, a.value, b.value, loc=loc).result)
 
 
-_MATH = {"exp": math.ExpOp, "log": math.LogOp, "sqrt": math.SqrtOp, "tanh": math.TanhOp, "abs": math.AbsFOp,
-         "exp2": math.Exp2Op, "rsqrt": math.RsqrtOp}
+_MATH = {
+    "exp": math.ExpOp,
+    "log": math.LogOp,
+    "sqrt": math.SqrtOp,
+    "tanh": math.TanhOp,
+    "abs": math.AbsFOp,
+    "exp2": math.Exp2Op,
+    "rsqrt": math.RsqrtOp,
+}
 
 
 def unary_math(kind: str, a: Operand, *, loc=None) -> Value:
@@ -388,11 +477,24 @@ def unary_math(kind: str, a: Operand, *, loc=None) -> Value:
     return Value(_MATH[kind](a.value, loc=loc).result)
 
 
-def exp(a, *, loc=None): return unary_math("exp", a, loc=_loc(loc))
-def log(a, *, loc=None): return unary_math("log", a, loc=_loc(loc))
-def sqrt(a, *, loc=None): return unary_math("sqrt", a, loc=_loc(loc))
-def tanh(a, *, loc=None): return unary_math("tanh", a, loc=_loc(loc))
-def abs_(a, *, loc=None): return unary_math("abs", a, loc=_loc(loc))
+def exp(a, *, loc=None):
+    return unary_math("exp", a, loc=_loc(loc))
+
+
+def log(a, *, loc=None):
+    return unary_math("log", a, loc=_loc(loc))
+
+
+def sqrt(a, *, loc=None):
+    return unary_math("sqrt", a, loc=_loc(loc))
+
+
+def tanh(a, *, loc=None):
+    return unary_math("tanh", a, loc=_loc(loc))
+
+
+def abs_(a, *, loc=None):
+    return unary_math("abs", a, loc=_loc(loc))
 
 
 def cast(a: Operand, to: ScalarType, *, loc=None) -> Value:
@@ -465,14 +567,14 @@ def store_slice(base: Operand, starts: Sequence[Operand], value: Operand, *, loc
     T.StoreSliceOp(unwrap(value), unwrap(base), [_index(s, loc) for s in starts], loc=loc)
 
 
-def load(base: Operand, offsets: Operand, mask: Optional[Operand] = None, *, loc=None) -> Value:
+def load(base: Operand, offsets: Operand, mask: Operand | None = None, *, loc=None) -> Value:
     """Reads base.flat[offsets] where `mask` holds (zero elsewhere)."""
     loc = _loc(loc)
     m = broadcast_to(mask, Value(unwrap(offsets)).shape, loc=loc).value if mask is not None else None
     return Value(T.LoadOp(unwrap(base), unwrap(offsets), m, loc=loc).result)
 
 
-def store(base: Operand, offsets: Operand, value: Operand, mask: Optional[Operand] = None, *, loc=None) -> None:
+def store(base: Operand, offsets: Operand, value: Operand, mask: Operand | None = None, *, loc=None) -> None:
     """Writes base.flat[offsets] = value where `mask` holds."""
     loc = _loc(loc)
     shape = Value(unwrap(offsets)).shape
@@ -484,7 +586,7 @@ def store(base: Operand, offsets: Operand, value: Operand, mask: Optional[Operan
     T.StoreOp(v.value, unwrap(base), unwrap(offsets), m, loc=loc)
 
 
-def dot(a: Operand, b: Operand, acc: Optional[Operand] = None, *, loc=None) -> Value:
+def dot(a: Operand, b: Operand, acc: Operand | None = None, *, loc=None) -> Value:
     """acc + a x b for [M, K] x [K, N] tiles (acc defaults to f32 zeros)."""
     loc = _loc(loc)
     a, b = Value(unwrap(a)), Value(unwrap(b))
@@ -527,18 +629,21 @@ def expand_dims(source: Operand, axis: int, *, loc=None) -> Value:
 
 def hint(value: Operand, *, divisibility=None, contiguity=None, constancy=None, loc=None) -> Value:
     """Attaches user facts to an integer scalar or tile (see tile.hint)."""
-    return Value(T.HintOp(unwrap(value), divisibility=divisibility, contiguity=contiguity,
-                          constancy=constancy, loc=_loc(loc)).result)
+    return Value(
+        T.HintOp(
+            unwrap(value), divisibility=divisibility, contiguity=contiguity, constancy=constancy, loc=_loc(loc)
+        ).result
+    )
 
 
-def multiple_of(value: Operand, divisor: Union[int, Sequence[int]], *, loc=None) -> Value:
+def multiple_of(value: Operand, divisor: int | Sequence[int], *, loc=None) -> Value:
     """Triton's `multiple_of`: every element (scalar: the value) is a multiple of `divisor`."""
     v = Value(unwrap(value))
     facts = [divisor] * max(1, len(v.shape)) if isinstance(divisor, int) else list(divisor)
     return hint(v, divisibility=facts, loc=_loc(loc))
 
 
-def max_contiguous(value: Operand, run: Union[int, Sequence[int]], *, loc=None) -> Value:
+def max_contiguous(value: Operand, run: int | Sequence[int], *, loc=None) -> Value:
     """Triton's `max_contiguous`: runs of `run` consecutive integers along each dimension."""
     v = Value(unwrap(value))
     facts = [run] * max(1, len(v.shape)) if isinstance(run, int) else list(run)
@@ -562,9 +667,14 @@ class ForLoop:
 
     def __init__(self, lb: Operand, ub: Operand, step: Operand, carry: Sequence[Operand] = (), loc=None):
         self._loc = _loc(loc)
-        self._op = scf.ForOp(_index(lb, self._loc), _index(ub, self._loc), _index(step, self._loc),
-                             [unwrap(c) for c in carry], loc=self._loc)
-        self._ip: Optional[ir.InsertionPoint] = None
+        self._op = scf.ForOp(
+            _index(lb, self._loc),
+            _index(ub, self._loc),
+            _index(step, self._loc),
+            [unwrap(c) for c in carry],
+            loc=self._loc,
+        )
+        self._ip: ir.InsertionPoint | None = None
         self._yielded = False
 
     @property
@@ -572,18 +682,18 @@ class ForLoop:
         return Value(self._op.induction_variable)
 
     @property
-    def carried(self) -> List[Value]:
+    def carried(self) -> list[Value]:
         return [Value(a) for a in self._op.inner_iter_args]
 
     @property
-    def results(self) -> List[Value]:
+    def results(self) -> list[Value]:
         return [Value(r) for r in self._op.results]
 
     def yield_(self, *values: Operand) -> None:
         scf.YieldOp([unwrap(v) for v in values], loc=self._loc)
         self._yielded = True
 
-    def __enter__(self) -> "ForLoop":
+    def __enter__(self) -> ForLoop:
         self._ip = ir.InsertionPoint(self._op.body)
         self._ip.__enter__()
         return self
@@ -603,7 +713,7 @@ def for_range(lb: Operand, ub: Operand, step: Operand = 1, carry: Sequence[Opera
 # ----------------------------------------------------------------------------- kernels
 
 
-def _dict_attr(values: Dict[str, int]) -> ir.DictAttr:
+def _dict_attr(values: dict[str, int]) -> ir.DictAttr:
     i64 = ir.IntegerType.get_signless(64)
     return ir.DictAttr.get({k: ir.IntegerAttr.get(i64, int(v)) for k, v in values.items()})
 
@@ -613,15 +723,15 @@ def build_kernel(
     params: Sequence[tuple],
     body: Callable[..., None],
     *,
-    launch: Optional[int] = None,
-    aligned: Optional[Dict[str, int]] = None,
-    autotune: Optional[Dict[str, Sequence[int]]] = None,
-    bindings: Optional[Dict[str, int]] = None,
+    launch: int | None = None,
+    aligned: dict[str, int] | None = None,
+    autotune: dict[str, Sequence[int]] | None = None,
+    bindings: dict[str, int] | None = None,
     pipeline: bool = False,
     tensorcore: bool = False,
     persistent: bool = False,
     loc=None,
-    arg_locs: Optional[Sequence[ir.Location]] = None,
+    arg_locs: Sequence[ir.Location] | None = None,
 ) -> func.FuncOp:
     """Builds a kernel `func.func` at the current insertion point.
 
@@ -657,7 +767,7 @@ def build_kernel(
     entry = fn.add_entry_block(arg_locs=list(arg_locs) if arg_locs is not None else [loc] * len(arg_types))
     with ir.InsertionPoint(entry):
         args = [Value(a) for a in entry.arguments]
-        extents: Dict[str, Value] = {}
+        extents: dict[str, Value] = {}
         for (pname, spec), arg in zip(params, args):
             if not isinstance(spec, Tensor):
                 continue
@@ -682,7 +792,7 @@ def _wants_extents(body: Callable) -> bool:
         return False
 
 
-def kernel(fn: Optional[Callable] = None, **options):
+def kernel(fn: Callable | None = None, **options):
     """Decorator: builds the decorated Python function as a tile kernel.
 
     Parameter annotations give the types (`Tensor(f32, "M", "N")`, `f32`, ...);

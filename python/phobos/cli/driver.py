@@ -19,7 +19,6 @@ import argparse
 import os
 import re
 import sys
-from typing import Dict, List, Optional
 
 from phobos.lowering.target import DEFAULT_CHIP
 from phobos.passes import pipelines
@@ -45,31 +44,59 @@ def _parser() -> argparse.ArgumentParser:
 
     def common(q):
         q.add_argument("file", metavar="FILE.ph", help="the source file ('-' reads stdin)")
-        q.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
-                       help="fix an @autotune constant (default: the first value of its space)")
+        q.add_argument(
+            "-D",
+            dest="defines",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help="fix an @autotune constant (default: the first value of its space)",
+        )
 
-    c = sub.add_parser("compile", help="compile to a stage: tile IR, GPU IR, LLVM IR, PTX, a cubin or the contract",
-                       description="Compile a .ph or .mlir file up to a stage and print it.")
+    c = sub.add_parser(
+        "compile",
+        help="compile to a stage: tile IR, GPU IR, LLVM IR, PTX, a cubin or the contract",
+        description="Compile a .ph or .mlir file up to a stage and print it.",
+    )
     common(c)
-    c.add_argument("--emit", choices=EMIT, default="tile",
-                   help="the stage to print (default: tile): tile (verified tile IR), gpu (gpu.module), llvm (NVVM/LLVM "
-                        "dialect), ptx, cubin (binary: use -o), contract (the launch contract, JSON)")
+    c.add_argument(
+        "--emit",
+        choices=EMIT,
+        default="tile",
+        help="the stage to print (default: tile): tile (verified tile IR), gpu (gpu.module), llvm (NVVM/LLVM "
+        "dialect), ptx, cubin (binary: use -o), contract (the launch contract, JSON)",
+    )
     target(c)
     c.add_argument("-o", dest="output", default="-", metavar="OUT", help="output file (default: stdout)")
-    c.add_argument("--mlir-print-debuginfo", dest="debuginfo", action="store_true",
-                   help="print source locations (loc(\"file\":line:col)) in the IR")
-    k = sub.add_parser("check", help="parse and check a file, report every error",
-                       description="Parse and check a .ph file without compiling it.")
+    c.add_argument(
+        "--mlir-print-debuginfo",
+        dest="debuginfo",
+        action="store_true",
+        help='print source locations (loc("file":line:col)) in the IR',
+    )
+    k = sub.add_parser(
+        "check",
+        help="parse and check a file, report every error",
+        description="Parse and check a .ph file without compiling it.",
+    )
     common(k)
-    a = sub.add_parser("aot", help="compile variants ahead of time into a folder (phobos.load launches from it)",
-                       description="Compile the generic variant and one per --key / --args into a folder with the "
-                                   "cache layout; phobos.load(DIR) launches from it on a machine without MLIR.")
+    a = sub.add_parser(
+        "aot",
+        help="compile variants ahead of time into a folder (phobos.load launches from it)",
+        description="Compile the generic variant and one per --key / --args into a folder with the "
+        "cache layout; phobos.load(DIR) launches from it on a machine without MLIR.",
+    )
     common(a)
     target(a, key=False)
     a.add_argument("-o", dest="output", required=True, metavar="DIR", help="the output folder")
     a.add_argument("--key", action="append", default=[], metavar="KEY", help="a specialisation key's text (repeatable)")
-    a.add_argument("--args", action="append", default=[], metavar="ARGS",
-                   help="example arguments, e.g. 'f32[1024,1024] f32[1024,1024] 2.0' (repeatable)")
+    a.add_argument(
+        "--args",
+        action="append",
+        default=[],
+        metavar="ARGS",
+        help="example arguments, e.g. 'f32[1024,1024] f32[1024,1024] 2.0' (repeatable)",
+    )
     a.add_argument("--no-check", action="store_true", help="accept examples that break @aligned promises")
     return p
 
@@ -80,13 +107,17 @@ def target(q, key: bool = True) -> None:
     q.add_argument("--features", default=None, help="PTX ISA features, e.g. +ptx83 (default: the chip's minimum)")
     q.add_argument("--kernel", default=None, help="the kernel to compile when the file has several")
     if key:
-        q.add_argument("--key", default=None, metavar="KEY",
-                       help="specialise for an argument layout, e.g. 'X=a16.e16x16.s16;Y=a16.e16x16.s16' (16-byte "
-                            "aligned base, extents and row stride multiples of 16; default: nothing assumed)")
+        q.add_argument(
+            "--key",
+            default=None,
+            metavar="KEY",
+            help="specialise for an argument layout, e.g. 'X=a16.e16x16.s16;Y=a16.e16x16.s16' (16-byte "
+            "aligned base, extents and row stride multiples of 16; default: nothing assumed)",
+        )
 
 
-def _defines(items: List[str]) -> Dict[str, int]:
-    defines: Dict[str, int] = {}
+def _defines(items: list[str]) -> dict[str, int]:
+    defines: dict[str, int] = {}
     for item in items:
         m = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(-?[0-9]+)\s*", item)
         if not m:
@@ -126,7 +157,7 @@ def _write(output: str, data) -> None:
         raise UserError(f"cannot write '{output}': {e.strerror or e}") from None
 
 
-def _check_key(text: Optional[str], flag: str = "--key") -> None:
+def _check_key(text: str | None, flag: str = "--key") -> None:
     from phobos.runtime.specialization import SpecKey
 
     if text:
@@ -136,7 +167,7 @@ def _check_key(text: Optional[str], flag: str = "--key") -> None:
             raise UserError(f"{flag}: {e}") from None
 
 
-def _compile(args, source: str, filename: str, defines: Dict[str, int]):
+def _compile(args, source: str, filename: str, defines: dict[str, int]):
     """The text (or cubin bytes) of stage args.emit, from the compile driver."""
     import json
 
@@ -145,16 +176,24 @@ def _compile(args, source: str, filename: str, defines: Dict[str, int]):
     _check_key(args.key)
     target = filename if filename != "<stdin>" else source
     options = {"features": args.features} if args.features else None
-    common = dict(kernel=args.kernel, chip=args.chip, defines=defines or None, key=args.key or None, options=options,
-                  source_name=filename)
+    common = dict(
+        kernel=args.kernel,
+        chip=args.chip,
+        defines=defines or None,
+        key=args.key or None,
+        options=options,
+        source_name=filename,
+    )
     if args.emit in ("cubin", "contract"):
         artifact = compiler.compile_artifact(target, **common)
-        return artifact.cubin if args.emit == "cubin" else json.dumps(artifact.contract, indent=1, sort_keys=True) + "\n"
+        return (
+            artifact.cubin if args.emit == "cubin" else json.dumps(artifact.contract, indent=1, sort_keys=True) + "\n"
+        )
     text = compiler.compile_stages(target, until=args.emit, debug_info=args.debuginfo, **common)[args.emit]
     return text if text.endswith("\n") else text + "\n"
 
 
-def _aot(args, defines: Dict[str, int]) -> None:
+def _aot(args, defines: dict[str, int]) -> None:
     from phobos.runtime.aot import compile_ahead, parse_args_text
 
     for key in args.key:
@@ -167,8 +206,17 @@ def _aot(args, defines: Dict[str, int]) -> None:
     from phobos.frontend import CompileError
 
     try:
-        keys = compile_ahead(args.file, args.output, kernel=args.kernel, chip=args.chip, defines=defines or None,
-                             options=options, keys=args.key, examples=examples, check=not args.no_check)
+        keys = compile_ahead(
+            args.file,
+            args.output,
+            kernel=args.kernel,
+            chip=args.chip,
+            defines=defines or None,
+            options=options,
+            keys=args.key,
+            examples=examples,
+            check=not args.no_check,
+        )
     except CompileError:
         raise
     except (OSError, ValueError, TypeError) as e:  # unreadable source or folder, examples that do not fit
@@ -177,7 +225,7 @@ def _aot(args, defines: Dict[str, int]) -> None:
         print(f"{args.output}: {key or '(generic)'}")
 
 
-def run(argv: Optional[List[str]] = None) -> int:
+def run(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.version:
         from phobos import __version__
@@ -201,7 +249,7 @@ def run(argv: Optional[List[str]] = None) -> int:
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     from phobos.frontend import CompileError
 
     try:
@@ -222,8 +270,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Exception as e:  # a bug in Phobos: short report, traceback on request
         if os.environ.get("PHOBOS_DEBUG"):
             raise
-        sys.stderr.write(f"{_PROG}: internal compiler error: {type(e).__name__}: {e}\n"
-                         f"(this is a bug in Phobos; rerun with PHOBOS_DEBUG=1 for the traceback)\n")
+        sys.stderr.write(
+            f"{_PROG}: internal compiler error: {type(e).__name__}: {e}\n"
+            f"(this is a bug in Phobos; rerun with PHOBOS_DEBUG=1 for the traceback)\n"
+        )
         code = 2
     sys.stdout.flush()
     return code

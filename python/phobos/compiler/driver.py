@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Dict, List, Optional, Tuple
 
 from mlir import ir
 
@@ -45,7 +44,7 @@ STAGES = tuple(s for s in pipelines.STAGES if pipelines.OUTPUT_OF[s] != "object-
 # ----------------------------------------------------------------------------- sources
 
 
-def _error(message: str, filename: Optional[str] = None, line: int = 0, col: int = 0) -> CompileError:
+def _error(message: str, filename: str | None = None, line: int = 0, col: int = 0) -> CompileError:
     return CompileError([Diagnostic("error", message, filename, line, col)])
 
 
@@ -60,12 +59,12 @@ def _looks_like_mlir(text: str) -> bool:
 class _Job:
     """One compilation: a private context, the module, and its diagnostics."""
 
-    def __init__(self, source, defines: Optional[dict], source_name: str = "<text>"):
+    def __init__(self, source, defines: dict | None, source_name: str = "<text>"):
         self.source_name = source_name
         self.context = make_context()
         self.collector = Collector(self.context)
         self.filename = "<module>"
-        self.text: Optional[str] = None
+        self.text: str | None = None
         with self.context:
             self.module = self._load(source, defines)
 
@@ -84,7 +83,9 @@ class _Job:
         if isinstance(source, bytes):
             source = source.decode()
         if not isinstance(source, str):
-            raise TypeError(f"a kernel source is an mlir Module, MLIR text, .ph text or a path; got {type(source).__name__}")
+            raise TypeError(
+                f"a kernel source is an mlir Module, MLIR text, .ph text or a path; got {type(source).__name__}"
+            )
         if _looks_like_mlir(source):
             return self._parse_mlir(source, self.source_name)
         return self._parse_ph(source, self.source_name, defines)
@@ -117,7 +118,7 @@ class _Job:
         sources = {self.filename: self.text} if self.text is not None else {}
         return CompileError(records, sources)
 
-    def run_stage(self, module: ir.Module, stage: str, params: Dict[str, str]) -> None:
+    def run_stage(self, module: ir.Module, stage: str, params: dict[str, str]) -> None:
         """Runs the passes of `stage` on `module` in one PassManager."""
         pipeline = f"builtin.module({','.join(pipelines.stage_elements(stage, params))})"
         with self.context:
@@ -138,15 +139,18 @@ class _Job:
 # ----------------------------------------------------------------------------- kernels
 
 
-def _select_kernel(job: _Job, kernel: Optional[str]) -> ir.Operation:
+def _select_kernel(job: _Job, kernel: str | None) -> ir.Operation:
     kernels = K.kernels(job.module)
     names = [K.kernel_name(k) for k in kernels]
     if not kernels:
         raise _error("the input has no tile kernel (a func.func with the tile.kernel attribute)", job.filename)
     if kernel is None:
         if len(kernels) > 1:
-            raise _error(f"the input has several kernels ({', '.join(names)}); choose one (--kernel NAME, or kernel= "
-                         "from Python)", job.filename)
+            raise _error(
+                f"the input has several kernels ({', '.join(names)}); choose one (--kernel NAME, or kernel= "
+                "from Python)",
+                job.filename,
+            )
         return kernels[0]
     if kernel not in names:
         raise _error(f"the input has no kernel '{kernel}' (it has {', '.join(names)})", job.filename)
@@ -168,16 +172,17 @@ def _key_text(key) -> str:
         raise _error(f"invalid specialisation key: {e}") from None
 
 
-def _parameters(key_text: str, chip: str, options: Optional[dict], stages: Tuple[str, ...]) -> Dict[str, str]:
+def _parameters(key_text: str, chip: str, options: dict | None, stages: tuple[str, ...]) -> dict[str, str]:
     options = options or {}
     try:
-        return pipelines.parameters(key_text, chip, options.get("features") or "", bool(options.get("noalias", True)),
-                                    stages)
+        return pipelines.parameters(
+            key_text, chip, options.get("features") or "", bool(options.get("noalias", True)), stages
+        )
     except pipelines.PipelineOptionError as e:
         raise _error(str(e)) from None
 
 
-def _contract(fn: ir.Operation, chip: str, key: str, options: Optional[dict]) -> dict:
+def _contract(fn: ir.Operation, chip: str, key: str, options: dict | None) -> dict:
     try:
         params = describe_params(fn)
     except ParamError as e:
@@ -212,7 +217,7 @@ def _contract(fn: ir.Operation, chip: str, key: str, options: Optional[dict]) ->
     }
 
 
-def _access(fn: ir.Operation) -> Tuple[Dict[int, str], set]:
+def _access(fn: ir.Operation) -> tuple[dict[int, str], set]:
     """({param: "read" | "write" | "readwrite"}, params accessed in the offset form (tile.load/tile.store))."""
     args = list(fn.regions[0].blocks[0].arguments)
     reads, writes, flat = set(), set(), set()
@@ -241,8 +246,9 @@ def _access(fn: ir.Operation) -> Tuple[Dict[int, str], set]:
 # ----------------------------------------------------------------------------- driver
 
 
-def _compile(source, kernel, key, chip, defines, options, until: str, debug_info: bool = False,
-             source_name: str = "<text>"):
+def _compile(
+    source, kernel, key, chip, defines, options, until: str, debug_info: bool = False, source_name: str = "<text>"
+):
     """Runs every stage up to `until` ("artifact": all of them): (stage texts, contract, cubin bytes or None).
 
     The contract and cubin need one kernel (`kernel`, or the only one); the
@@ -254,8 +260,8 @@ def _compile(source, kernel, key, chip, defines, options, until: str, debug_info
     one_kernel = kernel is not None or any(pipelines.OUTPUT_OF[s] != "ir" for s in wanted)
     if one_kernel:
         _select_kernel(job, kernel)
-    asm: Dict[str, str] = {}
-    snapshots: Dict[str, str] = {}  # stages read by more than one later stage, with locations
+    asm: dict[str, str] = {}
+    snapshots: dict[str, str] = {}  # stages read by more than one later stage, with locations
     held = None  # the stage job.module holds
     contract, cubin = None, None
     for stage in wanted:
@@ -281,7 +287,7 @@ def _compile(source, kernel, key, chip, defines, options, until: str, debug_info
     return asm, contract, cubin
 
 
-def first_binary(module: ir.Module) -> Optional[bytes]:
+def first_binary(module: ir.Module) -> bytes | None:
     """The object bytes of the first gpu.binary in `module` (PTX text or a cubin)."""
     from mlir.dialects import gpu
 
@@ -292,9 +298,18 @@ def first_binary(module: ir.Module) -> Optional[bytes]:
     return None
 
 
-def compile_stages(source, *, kernel: Optional[str] = None, key=None, chip: str = DEFAULT_CHIP,
-                   defines: Optional[dict] = None, options: Optional[dict] = None, until: str = "ptx",
-                   debug_info: bool = False, source_name: str = "<text>") -> Dict[str, str]:
+def compile_stages(
+    source,
+    *,
+    kernel: str | None = None,
+    key=None,
+    chip: str = DEFAULT_CHIP,
+    defines: dict | None = None,
+    options: dict | None = None,
+    until: str = "ptx",
+    debug_info: bool = False,
+    source_name: str = "<text>",
+) -> dict[str, str]:
     """The text of each stage up to `until` (one of STAGES: "tile", "gpu", "llvm", "ptx") of
     `source` (an mlir Module, MLIR text, .ph text, or a .mlir/.ph path); `kernel`
     picks one kernel (needed for "ptx" when the source has several).
@@ -306,9 +321,16 @@ def compile_stages(source, *, kernel: Optional[str] = None, key=None, chip: str 
     return asm
 
 
-def compile_artifact(source, *, kernel: Optional[str] = None, key=None, chip: str = DEFAULT_CHIP,
-                     defines: Optional[dict] = None, options: Optional[dict] = None,
-                     source_name: str = "<text>") -> Artifact:
+def compile_artifact(
+    source,
+    *,
+    kernel: str | None = None,
+    key=None,
+    chip: str = DEFAULT_CHIP,
+    defines: dict | None = None,
+    options: dict | None = None,
+    source_name: str = "<text>",
+) -> Artifact:
     """Compiles one kernel of `source` to a cubin with its launch contract and stage texts.
 
     key: a SpecKey (or its text) of launch-time facts; chip: sm_70 or newer;

@@ -58,7 +58,7 @@ def parse_source(source: str, filename: str = "<string>") -> ast.Program:
     return program
 
 
-def check_source(source: str, filename: str = "<string>", defines: Optional[Dict[str, int]] = None) -> ast.Program:
+def check_source(source: str, filename: str = "<string>", defines: dict[str, int] | None = None) -> ast.Program:
     """Parses and checks `source` (no MLIR needed); returns the annotated
     syntax tree or raises CompileError with every error found.
 
@@ -81,8 +81,7 @@ def _check_defines(defines, diags: Diagnostics) -> None:
             diags.error(None, f"-D {name}={value!r}: an @autotune constant must be bound to an integer")
 
 
-def compile_to_tile_ir(source: str, filename: str = "<string>", defines: Optional[Dict[str, int]] = None,
-                       context=None):
+def compile_to_tile_ir(source: str, filename: str = "<string>", defines: dict[str, int] | None = None, context=None):
     """Compiles `source` to a verified tile IR `mlir.ir.Module` (in `context`,
     or a new context with the tile dialect loaded). Raises CompileError."""
     from .verify import lower_and_verify

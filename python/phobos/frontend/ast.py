@@ -11,7 +11,6 @@ to). The lowering reads those annotations and nothing else.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional, Union
 
 
 @dataclass
@@ -33,8 +32,8 @@ class Node:
 class DimRef(Node):
     """One dimension in a type: a symbol name or an integer literal."""
 
-    name: Optional[str] = None
-    value: Optional[int] = None
+    name: str | None = None
+    value: int | None = None
 
     def text(self) -> str:
         return self.name if self.name is not None else str(self.value)
@@ -46,7 +45,7 @@ class TypeRef(Node):
 
     kind: str  # "scalar", "tensor" or "tile"
     element: str
-    dims: List[DimRef] = field(default_factory=list)
+    dims: list[DimRef] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- expressions
@@ -100,7 +99,7 @@ class Binary(Expr):
 @dataclass(eq=False)
 class Call(Expr):
     callee: Expr
-    args: List[Expr]
+    args: list[Expr]
 
     def __post_init__(self):
         super().__post_init__()
@@ -129,8 +128,8 @@ class Subscript(Node):
     """
 
     kind: str
-    start: Optional[Expr] = None
-    end: Optional[Expr] = None  # `b` of a range, `n` of a span
+    start: Expr | None = None
+    end: Expr | None = None  # `b` of a range, `n` of a span
 
     def __post_init__(self):
         self.length = None
@@ -141,8 +140,8 @@ class Index(Expr):
     """`base[subscripts]`: a slice of a tensor parameter."""
 
     base: Expr
-    subscripts: List[Subscript]
-    bracket: Optional[Pos] = None
+    subscripts: list[Subscript]
+    bracket: Pos | None = None
 
 
 # ----------------------------------------------------------------------------- statements
@@ -155,7 +154,7 @@ class Stmt(Node):
 
 @dataclass(eq=False)
 class Block(Node):
-    stmts: List[Stmt]
+    stmts: list[Stmt]
 
 
 @dataclass(eq=False)
@@ -164,7 +163,7 @@ class Decl(Stmt):
 
     mutable: bool
     name: str
-    type: Optional[TypeRef]
+    type: TypeRef | None
     value: Expr
 
     def __post_init__(self):
@@ -175,10 +174,10 @@ class Decl(Stmt):
 class Assign(Stmt):
     """`target op value` with op in `=`, `+=`, `-=`, `*=`; target a Name or an Index."""
 
-    target: Union[Name, Index]
+    target: Name | Index
     op: str
     value: Expr
-    op_pos: Optional[Pos] = None
+    op_pos: Pos | None = None
 
     def __post_init__(self):
         # For compound assignments the checker builds `target op value` here.
@@ -191,7 +190,7 @@ class For(Stmt):
     var_pos: Pos
     start: Expr
     stop: Expr
-    step: Optional[Expr]
+    step: Expr | None
     body: Block
 
     def __post_init__(self):
@@ -208,7 +207,7 @@ class While(Stmt):
 class If(Stmt):
     cond: Expr
     then: Block
-    orelse: Optional[Union[Block, "If"]] = None
+    orelse: Block | If | None = None
 
 
 @dataclass(eq=False)
@@ -229,15 +228,15 @@ class AttrArg(Node):
     """
 
     kind: str
-    name: Optional[str] = None
-    value: Optional[Expr] = None
-    values: List[IntLit] = field(default_factory=list)
+    name: str | None = None
+    value: Expr | None = None
+    values: list[IntLit] = field(default_factory=list)
 
 
 @dataclass(eq=False)
 class Attribute(Node):
     name: str
-    args: List[AttrArg]
+    args: list[AttrArg]
     has_parens: bool = False
 
 
@@ -250,14 +249,14 @@ class Param(Node):
 @dataclass(eq=False)
 class Kernel(Node):
     name: str
-    attributes: List[Attribute]
-    params: List[Param]
+    attributes: list[Attribute]
+    params: list[Param]
     body: Block
 
 
 @dataclass(eq=False)
 class Program(Node):
-    kernels: List[Kernel]
+    kernels: list[Kernel]
 
 
 def start_pos(e: Expr) -> Pos:

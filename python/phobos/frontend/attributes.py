@@ -8,8 +8,6 @@ the dimension symbols shared across tensor parameters.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
-
 from . import ast as A
 from . import types as T
 from .symbols import KernelInfo, Symbol
@@ -28,7 +26,7 @@ class KernelChecks:
         kernel.info = info
         self.kernel_scope = {}
         self.scopes = []
-        self.broken_consts: Dict[str, A.Pos] = {}
+        self.broken_consts: dict[str, A.Pos] = {}
         by_name = self._attributes_by_name(kernel)
         if "autotune" in by_name:
             self._autotune(by_name["autotune"], info)
@@ -50,15 +48,19 @@ class KernelChecks:
                 info.flags.add(flag)
         self.check_block(kernel.body)
 
-    def _attributes_by_name(self, kernel: A.Kernel) -> Dict[str, A.Attribute]:
-        by_name: Dict[str, A.Attribute] = {}
+    def _attributes_by_name(self, kernel: A.Kernel) -> dict[str, A.Attribute]:
+        by_name: dict[str, A.Attribute] = {}
         for attr in kernel.attributes:
             if attr.name not in KNOWN_ATTRIBUTES:
-                self.error(attr.pos, f"unknown attribute '@{attr.name}' (expected one of "
-                                     f"{', '.join('@' + a for a in KNOWN_ATTRIBUTES)})")
+                self.error(
+                    attr.pos,
+                    f"unknown attribute '@{attr.name}' (expected one of "
+                    f"{', '.join('@' + a for a in KNOWN_ATTRIBUTES)})",
+                )
             elif attr.name in by_name:
-                self.error(attr.pos, f"duplicate attribute '@{attr.name}'",
-                           ((by_name[attr.name].pos, "first given here"),))
+                self.error(
+                    attr.pos, f"duplicate attribute '@{attr.name}'", ((by_name[attr.name].pos, "first given here"),)
+                )
             else:
                 by_name[attr.name] = attr
         return by_name
@@ -82,13 +84,15 @@ class KernelChecks:
                 self.used_defines.add(arg.name)
                 chosen = self.defines[arg.name]
                 if chosen not in values:
-                    self.error(arg.pos, f"-D {arg.name}={chosen} is not in the @autotune space of '{arg.name}': {values}")
+                    self.error(
+                        arg.pos, f"-D {arg.name}={chosen} is not in the @autotune space of '{arg.name}': {values}"
+                    )
                     chosen = values[0]  # keeps checking the rest with a valid binding
                 info.bindings[arg.name] = chosen
             else:
                 info.bindings[arg.name] = values[0]
 
-    def _space_values(self, arg: A.AttrArg) -> Optional[List[int]]:
+    def _space_values(self, arg: A.AttrArg) -> list[int] | None:
         raw = [v.value for v in arg.values]
         for lit in arg.values:
             if lit.value <= 0:
@@ -98,8 +102,11 @@ class KernelChecks:
             lo, hi = raw
             for lit in arg.values:
                 if lit.value & (lit.value - 1):
-                    self.error(lit.pos, f"'{arg.name} in [{lo}, {hi}]' means the powers of two from {lo} to {hi}, "
-                                        f"so both ends must be powers of two; {lit.value} is not")
+                    self.error(
+                        lit.pos,
+                        f"'{arg.name} in [{lo}, {hi}]' means the powers of two from {lo} to {hi}, "
+                        f"so both ends must be powers of two; {lit.value} is not",
+                    )
                     return None
             values, p = [], lo
             while p <= hi:
@@ -118,8 +125,11 @@ class KernelChecks:
             info.params.append(sym)
             previous = self.kernel_scope.get(param.name)
             if previous is not None:
-                self.error(param.pos, f"'{param.name}' is already declared as a {previous.describe()}",
-                           ((previous.pos, "declared here"),))
+                self.error(
+                    param.pos,
+                    f"'{param.name}' is already declared as a {previous.describe()}",
+                    ((previous.pos, "declared here"),),
+                )
                 continue
             self.kernel_scope[param.name] = sym
         # Dimension symbols: one per name, shared by every parameter using it.
@@ -135,17 +145,21 @@ class KernelChecks:
                 elif existing.kind == "const":
                     info.dims.setdefault(dim.name, existing)
                 elif existing.kind == "param":
-                    self.error(dim.pos, f"'{dim.name}' names both a parameter and a dimension",
-                               ((existing.pos, "the parameter is declared here"),))
+                    self.error(
+                        dim.pos,
+                        f"'{dim.name}' names both a parameter and a dimension",
+                        ((existing.pos, "the parameter is declared here"),),
+                    )
 
     def _param_type(self, param: A.Param) -> T.Type:
         ref = param.type
         if ref.kind == "scalar":
             return T.Scalar(ref.element)
         if ref.kind == "tile":
-            return self.error(ref.pos, f"kernel parameters cannot be tiles; pass a tensor<{ref.element}>[...] "
-                                       "and slice it")
-        static: List[Optional[int]] = []
+            return self.error(
+                ref.pos, f"kernel parameters cannot be tiles; pass a tensor<{ref.element}>[...] and slice it"
+            )
+        static: list[int | None] = []
         for dim in ref.dims:
             if dim.value is not None:
                 if dim.value <= 0:
@@ -156,7 +170,7 @@ class KernelChecks:
                 static.append(self.info.bindings.get(dim.name))
         return T.Tensor(ref.element, tuple(d.text() for d in ref.dims), tuple(static))
 
-    def _attr_int(self, value: A.Expr, what: str) -> Optional[int]:
+    def _attr_int(self, value: A.Expr, what: str) -> int | None:
         """An attribute value that must be an integer: a literal or an @autotune constant."""
         if isinstance(value, A.IntLit):
             return value.value
@@ -165,13 +179,15 @@ class KernelChecks:
                 return self.info.bindings[value.name]
             if value.name in self.broken_consts:
                 return None
-            self.error(value.pos, f"unknown constant '{value.name}' in {what} (expected a literal or an @autotune constant)")
+            self.error(
+                value.pos, f"unknown constant '{value.name}' in {what} (expected a literal or an @autotune constant)"
+            )
             return None
         self.error(value.pos, f"{what} expects an integer, got {value.value}")
         return None
 
-    def _launch(self, attr: A.Attribute) -> Optional[Dict[str, int]]:
-        values: Dict[str, Tuple[int, A.Pos]] = {}
+    def _launch(self, attr: A.Attribute) -> dict[str, int] | None:
+        values: dict[str, tuple[int, A.Pos]] = {}
         if not attr.args:
             self.error(attr.pos, "@launch needs the number of threads per CTA, as in @launch(256)")
             return None
@@ -185,7 +201,9 @@ class KernelChecks:
                     return None
                 name = arg.name
             elif i >= len(LAUNCH_FIELDS):
-                self.error(arg.pos, f"@launch takes at most 3 arguments (threads, minBlocks, maxRegs), got {len(attr.args)}")
+                self.error(
+                    arg.pos, f"@launch takes at most 3 arguments (threads, minBlocks, maxRegs), got {len(attr.args)}"
+                )
                 return None
             else:
                 name = LAUNCH_FIELDS[i]
@@ -241,7 +259,10 @@ class KernelChecks:
                 self.error(arg.pos, f"@aligned names '{arg.name}', which is not a dimension of any tensor parameter")
                 continue
             if dim.const is not None and dim.const % divisor:
-                self.error(arg.value.pos, f"@aligned promises that '{arg.name}' is a multiple of {divisor}, "
-                                          f"but it is the constant {dim.const}")
+                self.error(
+                    arg.value.pos,
+                    f"@aligned promises that '{arg.name}' is a multiple of {divisor}, "
+                    f"but it is the constant {dim.const}",
+                )
                 continue
             info.aligned[arg.name] = divisor

@@ -8,7 +8,6 @@ builtin <name>; `call_generic` the elementwise math and the conversions.
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Tuple
 
 from . import ast as A
 from . import types as T
@@ -16,8 +15,25 @@ from . import types as T
 CONVERSIONS = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64")
 ELEMENTWISE_FLOAT = ("exp", "log", "sqrt", "tanh")
 BUILTINS = frozenset(
-    ("dot", "dot_t", "abs", "tmax", "tmin", "where", "sum", "rowsum", "rowmax", "transpose", "cumsum",
-     "tril", "barrier", "grid_barrier", "program_id") + ELEMENTWISE_FLOAT + CONVERSIONS
+    (
+        "dot",
+        "dot_t",
+        "abs",
+        "tmax",
+        "tmin",
+        "where",
+        "sum",
+        "rowsum",
+        "rowmax",
+        "transpose",
+        "cumsum",
+        "tril",
+        "barrier",
+        "grid_barrier",
+        "program_id",
+    )
+    + ELEMENTWISE_FLOAT
+    + CONVERSIONS
 )
 
 
@@ -43,7 +59,7 @@ class BuiltinChecks:
             return self.call_generic(e, name, arg_types)
         return method(e, arg_types)
 
-    def arity(self, e: A.Call, name: str, types_, lo: int, hi: Optional[int] = None) -> bool:
+    def arity(self, e: A.Call, name: str, types_, lo: int, hi: int | None = None) -> bool:
         hi = lo if hi is None else hi
         n = len(types_)
         if lo <= n <= hi:
@@ -52,8 +68,9 @@ class BuiltinChecks:
         self.error(e.callee.pos, f"'{name}' expects {want} argument{'s' * (hi != 1)}, got {n}")
         return False
 
-    def tile_arg(self, e: A.Call, name: str, ty: T.Type, arg: A.Expr, rank: Optional[int] = None,
-                 numeric: bool = True) -> bool:
+    def tile_arg(
+        self, e: A.Call, name: str, ty: T.Type, arg: A.Expr, rank: int | None = None, numeric: bool = True
+    ) -> bool:
         if not isinstance(ty, T.Tile):
             self.error(arg.pos, f"'{name}' expects a tile, got {ty}")
             return False
@@ -65,7 +82,7 @@ class BuiltinChecks:
             return False
         return True
 
-    def call_generic(self, e: A.Call, name: str, ts: List[T.Type]) -> T.Type:
+    def call_generic(self, e: A.Call, name: str, ts: list[T.Type]) -> T.Type:
         if name in ELEMENTWISE_FLOAT:
             if not self.arity(e, name, ts, 1):
                 return T.ERROR
@@ -95,7 +112,7 @@ class BuiltinChecks:
             return T.with_element(ty, name)
         raise AssertionError(name)
 
-    def call_dot(self, e: A.Call, ts: List[T.Type], transposed: bool = False) -> T.Type:
+    def call_dot(self, e: A.Call, ts: list[T.Type], transposed: bool = False) -> T.Type:
         name = "dot_t" if transposed else "dot"
         if not self.arity(e, name, ts, 2):
             return T.ERROR
@@ -105,8 +122,11 @@ class BuiltinChecks:
         (m, k), (k2, n) = a.shape, (b.shape[::-1] if transposed else b.shape)
         if k != k2:
             if transposed:
-                return self.error(e.callee.pos, f"dot_t shapes do not agree: {T.fmt_shape(a.shape)} x "
-                                                f"{T.fmt_shape(b.shape)} (dot_t(a, b) needs a: [M, K] and b: [N, K])")
+                return self.error(
+                    e.callee.pos,
+                    f"dot_t shapes do not agree: {T.fmt_shape(a.shape)} x "
+                    f"{T.fmt_shape(b.shape)} (dot_t(a, b) needs a: [M, K] and b: [N, K])",
+                )
             return self.error(e.callee.pos, f"dot shapes do not agree: {T.fmt_shape(a.shape)} x {T.fmt_shape(b.shape)}")
         if a.element != b.element:
             return self.error(e.callee.pos, f"'{name}' operands have different element types: {a} and {b}")
@@ -128,17 +148,16 @@ class BuiltinChecks:
             return self.checked_const(e, ts[0])
         return ts[0]
 
-    def _elementwise(self, e: A.Call, name: str, args: List[A.Expr], ts: List[T.Type]) -> Optional[Tuple[str, tuple]]:
+    def _elementwise(self, e: A.Call, name: str, args: list[A.Expr], ts: list[T.Type]) -> tuple[str, tuple] | None:
         elem = ts[0].element
-        shape: Optional[tuple] = T.shape(ts[0])
+        shape: tuple | None = T.shape(ts[0])
         for t in ts[1:]:
             elem = self.unify_elements(e.callee.pos, f"'{name}'", T.Scalar(elem), t) if elem is not None else None
             if elem is None:
                 return None
             shape = T.broadcast(shape, T.shape(t))
             if shape is None:
-                self.error(e.callee.pos, f"the operands of '{name}' do not broadcast: "
-                                         f"{', '.join(str(t) for t in ts)}")
+                self.error(e.callee.pos, f"the operands of '{name}' do not broadcast: {', '.join(str(t) for t in ts)}")
                 return None
         for arg in args:
             if not self.fits(arg, elem):
@@ -195,7 +214,7 @@ class BuiltinChecks:
         if not 0 <= axis < len(shape):
             return self.error(e.args[1].pos, f"axis {axis} is out of range for {ts[0]}")
         e.axis = axis
-        return T.make(ts[0].element, shape[:axis] + shape[axis + 1:])
+        return T.make(ts[0].element, shape[:axis] + shape[axis + 1 :])
 
     def call_rowsum(self, e, ts, name="rowsum"):
         if not self.arity(e, name, ts, 1) or not self.tile_arg(e, name, ts[0], e.args[0]):
@@ -211,8 +230,9 @@ class BuiltinChecks:
         return ts[0]
 
     def call_transpose(self, e, ts):
-        if not self.arity(e, "transpose", ts, 1) or not self.tile_arg(e, "transpose", ts[0], e.args[0], rank=2,
-                                                                       numeric=False):
+        if not self.arity(e, "transpose", ts, 1) or not self.tile_arg(
+            e, "transpose", ts[0], e.args[0], rank=2, numeric=False
+        ):
             return T.ERROR
         return T.Tile(ts[0].element, ts[0].shape[::-1])
 
@@ -238,7 +258,8 @@ class BuiltinChecks:
             return T.ERROR
         d = e.args[0].const
         if not T.is_int(ts[0].element) or d not in (0, 1, 2) or isinstance(d, bool):
-            return self.error(e.args[0].pos, f"program_id expects the constant 0, 1 or 2, got "
-                                             f"{d if d is not None else ts[0]}")
+            return self.error(
+                e.args[0].pos, f"program_id expects the constant 0, 1 or 2, got {d if d is not None else ts[0]}"
+            )
         e.grid_query = ("block", d)
         return T.INDEX

@@ -19,7 +19,6 @@ Untyped literals take the type of the other operand and must fit it.
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional, Set, Tuple
 
 from . import ast as A
 from . import types as T
@@ -36,13 +35,13 @@ FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.40282346638
 
 
 class Checker(KernelChecks, BuiltinChecks):
-    def __init__(self, diags: Diagnostics, defines: Optional[Dict[str, int]] = None):
+    def __init__(self, diags: Diagnostics, defines: dict[str, int] | None = None):
         self.diags = diags
         self.defines = dict(defines or {})
-        self.used_defines: Set[str] = set()
-        self.scopes: List[Dict[str, Symbol]] = []
-        self.kernel_scope: Dict[str, Symbol] = {}
-        self.info: Optional[KernelInfo] = None
+        self.used_defines: set[str] = set()
+        self.scopes: list[dict[str, Symbol]] = []
+        self.kernel_scope: dict[str, Symbol] = {}
+        self.info: KernelInfo | None = None
 
     def error(self, pos: A.Pos, message: str, notes=()) -> T.Type:
         self.diags.error(pos, message, notes)
@@ -51,11 +50,14 @@ class Checker(KernelChecks, BuiltinChecks):
     # ================================================================== program
 
     def check_program(self, program: A.Program) -> None:
-        seen: Dict[str, A.Kernel] = {}
+        seen: dict[str, A.Kernel] = {}
         for kernel in program.kernels:
             if kernel.name in seen:
-                self.error(kernel.pos, f"kernel '{kernel.name}' is already defined",
-                           ((seen[kernel.name].pos, "the first definition is here"),))
+                self.error(
+                    kernel.pos,
+                    f"kernel '{kernel.name}' is already defined",
+                    ((seen[kernel.name].pos, "the first definition is here"),),
+                )
             else:
                 seen[kernel.name] = kernel
             self.check_kernel(kernel)
@@ -67,7 +69,7 @@ class Checker(KernelChecks, BuiltinChecks):
 
     # ================================================================== scopes
 
-    def lookup(self, name: str) -> Optional[Symbol]:
+    def lookup(self, name: str) -> Symbol | None:
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
@@ -78,13 +80,16 @@ class Checker(KernelChecks, BuiltinChecks):
         previous = scope.get(sym.name) or self.kernel_scope.get(sym.name)
         if previous is not None:
             where = "in this scope" if sym.name in scope else "in this kernel"
-            self.error(sym.pos, f"'{sym.name}' is already declared {where} (as a {previous.describe()})",
-                       ((previous.pos, "the previous declaration is here"),))
+            self.error(
+                sym.pos,
+                f"'{sym.name}' is already declared {where} (as a {previous.describe()})",
+                ((previous.pos, "the previous declaration is here"),),
+            )
         scope[sym.name] = sym
 
     # ================================================================== statements
 
-    def check_block(self, block: A.Block, bindings: Tuple[Symbol, ...] = ()) -> None:
+    def check_block(self, block: A.Block, bindings: tuple[Symbol, ...] = ()) -> None:
         self.scopes.append({s.name: s for s in bindings})
         try:
             for stmt in block.stmts:
@@ -118,7 +123,9 @@ class Checker(KernelChecks, BuiltinChecks):
         elif isinstance(s, A.ExprStmt):
             ty = self.check_expr(s.expr)
             if ty != T.VOID and ty != T.ERROR:
-                self.error(start_pos(s.expr), "the value of this expression is unused (assign it with 'let' or store it)")
+                self.error(
+                    start_pos(s.expr), "the value of this expression is unused (assign it with 'let' or store it)"
+                )
 
     def condition(self, e: A.Expr, what: str) -> None:
         ty = self.value(e)
@@ -140,8 +147,13 @@ class Checker(KernelChecks, BuiltinChecks):
                     return self.error(dim.pos, f"unknown identifier '{dim.name}'")
                 if sym.ty == T.ERROR:
                     return T.ERROR
-                value = sym.const if sym.kind in ("const", "dim", "let") and isinstance(sym.const, int) \
-                    and T.is_int(T.element(sym.ty)) else None
+                value = (
+                    sym.const
+                    if sym.kind in ("const", "dim", "let")
+                    and isinstance(sym.const, int)
+                    and T.is_int(T.element(sym.ty))
+                    else None
+                )
                 if value is None:
                     return self.error(dim.pos, f"tile dimension '{dim.name}' is not a compile-time constant")
             if value <= 0:
@@ -154,8 +166,9 @@ class Checker(KernelChecks, BuiltinChecks):
         for d in shape:
             count *= d
         if count > MAX_TILE_ELEMENTS:
-            return self.error(pos, f"a tile of {T.fmt_shape(shape)} has {count} elements, more than the limit of "
-                                   f"{MAX_TILE_ELEMENTS}")
+            return self.error(
+                pos, f"a tile of {T.fmt_shape(shape)} has {count} elements, more than the limit of {MAX_TILE_ELEMENTS}"
+            )
         return T.make(elem, shape)
 
     def check_decl(self, s: A.Decl) -> None:
@@ -163,8 +176,13 @@ class Checker(KernelChecks, BuiltinChecks):
         if s.type is not None:
             declared = self.resolve_type(s.type)
             if declared != T.ERROR and value_ty != T.ERROR:
-                self.assignable(value_ty, s.value, declared, start_pos(s.value),
-                                lambda: f"cannot initialize '{s.name}' of type {declared} with a value of type {value_ty}")
+                self.assignable(
+                    value_ty,
+                    s.value,
+                    declared,
+                    start_pos(s.value),
+                    lambda: f"cannot initialize '{s.name}' of type {declared} with a value of type {value_ty}",
+                )
         elif value_ty == T.ERROR:
             declared = T.ERROR
         else:
@@ -194,11 +212,13 @@ class Checker(KernelChecks, BuiltinChecks):
         name.symbol = sym
         name.ty = sym.ty
         if sym.kind != "var":
-            why = {"let": "it is declared with 'let' (use 'var' for a mutable variable)",
-                   "param": "it is a kernel parameter",
-                   "loop": "it is a loop variable",
-                   "dim": "it is a tensor dimension",
-                   "const": "it is an @autotune constant"}[sym.kind]
+            why = {
+                "let": "it is declared with 'let' (use 'var' for a mutable variable)",
+                "param": "it is a kernel parameter",
+                "loop": "it is a loop variable",
+                "dim": "it is a tensor dimension",
+                "const": "it is an @autotune constant",
+            }[sym.kind]
             if isinstance(sym.ty, T.Tensor):
                 why = f"it is a tensor; store to a slice such as '{sym.name}[i :+ 32]'"
             self.error(name.pos, f"cannot assign to '{name.name}': {why}", ((sym.pos, "declared here"),))
@@ -207,8 +227,13 @@ class Checker(KernelChecks, BuiltinChecks):
             value_ty = self.combine(s, sym.ty, value_ty)
         if value_ty != T.ERROR and sym.ty != T.ERROR:
             expr = s.combined if s.combined is not None else s.value
-            self.assignable(value_ty, expr, sym.ty, start_pos(s.value),
-                            lambda: f"cannot assign a value of type {value_ty} to '{name.name}' of type {sym.ty}")
+            self.assignable(
+                value_ty,
+                expr,
+                sym.ty,
+                start_pos(s.value),
+                lambda: f"cannot assign a value of type {value_ty} to '{name.name}' of type {sym.ty}",
+            )
 
     def combine(self, s: A.Assign, target_ty: T.Type, value_ty: T.Type) -> T.Type:
         """Types `target op value` of a compound assignment (kept in s.combined)."""
@@ -255,14 +280,20 @@ class Checker(KernelChecks, BuiltinChecks):
         tensor_name = target.base.name
         ve, te = value_ty.element, target_ty.element
         if not (ve == te or (ve == T.INT_LITERAL and T.is_numeric(te)) or (ve == T.FLOAT_LITERAL and T.is_float(te))):
-            self.error(start_pos(value), f"cannot store {ve} values into '{tensor_name}', a tensor of {te}"
-                                  + (f" (convert with {te}(...))" if te in CONVERSIONS and T.is_numeric(ve) else ""))
+            self.error(
+                start_pos(value),
+                f"cannot store {ve} values into '{tensor_name}', a tensor of {te}"
+                + (f" (convert with {te}(...))" if te in CONVERSIONS and T.is_numeric(ve) else ""),
+            )
             return
         if isinstance(value_ty, T.Tile):
             target_shape = T.shape(target_ty)
             if T.broadcast(value_ty.shape, target_shape) != tuple(target_shape):
-                self.error(start_pos(value), f"cannot store a tile of shape {T.fmt_shape(value_ty.shape)} into a slice of "
-                                      f"shape {T.fmt_shape(target_shape)}")
+                self.error(
+                    start_pos(value),
+                    f"cannot store a tile of shape {T.fmt_shape(value_ty.shape)} into a slice of "
+                    f"shape {T.fmt_shape(target_shape)}",
+                )
                 return
         self.fits(value, te)
 
@@ -275,8 +306,9 @@ class Checker(KernelChecks, BuiltinChecks):
             return ty
         if isinstance(ty, T.Tensor):
             name = e.name if isinstance(e, A.Name) else "a tensor"
-            return self.error(e.pos, f"tensor '{name}' cannot be used as a value; read a slice of it such as "
-                                     f"'{name}[i :+ 32]'")
+            return self.error(
+                e.pos, f"tensor '{name}' cannot be used as a value; read a slice of it such as '{name}[i :+ 32]'"
+            )
         if isinstance(ty, T.Builtin):
             return self.error(e.pos, f"'{ty.name}' is a builtin function; call it as {ty.name}(...)")
         if isinstance(ty, T.Ctx):
@@ -368,11 +400,13 @@ class Checker(KernelChecks, BuiltinChecks):
             lo, hi = T.int_range(elem if elem in T.INT_WIDTH else "i64")
             if not lo <= e.const <= hi:
                 value, e.const = e.const, None
-                return self.error(e.pos, f"constant expression overflows {elem if elem in T.INT_WIDTH else 'i64'} "
-                                         f"(its value is {value})")
+                return self.error(
+                    e.pos,
+                    f"constant expression overflows {elem if elem in T.INT_WIDTH else 'i64'} (its value is {value})",
+                )
         return ty
 
-    def unify_elements(self, pos: A.Pos, what: str, lt: T.Type, rt: T.Type) -> Optional[str]:
+    def unify_elements(self, pos: A.Pos, what: str, lt: T.Type, rt: T.Type) -> str | None:
         le, re_ = lt.element, rt.element
         if le == re_:
             return le
@@ -388,9 +422,15 @@ class Checker(KernelChecks, BuiltinChecks):
         if T.is_untyped(le):
             self.error(pos, f"cannot combine a {le} with {rt} in {what}")
         else:
-            self.error(pos, f"operands of {what} have different types: {lt} and {rt}"
-                            + (" (convert one with f32(...), i32(...), ...)" if T.is_numeric(lt.element)
-                               and T.is_numeric(rt.element) else ""))
+            self.error(
+                pos,
+                f"operands of {what} have different types: {lt} and {rt}"
+                + (
+                    " (convert one with f32(...), i32(...), ...)"
+                    if T.is_numeric(lt.element) and T.is_numeric(rt.element)
+                    else ""
+                ),
+            )
         return None
 
     def binary_type(self, e: A.Binary, lt: T.Type, rt: T.Type) -> T.Type:
@@ -402,8 +442,9 @@ class Checker(KernelChecks, BuiltinChecks):
             return T.ERROR
         shape = T.broadcast(T.shape(lt), T.shape(rt))
         if shape is None:
-            return self.error(e.pos, f"shapes {T.fmt_shape(T.shape(lt))} and {T.fmt_shape(T.shape(rt))} do not "
-                                     f"broadcast in {what}")
+            return self.error(
+                e.pos, f"shapes {T.fmt_shape(T.shape(lt))} and {T.fmt_shape(T.shape(rt))} do not broadcast in {what}"
+            )
         if e.op in LOGICAL:
             if elem != "bool":
                 return self.error(e.pos, f"{what} needs bool operands, got {lt} and {rt}")
@@ -423,13 +464,12 @@ class Checker(KernelChecks, BuiltinChecks):
         if ty == T.ERROR:
             return ty
         a, b = e.lhs.const, e.rhs.const
-        if a is not None and b is not None and (T.is_untyped(elem) or T.is_int(elem) or elem == "bool") \
-                and not shape:
+        if a is not None and b is not None and (T.is_untyped(elem) or T.is_int(elem) or elem == "bool") and not shape:
             try:
                 e.const = fold(e.op, a, b, elem)
             except FoldError as err:
                 return self.error(e.pos, str(err))
-            if T.is_untyped(result_elem) and isinstance(e.const, int) and abs(e.const) > 2 ** 64:
+            if T.is_untyped(result_elem) and isinstance(e.const, int) and abs(e.const) > 2**64:
                 e.const = None
                 return self.error(e.pos, "integer constant expression is too large")
             return self.checked_const(e, ty)
@@ -461,9 +501,12 @@ class Checker(KernelChecks, BuiltinChecks):
             return self.error(e.pos, f"only tensor parameters can be sliced; {what}")
         name = e.base.name
         if len(e.subscripts) != base_ty.rank:
-            return self.error(e.bracket or e.pos, f"'{name}' has {base_ty.rank} dimension{'s' * (base_ty.rank != 1)} "
-                                                  f"but the slice has {len(e.subscripts)} subscript"
-                                                  f"{'s' * (len(e.subscripts) != 1)}")
+            return self.error(
+                e.bracket or e.pos,
+                f"'{name}' has {base_ty.rank} dimension{'s' * (base_ty.rank != 1)} "
+                f"but the slice has {len(e.subscripts)} subscript"
+                f"{'s' * (len(e.subscripts) != 1)}",
+            )
         ok = True
         shape = []
         for axis, sub in enumerate(e.subscripts):
@@ -478,12 +521,15 @@ class Checker(KernelChecks, BuiltinChecks):
             return T.ERROR
         return self.tile_type(base_ty.element, shape, e.pos)
 
-    def subscript(self, sub: A.Subscript, tensor: T.Tensor, name: str, axis: int) -> Optional[int]:
+    def subscript(self, sub: A.Subscript, tensor: T.Tensor, name: str, axis: int) -> int | None:
         extent = tensor.static[axis]
         if sub.kind == "full":
             if extent is None:
-                self.error(sub.pos, f"':' takes the whole dimension, which needs a compile-time extent; dimension "
-                                    f"{axis} of '{name}' is the runtime extent '{tensor.dims[axis]}'")
+                self.error(
+                    sub.pos,
+                    f"':' takes the whole dimension, which needs a compile-time extent; dimension "
+                    f"{axis} of '{name}' is the runtime extent '{tensor.dims[axis]}'",
+                )
                 return None
             return extent
         for part in (sub.start, sub.end) if sub.kind == "range" else (sub.start,):
@@ -512,11 +558,16 @@ class Checker(KernelChecks, BuiltinChecks):
         else:
             length = constant_difference(sub.end, sub.start)
             if length is None:
-                self.error(start_pos(sub.end), "slice length must be a compile-time constant (the end minus the start of "
-                                        "'a : b' must fold to a number)")
+                self.error(
+                    start_pos(sub.end),
+                    "slice length must be a compile-time constant (the end minus the start of "
+                    "'a : b' must fold to a number)",
+                )
                 return None
         if length <= 0:
-            self.error(start_pos(sub.end) if sub.end is not None else sub.pos, f"slice length must be positive, got {length}")
+            self.error(
+                start_pos(sub.end) if sub.end is not None else sub.pos, f"slice length must be positive, got {length}"
+            )
             return None
         if extent is not None and length > extent:
             self.error(sub.pos, f"a slice of {length} elements is longer than dimension {axis} of '{name}' ({extent})")
@@ -524,5 +575,5 @@ class Checker(KernelChecks, BuiltinChecks):
         return length
 
 
-def check_program(program: A.Program, diags: Diagnostics, defines: Optional[Dict[str, int]] = None) -> None:
+def check_program(program: A.Program, diags: Diagnostics, defines: dict[str, int] | None = None) -> None:
     Checker(diags, defines).check_program(program)

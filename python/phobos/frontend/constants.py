@@ -4,7 +4,6 @@ length of an `a : b` slice (end minus start read as integer linear forms)."""
 from __future__ import annotations
 
 import math
-from typing import Dict, Optional, Tuple
 
 from . import ast as A
 from . import types as T
@@ -44,7 +43,7 @@ def fold(op: str, a, b, elem: str):
     return q if op == "/" else a - b * q
 
 
-def constant_difference(end: A.Expr, start: A.Expr) -> Optional[int]:
+def constant_difference(end: A.Expr, start: A.Expr) -> int | None:
     """end - start if it is the same number for every value of the variables
     (both sides read as integer linear forms over opaque terms)."""
     a, b = _linear(end), _linear(start)
@@ -59,7 +58,7 @@ def constant_difference(end: A.Expr, start: A.Expr) -> Optional[int]:
     return const
 
 
-def _linear(e: A.Expr) -> Optional[Tuple[int, Dict[tuple, int]]]:
+def _linear(e: A.Expr) -> tuple[int, dict[tuple, int]] | None:
     if not isinstance(e.ty, T.Scalar) or not T.is_int(e.ty.element):
         return None
     if isinstance(e.const, int) and not isinstance(e.const, bool):

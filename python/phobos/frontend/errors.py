@@ -8,13 +8,11 @@ tuples `(filename, line, col, severity, message)`, notes after their error.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
-
 from phobos.diagnostics import Diagnostic, Sources, render
 
 from .ast import Pos
 
-DiagnosticTuple = Tuple[str, int, int, str, str]
+DiagnosticTuple = tuple[str, int, int, str, str]
 
 
 class Diagnostics:
@@ -23,15 +21,15 @@ class Diagnostics:
     def __init__(self, filename: str, source: str):
         self.filename = filename
         self.source = source
-        self.records: List[Diagnostic] = []
+        self.records: list[Diagnostic] = []
 
-    def error(self, pos: Optional[Pos], message: str, notes: Tuple[Tuple[Pos, str], ...] = ()) -> Diagnostic:
+    def error(self, pos: Pos | None, message: str, notes: tuple[tuple[Pos, str], ...] = ()) -> Diagnostic:
         diag = self._make("error", pos, message)
         diag.notes = [self._make("note", p, m) for p, m in notes]
         self.records.append(diag)
         return diag
 
-    def _make(self, severity: str, pos: Optional[Pos], message: str) -> Diagnostic:
+    def _make(self, severity: str, pos: Pos | None, message: str) -> Diagnostic:
         if pos is None:
             return Diagnostic(severity, message, self.filename, 0, 0)
         return Diagnostic(severity, message, self.filename, pos.line, pos.col, pos.length)
@@ -45,8 +43,8 @@ class Diagnostics:
             raise CompileError(self.records, {self.filename: self.source})
 
 
-def as_tuples(records: List[Diagnostic]) -> List[DiagnosticTuple]:
-    out: List[DiagnosticTuple] = []
+def as_tuples(records: list[Diagnostic]) -> list[DiagnosticTuple]:
+    out: list[DiagnosticTuple] = []
     for d in records:
         out.append((d.filename or "<unknown>", d.line, d.col, d.severity, d.message))
         out.extend(as_tuples(d.notes))
@@ -59,7 +57,7 @@ class CompileError(Exception):
     `(filename, line, col, severity, message)`; `.records` the Diagnostic
     objects."""
 
-    def __init__(self, records: List[Diagnostic], sources: Optional[dict] = None):
+    def __init__(self, records: list[Diagnostic], sources: dict | None = None):
         self.records = list(records)
         self.diagnostics = as_tuples(self.records)
         self._sources = Sources()

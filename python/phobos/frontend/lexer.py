@@ -13,7 +13,6 @@ numbers are reported and skipped, so the parser still sees the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List
 
 from .ast import Pos
 from .errors import Diagnostics
@@ -24,9 +23,36 @@ STATEMENT_KEYWORDS = frozenset({"kernel", "let", "var", "if", "for", "while"})
 
 # Longest first: the lexer tries them in this order.
 PUNCTUATION = (
-    ":+", "+=", "-=", "*=", "==", "!=", "<=", ">=", "&&", "||",
-    "+", "-", "*", "/", "%", "<", ">", "!", "=", ":", ",", ";", ".", "@",
-    "(", ")", "[", "]", "{", "}",
+    ":+",
+    "+=",
+    "-=",
+    "*=",
+    "==",
+    "!=",
+    "<=",
+    ">=",
+    "&&",
+    "||",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "<",
+    ">",
+    "!",
+    "=",
+    ":",
+    ",",
+    ";",
+    ".",
+    "@",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
 )
 
 INT_MAX = 2**63 - 1
@@ -68,10 +94,10 @@ def _is_ident_char(ch: str) -> bool:
     return _is_ident_start(ch) or _is_digit(ch)
 
 
-def tokenize(source: str, diags: Diagnostics) -> List[Token]:
-    tokens: List[Token] = []
-    brackets: List[str] = []  # open brackets, innermost last
-    swallowed: List[Token] = []  # the newline last suppressed inside brackets
+def tokenize(source: str, diags: Diagnostics) -> list[Token]:
+    tokens: list[Token] = []
+    brackets: list[str] = []  # open brackets, innermost last
+    swallowed: list[Token] = []  # the newline last suppressed inside brackets
     i, line, line_start, n = 0, 1, 0, len(source)
 
     def newline_counts() -> bool:
@@ -136,7 +162,7 @@ def tokenize(source: str, diags: Diagnostics) -> List[Token]:
     return tokens
 
 
-def _track_brackets(punct: str, brackets: List[str]) -> None:
+def _track_brackets(punct: str, brackets: list[str]) -> None:
     if punct in "([{":
         brackets.append(punct)
     elif punct in ")]":
@@ -150,7 +176,7 @@ def _track_brackets(punct: str, brackets: List[str]) -> None:
             brackets.pop()
 
 
-def _number(source: str, i: int, line: int, col: int, tokens: List[Token], diags: Diagnostics) -> int:
+def _number(source: str, i: int, line: int, col: int, tokens: list[Token], diags: Diagnostics) -> int:
     n = len(source)
     j = i
     while j < n and _is_digit(source[j]):

@@ -14,7 +14,7 @@ and anything unexpected here is a compiler bug (an exception), not a user error.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from collections.abc import Sequence
 
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
@@ -44,11 +44,11 @@ def mlir_type(ty: T.Type) -> ir.Type:
     return mlir_element(ty.element)
 
 
-def _reassociation(kept: Sequence[bool]) -> List[List[int]]:
+def _reassociation(kept: Sequence[bool]) -> list[list[int]]:
     """Groups the dims of a slice so that each kept dim absorbs the dropped
     (point) dims before it; trailing dropped dims join the last group."""
-    groups: List[List[int]] = []
-    pending: List[int] = []
+    groups: list[list[int]] = []
+    pending: list[int] = []
     for axis, keep in enumerate(kept):
         pending.append(axis)
         if keep:
@@ -59,9 +59,9 @@ def _reassociation(kept: Sequence[bool]) -> List[List[int]]:
     return groups
 
 
-def assigned_outer(stmts: Sequence[A.Stmt]) -> List[Symbol]:
+def assigned_outer(stmts: Sequence[A.Stmt]) -> list[Symbol]:
     """The symbols assigned in `stmts` (at any depth) that are declared outside them, in order."""
-    assigned: List[Symbol] = []
+    assigned: list[Symbol] = []
     declared = set()
 
     def visit(s: A.Stmt) -> None:
@@ -96,7 +96,7 @@ class KernelLowering:
         self.kernel = kernel
         self.info: KernelInfo = kernel.info
         self.filename = filename
-        self.env: Dict[Symbol, tb.Value] = {}
+        self.env: dict[Symbol, tb.Value] = {}
 
     def loc(self, pos: A.Pos) -> ir.Location:
         return ir.Location.file(self.filename, pos.line, pos.col)
@@ -114,7 +114,9 @@ class KernelLowering:
                 spec = tb.ScalarType(sym.ty.element)
             params.append((param.name, spec))
         fn = tb.build_kernel(
-            self.kernel.name, params, self._body,
+            self.kernel.name,
+            params,
+            self._body,
             launch=info.launch["threads"] if info.launch else None,
             aligned=dict(info.aligned) or None,
             autotune=dict(info.space) or None,
@@ -166,7 +168,7 @@ class KernelLowering:
     def lower_assign(self, s: A.Assign) -> None:
         sym = s.target.symbol
         value = s.value
-        if (s.op == "+=" and isinstance(value, A.Call) and value.builtin in _ACCUMULATE and value.ty == sym.ty):
+        if s.op == "+=" and isinstance(value, A.Call) and value.builtin in _ACCUMULATE and value.ty == sym.ty:
             # acc += dot(a, b) accumulates in the dot itself.
             new = self.lower_dot(value, acc=self.env[sym])
         elif s.combined is not None:
@@ -191,8 +193,11 @@ class KernelLowering:
         carried = assigned_outer(s.body.stmts)
         loc = self.loc(s.pos)
         bounds = [self.to_index(self.lower_as(b, T.INDEX), b.pos) for b in (s.start, s.stop)]
-        step = self.to_index(self.lower_as(s.step, T.INDEX), s.step.pos) if s.step is not None else \
-            arith.ConstantOp(ir.IndexType.get(), 1, loc=loc).result
+        step = (
+            self.to_index(self.lower_as(s.step, T.INDEX), s.step.pos)
+            if s.step is not None
+            else arith.ConstantOp(ir.IndexType.get(), 1, loc=loc).result
+        )
         loop = scf.ForOp(bounds[0], bounds[1], step, [self.env[c].value for c in carried], loc=loc)
         saved = dict(self.env)
         with ir.InsertionPoint(loop.body):
@@ -251,7 +256,7 @@ class KernelLowering:
 
     # ------------------------------------------------------------------ slices
 
-    def slice_starts(self, idx: A.Index) -> List[ir.Value]:
+    def slice_starts(self, idx: A.Index) -> list[ir.Value]:
         starts = []
         for sub in idx.subscripts:
             if sub.kind == "full":
@@ -260,7 +265,7 @@ class KernelLowering:
                 starts.append(self.to_index(self.lower_as(sub.start, T.INDEX), sub.start.pos))
         return starts
 
-    def load_slice(self, idx: A.Index, starts: Optional[List[ir.Value]] = None) -> tb.Value:
+    def load_slice(self, idx: A.Index, starts: list[ir.Value] | None = None) -> tb.Value:
         loc = self.loc(idx.pos)
         starts = starts if starts is not None else self.slice_starts(idx)
         full = [sub.length for sub in idx.subscripts]
@@ -294,8 +299,9 @@ class KernelLowering:
             tile = tb.broadcast_to(value, kept_shape, loc=loc)
             if not all(kept):
                 full_type = ir.RankedTensorType.get(full, tile.element_type)
-                tile = tb.Value(tensor.ExpandShapeOp(full_type, tile.value, _reassociation(kept), [], full,
-                                                     loc=loc).result)
+                tile = tb.Value(
+                    tensor.ExpandShapeOp(full_type, tile.value, _reassociation(kept), [], full, loc=loc).result
+                )
         tb.store_slice(self.env[idx.base.symbol], starts, tile, loc=loc)
 
     # ------------------------------------------------------------------ expressions
@@ -347,7 +353,7 @@ class KernelLowering:
 
     # ------------------------------------------------------------------ builtins
 
-    def lower_dot(self, e: A.Call, acc: Optional[tb.Value] = None) -> tb.Value:
+    def lower_dot(self, e: A.Call, acc: tb.Value | None = None) -> tb.Value:
         loc = self.loc(e.pos)
         a = self.lower_expr(e.args[0])
         b = self.lower_expr(e.args[1])

@@ -9,8 +9,6 @@ Nesting is bounded (MAX_DEPTH) so that no input can exhaust the Python stack.
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 from . import ast as A
 from .errors import Diagnostics
 from .lexer import EOF, FLOAT, IDENT, INT, NEWLINE, Token, tokenize
@@ -34,7 +32,7 @@ def _depth(e: A.Expr) -> int:
 
 
 class Parser:
-    def __init__(self, tokens: List[Token], diags: Diagnostics):
+    def __init__(self, tokens: list[Token], diags: Diagnostics):
         self.tokens = tokens
         self.i = 0
         self.diags = diags
@@ -56,7 +54,7 @@ class Parser:
             self.i += 1
         return tok
 
-    def accept(self, kind: str) -> Optional[Token]:
+    def accept(self, kind: str) -> Token | None:
         return self.advance() if self.at(kind) else None
 
     def error(self, tok: Token, message: str, notes=()) -> _SyntaxError:
@@ -75,7 +73,7 @@ class Parser:
         while self.at(NEWLINE, ";"):
             self.advance()
 
-    def _node(self, node: A.Expr, *children: Optional[A.Expr]) -> A.Expr:
+    def _node(self, node: A.Expr, *children: A.Expr | None) -> A.Expr:
         node.depth = 1 + max((_depth(c) for c in children if c is not None), default=0)
         if node.depth > MAX_EXPR_DEPTH:
             self.diags.error(node.pos, f"expression is nested too deeply (more than {MAX_EXPR_DEPTH} levels)")
@@ -85,7 +83,7 @@ class Parser:
     # ------------------------------------------------------------------ program
 
     def parse_program(self) -> A.Program:
-        kernels: List[A.Kernel] = []
+        kernels: list[A.Kernel] = []
         start = self.peek().pos
         while True:
             self.skip_newlines()
@@ -135,7 +133,7 @@ class Parser:
         at = self.advance()
         name = self.expect(IDENT, "after '@'")
         pos = A.Pos(at.line, at.col, name.col + len(name.text) - at.col)
-        args: List[A.AttrArg] = []
+        args: list[A.AttrArg] = []
         has_parens = False
         if self.accept("("):
             has_parens = True
@@ -220,8 +218,10 @@ class Parser:
             return A.TypeRef(tok.pos, tok.text, element.text, dims)
         if tok.text in SCALAR_TYPES:
             return A.TypeRef(tok.pos, "scalar", tok.text)
-        raise self.error(tok, f"unknown type '{tok.text}' (expected one of {', '.join(SCALAR_TYPES)}, "
-                              "tensor<T>[dims] or tile<T>[dims])")
+        raise self.error(
+            tok,
+            f"unknown type '{tok.text}' (expected one of {', '.join(SCALAR_TYPES)}, tensor<T>[dims] or tile<T>[dims])",
+        )
 
     def check_scalar(self, tok: Token) -> None:
         if tok.text not in SCALAR_TYPES:
@@ -249,15 +249,18 @@ class Parser:
         lbrace = self.expect("{", "to open a block")
         self.block_depth += 1
         try:
-            stmts: List[A.Stmt] = []
+            stmts: list[A.Stmt] = []
             while True:
                 self.skip_newlines()
                 if self.at("}"):
                     self.advance()
                     break
                 if self.at(EOF):
-                    raise self.error(self.peek(), "expected '}' at the end of the block",
-                                     notes=((lbrace.pos, "the block starts here"),))
+                    raise self.error(
+                        self.peek(),
+                        "expected '}' at the end of the block",
+                        notes=((lbrace.pos, "the block starts here"),),
+                    )
                 try:
                     stmts.append(self.parse_statement())
                 except _SyntaxError:
@@ -301,14 +304,19 @@ class Parser:
         if tok.kind == "if":
             return self.parse_if()
         if tok.kind == "else":
-            raise self.error(tok, "'else' without a matching 'if' (it must follow the '}' of the if block on the same line)")
+            raise self.error(
+                tok, "'else' without a matching 'if' (it must follow the '}' of the if block on the same line)"
+            )
         if tok.kind == "kernel" or tok.kind == "@":
             raise self.error(tok, f"expected '}}' before {tok.describe()} (kernels cannot be nested)")
         expr = self.parse_expr()
         if self.at(*ASSIGN_OPS):
             op = self.advance()
             if not self._is_lvalue(expr):
-                raise self.error(op, f"cannot assign to this expression (expected a name or a slice such as 'Y[i :+ 32]' before '{op.text}')")
+                raise self.error(
+                    op,
+                    f"cannot assign to this expression (expected a name or a slice such as 'Y[i :+ 32]' before '{op.text}')",
+                )
             value = self.parse_expr()
             self.expect_end()
             return A.Assign(expr.pos, expr, op.text, value, op.pos)
@@ -323,7 +331,9 @@ class Parser:
         if self.at(NEWLINE, ";"):
             self.advance()
         elif not self.at("}", EOF):
-            raise self.error(self.peek(), f"expected the end of the statement (a new line or ';'), got {self.peek().describe()}")
+            raise self.error(
+                self.peek(), f"expected the end of the statement (a new line or ';'), got {self.peek().describe()}"
+            )
 
     def parse_decl(self) -> A.Decl:
         kw = self.advance()
@@ -441,7 +451,7 @@ class Parser:
                 expr = self._node(A.Index(expr.pos, expr, subs, bracket.pos), *children)
             elif self.at("("):
                 paren = self.advance()
-                args: List[A.Expr] = []
+                args: list[A.Expr] = []
                 if not self.at(")"):
                     args.append(self.parse_expr())
                     while self.accept(","):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
 
 from . import ast as A
 from . import types as T
@@ -26,8 +25,12 @@ class Symbol:
 
     def describe(self) -> str:
         return {
-            "param": "parameter", "dim": "dimension", "const": "@autotune constant",
-            "let": "'let' binding", "var": "variable", "loop": "loop variable",
+            "param": "parameter",
+            "dim": "dimension",
+            "const": "@autotune constant",
+            "let": "'let' binding",
+            "var": "variable",
+            "loop": "loop variable",
         }[self.kind]
 
     def __repr__(self) -> str:
@@ -36,10 +39,10 @@ class Symbol:
 
 @dataclass
 class KernelInfo:
-    space: Dict[str, List[int]] = field(default_factory=dict)
-    bindings: Dict[str, int] = field(default_factory=dict)
-    launch: Optional[Dict[str, int]] = None
-    aligned: Dict[str, int] = field(default_factory=dict)
-    flags: Set[str] = field(default_factory=set)
-    params: List[Symbol] = field(default_factory=list)
-    dims: Dict[str, Symbol] = field(default_factory=dict)
+    space: dict[str, list[int]] = field(default_factory=dict)
+    bindings: dict[str, int] = field(default_factory=dict)
+    launch: dict[str, int] | None = None
+    aligned: dict[str, int] = field(default_factory=dict)
+    flags: set[str] = field(default_factory=set)
+    params: list[Symbol] = field(default_factory=list)
+    dims: dict[str, Symbol] = field(default_factory=dict)

@@ -8,8 +8,8 @@ operand; alone they default to `index` and `f32`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
 
 FLOATS = ("f16", "bf16", "f32", "f64")
 INTS = ("i8", "i32", "i64", "index")
@@ -35,7 +35,7 @@ class Scalar(Type):
 @dataclass(frozen=True)
 class Tile(Type):
     element: str
-    shape: Tuple[int, ...]
+    shape: tuple[int, ...]
 
     def __str__(self) -> str:
         return f"tile<{self.element}>[{', '.join(map(str, self.shape))}]"
@@ -46,8 +46,8 @@ class Tensor(Type):
     """A tensor parameter: `dims` as written, `static` the compile-time extents (None: runtime)."""
 
     element: str
-    dims: Tuple[str, ...]
-    static: Tuple[Optional[int], ...]
+    dims: tuple[str, ...]
+    static: tuple[int | None, ...]
 
     @property
     def rank(self) -> int:
@@ -77,7 +77,7 @@ class Builtin(Type):
 class Ctx(Type):
     """`ctx`, `ctx.block` or `ctx.grid` (only `.x/.y/.z` of the latter two are values)."""
 
-    path: Tuple[str, ...]
+    path: tuple[str, ...]
 
     def __str__(self) -> str:
         return ".".join(("ctx",) + self.path)
@@ -101,11 +101,11 @@ def is_value(t: Type) -> bool:
     return isinstance(t, (Scalar, Tile))
 
 
-def element(t: Type) -> Optional[str]:
+def element(t: Type) -> str | None:
     return t.element if isinstance(t, (Scalar, Tile, Tensor)) else None
 
 
-def shape(t: Type) -> Tuple[int, ...]:
+def shape(t: Type) -> tuple[int, ...]:
     return t.shape if isinstance(t, Tile) else ()
 
 
@@ -117,19 +117,19 @@ def make(elem: str, shape_: Sequence[int]) -> Type:
     return Tile(elem, tuple(shape_)) if len(shape_) else Scalar(elem)
 
 
-def is_untyped(elem: Optional[str]) -> bool:
+def is_untyped(elem: str | None) -> bool:
     return elem in (INT_LITERAL, FLOAT_LITERAL)
 
 
-def is_float(elem: Optional[str]) -> bool:
+def is_float(elem: str | None) -> bool:
     return elem in FLOATS or elem == FLOAT_LITERAL
 
 
-def is_int(elem: Optional[str]) -> bool:
+def is_int(elem: str | None) -> bool:
     return elem in INTS or elem == INT_LITERAL
 
 
-def is_numeric(elem: Optional[str]) -> bool:
+def is_numeric(elem: str | None) -> bool:
     return is_float(elem) or is_int(elem)
 
 
@@ -138,12 +138,12 @@ def default_element(elem: str) -> str:
     return {INT_LITERAL: "index", FLOAT_LITERAL: "f32"}.get(elem, elem)
 
 
-def int_range(elem: str) -> Tuple[int, int]:
+def int_range(elem: str) -> tuple[int, int]:
     width = INT_WIDTH[elem]
     return -(2 ** (width - 1)), 2 ** (width - 1) - 1
 
 
-def broadcast(a: Sequence[int], b: Sequence[int]) -> Optional[Tuple[int, ...]]:
+def broadcast(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | None:
     """NumPy's broadcast of two shapes; None if they do not broadcast."""
     rank = max(len(a), len(b))
     a = (1,) * (rank - len(a)) + tuple(a)

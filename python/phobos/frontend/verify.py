@@ -9,8 +9,6 @@ bug, rather than handing invalid IR to the next stage.
 
 from __future__ import annotations
 
-from typing import List
-
 from mlir import ir
 
 from phobos.diagnostics import Collector, Diagnostic, from_mlir
@@ -22,7 +20,7 @@ from .errors import CompileError
 from .lowering import lower_program
 
 
-def verification_errors(module: ir.Module) -> List[Diagnostic]:
+def verification_errors(module: ir.Module) -> list[Diagnostic]:
     """The diagnostics of the MLIR verifier, then of tile-verify (empty: valid)."""
     context = module.context
     try:

@@ -19,7 +19,7 @@ no MLIR dependency.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Union
+from typing import Union
 
 DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
 
@@ -28,16 +28,23 @@ DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
 class TensorParam:
     name: str
     dtype: str
-    dims: List[str]
-    shape: List[Optional[int]]  # static extent or None
+    dims: list[str]
+    shape: list[int | None]  # static extent or None
 
     @property
     def rank(self) -> int:
         return len(self.dims)
 
     def to_json(self) -> dict:
-        return {"name": self.name, "kind": "tensor", "dtype": self.dtype, "rank": self.rank,
-                "dims": list(self.dims), "shape": list(self.shape), "contiguity": "last"}
+        return {
+            "name": self.name,
+            "kind": "tensor",
+            "dtype": self.dtype,
+            "rank": self.rank,
+            "dims": list(self.dims),
+            "shape": list(self.shape),
+            "contiguity": "last",
+        }
 
 
 @dataclass(frozen=True)
@@ -52,9 +59,9 @@ class ScalarParam:
 Param = Union[TensorParam, ScalarParam]
 
 
-def static_symbols(params: List[Param]) -> Dict[str, int]:
+def static_symbols(params: list[Param]) -> dict[str, int]:
     """Dimension symbols whose extent is static in some parameter."""
-    known: Dict[str, int] = {}
+    known: dict[str, int] = {}
     for p in params:
         if isinstance(p, TensorParam):
             for d, s in zip(p.dims, p.shape):
@@ -63,8 +70,8 @@ def static_symbols(params: List[Param]) -> Dict[str, int]:
     return known
 
 
-def abi_entries(params: List[Param]) -> List[dict]:
-    entries: List[dict] = []
+def abi_entries(params: list[Param]) -> list[dict]:
+    entries: list[dict] = []
     statics = static_symbols(params)
     seen = set()
     for i, p in enumerate(params):
@@ -84,7 +91,7 @@ def abi_entries(params: List[Param]) -> List[dict]:
 # ----------------------------------------------------------------------------- reading IR
 
 
-def dtype_name(t) -> Optional[str]:
+def dtype_name(t) -> str | None:
     """The contract dtype of an MLIR scalar type (index counts as i64), or None."""
     from mlir import ir
 
@@ -108,7 +115,7 @@ class ParamError(ValueError):
     pass
 
 
-def describe_params(fn) -> List[Param]:
+def describe_params(fn) -> list[Param]:
     """The parameters of a kernel `func.func` as TensorParam/ScalarParam.
     Raises ParamError (naming the parameter) for types the ABI cannot carry."""
     from mlir import ir
@@ -116,14 +123,15 @@ def describe_params(fn) -> List[Param]:
     from phobos.dialect import kernel as K
 
     fn_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-    params: List[Param] = []
+    params: list[Param] = []
     for i, t in enumerate(fn_type.inputs):
         name = K.arg_name(fn, i)
         if isinstance(t, ir.MemRefType):
             dtype = dtype_name(t.element_type)
             if dtype is None or isinstance(t.element_type, ir.IndexType):
-                raise ParamError(f"tensor parameter '{name}' has element type {t.element_type}; "
-                                 f"supported: {', '.join(DTYPES)}")
+                raise ParamError(
+                    f"tensor parameter '{name}' has element type {t.element_type}; supported: {', '.join(DTYPES)}"
+                )
             dims = K.arg_dims(fn, i) or [f"{name}_{a}" for a in range(t.rank)]
             shape = [None if t.is_dynamic_dim(a) else t.get_dim_size(a) for a in range(t.rank)]
             params.append(TensorParam(name, dtype, dims, shape))

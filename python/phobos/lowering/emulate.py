@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import re
-from typing import List, Sequence, Tuple
+from collections.abc import Sequence
 
 import numpy as np
 from mlir import ir
@@ -31,17 +31,27 @@ from mlir.passmanager import PassManager
 
 from phobos.dialect import make_context
 
-_CTYPES = {"index": ctypes.c_int64, "i64": ctypes.c_int64, "i32": ctypes.c_int32, "i8": ctypes.c_int8,
-           "i1": ctypes.c_bool, "f32": ctypes.c_float, "f64": ctypes.c_double, "!llvm.ptr": ctypes.c_void_p}
-_CPU_PIPELINE = ("builtin.module(convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
-                 "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
-                 "convert-func-to-llvm,reconcile-unrealized-casts)")
+_CTYPES = {
+    "index": ctypes.c_int64,
+    "i64": ctypes.c_int64,
+    "i32": ctypes.c_int32,
+    "i8": ctypes.c_int8,
+    "i1": ctypes.c_bool,
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+    "!llvm.ptr": ctypes.c_void_p,
+}
+_CPU_PIPELINE = (
+    "builtin.module(convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
+    "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
+    "convert-func-to-llvm,reconcile-unrealized-casts)"
+)
 _IDS = re.compile(r"^(\s*)(%\S+) = gpu\.(thread_id|block_id|grid_dim)\s+([xyz])\s*$")
 _SQRT_RN = re.compile(r'(%\S+) = llvm\.call_intrinsic "llvm\.nvvm\.sqrt\.rn\.f"\((%[^)]+)\) : \(f32\) -> f32')
 _HEADER = re.compile(r"^(\s*)gpu\.func @(\w+)\((.*)\) kernel attributes \{[^\n]*\} \{\n", re.M)
 
 
-def _split_top_level(text: str) -> List[str]:
+def _split_top_level(text: str) -> list[str]:
     out, depth, current = [], 0, ""
     for ch in text:
         if ch in "{<([":
@@ -67,10 +77,10 @@ class Emulated:
             raise ValueError("no gpu.func kernel in the text")
         indent, self.name = m.group(1), m.group(2)
         end = gpu_text.index("\n" + indent + "}\n", m.end())
-        body = gpu_text[m.end():end]
+        body = gpu_text[m.end() : end]
         if "gpu.barrier" in body:
             raise ValueError("kernels with barriers cannot be emulated thread by thread")
-        self.args: List[Tuple[str, str]] = []
+        self.args: list[tuple[str, str]] = []
         for arg in _split_top_level(m.group(3)):
             name, _, rest = arg.partition(":")
             self.args.append((name.strip(), re.sub(r"\{.*\}", "", rest).strip()))

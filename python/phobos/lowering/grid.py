@@ -17,20 +17,30 @@ index casts and hints.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Union
 
 from mlir import ir
 
 from phobos.lowering.abi import Param, TensorParam
 
-Rule = Union[None, int, Dict[str, object]]
+Rule = Union[None, int, dict[str, object]]
 
-_LOOK_THROUGH = ("tensor.splat", "tile.broadcast", "tensor.expand_shape", "tensor.collapse_shape",
-                 "arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci", "tile.hint",
-                 "tile.check_multiple")
+_LOOK_THROUGH = (
+    "tensor.splat",
+    "tile.broadcast",
+    "tensor.expand_shape",
+    "tensor.collapse_shape",
+    "arith.index_cast",
+    "arith.index_castui",
+    "arith.extsi",
+    "arith.extui",
+    "arith.trunci",
+    "tile.hint",
+    "tile.check_multiple",
+)
 
 
-def _def(v: ir.Value) -> Optional[ir.Operation]:
+def _def(v: ir.Value) -> ir.Operation | None:
     return v.owner if isinstance(v, ir.OpResult) else None
 
 
@@ -42,7 +52,7 @@ def _strip(v: ir.Value) -> ir.Value:
     return v
 
 
-def _const(v: ir.Value) -> Optional[int]:
+def _const(v: ir.Value) -> int | None:
     op = _def(_strip(v))
     if op is None or op.name != "arith.constant":
         return None
@@ -54,7 +64,7 @@ def _const(v: ir.Value) -> Optional[int]:
     return None
 
 
-def _block_times(v: ir.Value) -> Optional[Tuple[int, int]]:
+def _block_times(v: ir.Value) -> tuple[int, int] | None:
     """(d, c) when v is block_id(d) * c (c a constant)."""
     op = _def(_strip(v))
     if op is None:
@@ -70,7 +80,7 @@ def _block_times(v: ir.Value) -> Optional[Tuple[int, int]]:
     return None
 
 
-def _block_plus_range(v: ir.Value) -> Optional[Tuple[int, int]]:
+def _block_plus_range(v: ir.Value) -> tuple[int, int] | None:
     """(d, c) when v is block_id(d) * c + range."""
     op = _def(_strip(v))
     if op is None or op.name != "arith.addi":
@@ -84,25 +94,25 @@ def _block_plus_range(v: ir.Value) -> Optional[Tuple[int, int]]:
 
 
 class _Rules:
-    def __init__(self, fn: ir.Operation, params: List[Param]):
+    def __init__(self, fn: ir.Operation, params: list[Param]):
         self.args = list(fn.regions[0].blocks[0].arguments)
         self.params = params
-        self.found: Dict[int, List[Rule]] = {}
-        self.axes: Dict[int, set] = {}  # block dim -> {whether it indexes a contiguous last axis}
+        self.found: dict[int, list[Rule]] = {}
+        self.axes: dict[int, set] = {}  # block dim -> {whether it indexes a contiguous last axis}
 
-    def extent_of(self, p: int, axis: int) -> Optional[Rule]:
+    def extent_of(self, p: int, axis: int) -> Rule | None:
         param = self.params[p]
         if not isinstance(param, TensorParam):
             return None
         return param.shape[axis] if param.shape[axis] is not None else param.dims[axis]
 
-    def param_of(self, v: ir.Value) -> Optional[int]:
+    def param_of(self, v: ir.Value) -> int | None:
         for i, a in enumerate(self.args):
             if a == v:
                 return i
         return None
 
-    def dim_source(self, v: ir.Value) -> Tuple[Optional[int], int]:
+    def dim_source(self, v: ir.Value) -> tuple[int | None, int]:
         """(parameter, axis) when v is the extent of a tensor dimension, else (None, 0)."""
         op = _def(_strip(v))
         if op is None or op.name != "memref.dim":
@@ -110,7 +120,7 @@ class _Rules:
         axis = _const(op.operands[1])
         return self.param_of(op.operands[0]), (axis if axis is not None else -1)
 
-    def dim_extent(self, v: ir.Value) -> Optional[Union[str, int]]:
+    def dim_extent(self, v: ir.Value) -> str | int | None:
         """The symbol (or static extent) when v is the extent of a tensor dimension."""
         op = _def(_strip(v))
         if op is None or op.name != "memref.dim":
@@ -121,12 +131,12 @@ class _Rules:
             return None
         return self.extent_of(p, axis)
 
-    def note_axis(self, d: int, p: Optional[int], axis: int) -> None:
+    def note_axis(self, d: int, p: int | None, axis: int) -> None:
         """Block dimension d picks tiles along `axis` of tensor parameter p."""
         if p is not None and isinstance(self.params[p], TensorParam):
             self.axes.setdefault(d, set()).add(axis == self.params[p].rank - 1 and self.params[p].rank > 1)
 
-    def add(self, d: int, extent: Optional[Union[str, int]], tile: int) -> None:
+    def add(self, d: int, extent: str | int | None, tile: int) -> None:
         if extent is None:
             return
         rule: Rule = -(-extent // tile) if isinstance(extent, int) else {"symbol": extent, "tile": tile}
@@ -167,7 +177,7 @@ class _Rules:
                 self.add(found[0], self.extent_of(p, 0), found[1])
 
 
-def _analyse(fn: ir.Operation, params: List[Param]) -> Tuple[_Rules, set, bool]:
+def _analyse(fn: ir.Operation, params: list[Param]) -> tuple[_Rules, set, bool]:
     rules = _Rules(fn, params)
     used = set()
     ordered = [False]  # whether CTAs may observe each other (grid barriers, persistent kernels)
@@ -184,7 +194,7 @@ def _analyse(fn: ir.Operation, params: List[Param]) -> Tuple[_Rules, set, bool]:
     return rules, used, ordered[0]
 
 
-def contiguous_block_dim(fn: ir.Operation, params: List[Param]) -> Optional[int]:
+def contiguous_block_dim(fn: ir.Operation, params: list[Param]) -> int | None:
     """The block dimension to make the fastest in launch order, when it is not x.
 
     CTAs start roughly in hardware order (x fastest). A 2-D kernel whose
@@ -204,9 +214,9 @@ def contiguous_block_dim(fn: ir.Operation, params: List[Param]) -> Optional[int]
     return None
 
 
-def infer_grid(fn: ir.Operation, params: List[Param]) -> List[Rule]:
+def infer_grid(fn: ir.Operation, params: list[Param]) -> list[Rule]:
     rules, used, _ = _analyse(fn, params)
-    grid: List[Rule] = []
+    grid: list[Rule] = []
     for d in range(3):
         if d not in used:
             grid.append(1)

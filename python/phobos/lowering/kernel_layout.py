@@ -7,8 +7,6 @@ slices. The layout is recorded on the kernel as `tile.layout` (K.LAYOUT).
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
-
 from mlir import ir
 
 from phobos.dialect import kernel as K
@@ -31,7 +29,7 @@ def vector_width(op: ir.Operation) -> int:
     return max(1, ir.IntegerAttr(op.attributes[K.VECTOR_WIDTH]).value)
 
 
-def _walk(fn: ir.Operation, names=None) -> List[ir.Operation]:
+def _walk(fn: ir.Operation, names=None) -> list[ir.Operation]:
     found = []
 
     def visit(op):
@@ -43,7 +41,7 @@ def _walk(fn: ir.Operation, names=None) -> List[ir.Operation]:
     return found
 
 
-def _tile_shapes(fn: ir.Operation) -> List[Tuple[int, ...]]:
+def _tile_shapes(fn: ir.Operation) -> list[tuple[int, ...]]:
     shapes = []
     for op in _walk(fn):
         for v in list(op.results) + list(op.operands):
@@ -52,7 +50,7 @@ def _tile_shapes(fn: ir.Operation) -> List[Tuple[int, ...]]:
     return shapes
 
 
-def choose_kernel_layout(fn: ir.Operation) -> Optional[Blocked]:
+def choose_kernel_layout(fn: ir.Operation) -> Blocked | None:
     """The layout for `fn`'s tiles (None when it has none): shaped by its
     largest tile of the highest rank, preferring tiles that touch memory, with
     lanes along the last dimension, the widest proven vector width of its
@@ -76,7 +74,7 @@ def _size(shape) -> int:
     return n
 
 
-def read_kernel_layout(fn: ir.Operation) -> Optional[Blocked]:
+def read_kernel_layout(fn: ir.Operation) -> Blocked | None:
     """The `tile.layout` of `fn`, or None when none was assigned.
     Raises ValueError for a malformed one."""
     if K.LAYOUT not in fn.attributes:

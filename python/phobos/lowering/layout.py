@@ -32,8 +32,8 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
 
 WARP_SIZE = 32
 
@@ -44,10 +44,10 @@ def is_pow2(x: int) -> bool:
 
 @dataclass(frozen=True)
 class Blocked:
-    size_per_thread: Tuple[int, ...]
-    threads_per_warp: Tuple[int, ...]
-    warps_per_cta: Tuple[int, ...]
-    order: Tuple[int, ...]
+    size_per_thread: tuple[int, ...]
+    threads_per_warp: tuple[int, ...]
+    warps_per_cta: tuple[int, ...]
+    order: tuple[int, ...]
 
     @property
     def rank(self) -> int:
@@ -66,11 +66,13 @@ class Blocked:
         def arr(xs):
             return "array<i64: " + ", ".join(str(x) for x in xs) + ">"
 
-        return (f"#tile.blocked<{arr(self.size_per_thread)}, {arr(self.threads_per_warp)}, "
-                f"{arr(self.warps_per_cta)}, {arr(self.order)}>")
+        return (
+            f"#tile.blocked<{arr(self.size_per_thread)}, {arr(self.threads_per_warp)}, "
+            f"{arr(self.warps_per_cta)}, {arr(self.order)}>"
+        )
 
     @staticmethod
-    def from_text(text: str) -> "Blocked":
+    def from_text(text: str) -> Blocked:
         arrays = re.findall(r"array<i64(?::\s*([-0-9,\s]*))?>", text)
         if not text.strip().startswith("#tile.blocked<") or len(arrays) != 4:
             raise ValueError(f"not a #tile.blocked layout: {text}")
@@ -106,7 +108,7 @@ class Blocked:
             warp //= self.warps_per_cta[dd]
         raise ValueError(f"dimension {d} is not in the layout's order")
 
-    def coordinates(self, d: int, extent: int, tid: int) -> List[int]:
+    def coordinates(self, d: int, extent: int, tid: int) -> list[int]:
         """The coordinates along d of the elements thread `tid` holds (register order)."""
         base = (self.thread_index(d, tid) * self.size_per_thread[d]) % extent
         return [base + off for off in self.offsets(d, extent)]
@@ -119,12 +121,12 @@ class Blocked:
         """n[d]: the elements a thread holds along d for a tile extent."""
         return self.run(d, extent) * max(1, extent // self.coverage(d))
 
-    def offsets(self, d: int, extent: int) -> List[int]:
+    def offsets(self, d: int, extent: int) -> list[int]:
         """offset(k) for k < n[d] (the constant part of each coordinate)."""
         e = self.run(d, extent)
         return [(k // e) * self.coverage(d) + k % e for k in range(self.count(d, extent))]
 
-    def counts(self, shape: Sequence[int]) -> List[int]:
+    def counts(self, shape: Sequence[int]) -> list[int]:
         return [self.count(d, s) for d, s in enumerate(shape)]
 
     def registers(self, shape: Sequence[int]) -> int:
@@ -138,7 +140,7 @@ class Blocked:
         """All per-dimension register indices, in register order (row-major)."""
         return itertools.product(*(range(n) for n in self.counts(shape)))
 
-    def broadcast_map(self, src_shape: Sequence[int], dst_shape: Sequence[int]) -> List[int]:
+    def broadcast_map(self, src_shape: Sequence[int], dst_shape: Sequence[int]) -> list[int]:
         """For each register of a dst-shaped tile, the src register with the
         same element (src extents equal dst's or are 1)."""
         src_counts = self.counts(src_shape)

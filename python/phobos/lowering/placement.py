@@ -18,8 +18,6 @@ conversion, which the lowering does not do yet: that is a located error.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
-
 from mlir import ir
 
 
@@ -29,14 +27,14 @@ class PlacementError(Exception):
         self.op = op
 
 
-def _tile(value: ir.Value) -> Optional[ir.RankedTensorType]:
+def _tile(value: ir.Value) -> ir.RankedTensorType | None:
     t = value.type
     return t if isinstance(t, ir.RankedTensorType) else None
 
 
 class _UnionFind:
     def __init__(self):
-        self.parent: Dict[ir.Value, ir.Value] = {}
+        self.parent: dict[ir.Value, ir.Value] = {}
 
     def find(self, v: ir.Value) -> ir.Value:
         self.parent.setdefault(v, v)
@@ -53,7 +51,7 @@ class _UnionFind:
             self.parent[ra] = rb
 
 
-def _group_positions(op: ir.Operation, small: ir.RankedTensorType, big: ir.RankedTensorType) -> List[int]:
+def _group_positions(op: ir.Operation, small: ir.RankedTensorType, big: ir.RankedTensorType) -> list[int]:
     """For a reshape between `small` and `big` that only adds/removes unit
     dims: the position in `big` of each dimension of `small`."""
     groups = [list(ir.ArrayAttr(g)) for g in ir.ArrayAttr(op.attributes["reassociation"])]
@@ -63,7 +61,9 @@ def _group_positions(op: ir.Operation, small: ir.RankedTensorType, big: ir.Ranke
         extent = small.shape[i]
         real = [j for j in group if big.shape[j] != 1]
         if len(real) > 1 or (real and big.shape[real[0]] != extent):
-            raise PlacementError(op, "reshapes other than adding or removing unit dimensions are not supported by tile-lower-to-gpu yet")
+            raise PlacementError(
+                op, "reshapes other than adding or removing unit dimensions are not supported by tile-lower-to-gpu yet"
+            )
         positions.append(real[0] if real else group[-1])
     return positions
 
@@ -74,11 +74,11 @@ class Placement:
     def __init__(self, kernel: ir.Operation):
         self.kernel = kernel
         self.uf = _UnionFind()
-        self.reshapes: List[Tuple[ir.Operation, ir.Value, ir.Value, List[int]]] = []
-        self.values: List[ir.Value] = []
+        self.reshapes: list[tuple[ir.Operation, ir.Value, ir.Value, list[int]]] = []
+        self.values: list[ir.Value] = []
         self.rank = 0
         self._collect(kernel.regions[0])
-        self.dims: Dict[ir.Value, Tuple[int, ...]] = {}
+        self.dims: dict[ir.Value, tuple[int, ...]] = {}
         self._solve()
 
     # ------------------------------------------------------------------ constraints
@@ -135,17 +135,19 @@ class Placement:
 
     # ------------------------------------------------------------------ solving
 
-    def _assign(self, v: ir.Value, dims: Tuple[int, ...], op: Optional[ir.Operation]) -> bool:
+    def _assign(self, v: ir.Value, dims: tuple[int, ...], op: ir.Operation | None) -> bool:
         root = self.uf.find(v)
         old = self.dims.get(root)
         if old is None:
             self.dims[root] = dims
             return True
         if old != dims:
-            raise PlacementError(op if op is not None else self.kernel,
-                                 "this tile would be needed in two layouts (its dimensions placed as "
-                                 f"{list(old)} and as {list(dims)}); layout conversions are not supported "
-                                 "by tile-lower-to-gpu yet")
+            raise PlacementError(
+                op if op is not None else self.kernel,
+                "this tile would be needed in two layouts (its dimensions placed as "
+                f"{list(old)} and as {list(dims)}); layout conversions are not supported "
+                "by tile-lower-to-gpu yet",
+            )
         return False
 
     def _solve(self) -> None:
@@ -172,7 +174,7 @@ class Placement:
                 r = _tile(v).rank
                 self.dims[root] = tuple(range(R - r, R))
 
-    def _widen(self, small_dims, positions, big_rank) -> Optional[Tuple[int, ...]]:
+    def _widen(self, small_dims, positions, big_rank) -> tuple[int, ...] | None:
         """Dims of the bigger tile: known ones from the smaller tile, unit
         dims filled with free layout dims in increasing order."""
         known = dict(zip(positions, small_dims))
@@ -191,10 +193,10 @@ class Placement:
 
     # ------------------------------------------------------------------ queries
 
-    def dims_of(self, v: ir.Value) -> Tuple[int, ...]:
+    def dims_of(self, v: ir.Value) -> tuple[int, ...]:
         return self.dims[self.uf.find(v)]
 
-    def placed_shape(self, v: ir.Value) -> Tuple[int, ...]:
+    def placed_shape(self, v: ir.Value) -> tuple[int, ...]:
         """The R-rank shape the tile is held as (unit extents where it has no dim)."""
         t = _tile(v)
         shape = [1] * self.rank

@@ -15,16 +15,28 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-from typing import Optional
 
 # chip -> lowest PTX ISA version (x10) that supports it.
 CHIP_MIN_PTX = {
-    "sm_70": 60, "sm_72": 61, "sm_75": 63,
-    "sm_80": 70, "sm_86": 71, "sm_87": 74, "sm_89": 78,
-    "sm_90": 78, "sm_90a": 80,
-    "sm_100": 86, "sm_100a": 86, "sm_101": 86, "sm_101a": 86,
-    "sm_103": 88, "sm_103a": 88,
-    "sm_120": 87, "sm_120a": 87, "sm_121": 88, "sm_121a": 88,
+    "sm_70": 60,
+    "sm_72": 61,
+    "sm_75": 63,
+    "sm_80": 70,
+    "sm_86": 71,
+    "sm_87": 74,
+    "sm_89": 78,
+    "sm_90": 78,
+    "sm_90a": 80,
+    "sm_100": 86,
+    "sm_100a": 86,
+    "sm_101": 86,
+    "sm_101a": 86,
+    "sm_103": 88,
+    "sm_103a": 88,
+    "sm_120": 87,
+    "sm_120a": 87,
+    "sm_121": 88,
+    "sm_121a": 88,
 }
 # Hopper and later: never below PTX 8.0 (the pipeline's +ptx60 default kills
 # the process, and TMA/wgmma need 8.0 even where 7.8 would parse).
@@ -71,7 +83,7 @@ def default_features(chip: str) -> str:
     return f"+ptx{max(required_ptx(chip), PTX_FLOOR)}"
 
 
-def check_target(chip: str, features: Optional[str] = None) -> str:
+def check_target(chip: str, features: str | None = None) -> str:
     """Validates `chip` and `features` (default: derived from the chip) and
     returns the features string to use. Raises TargetError with the reason."""
     check_chip(chip)
@@ -89,7 +101,7 @@ def check_target(chip: str, features: Optional[str] = None) -> str:
     return features
 
 
-def toolkit_dir() -> Optional[str]:
+def toolkit_dir() -> str | None:
     """The folder of the nvidia-cuda-nvcc-cu12 wheel (it holds bin/ptxas), or None.
 
     Found through the import system rather than PATH, so a system CUDA on PATH
@@ -107,7 +119,7 @@ def toolkit_dir() -> Optional[str]:
     return None
 
 
-_TARGET_ATTR = re.compile(r'#nvvm\.target(?:<([^>]*)>)?')
+_TARGET_ATTR = re.compile(r"#nvvm\.target(?:<([^>]*)>)?")
 _FIELD = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 
 
@@ -133,7 +145,7 @@ def check_target_attrs(text: str) -> None:
 _OLDER_CHIPS_MIN_PTX = {"sm_50": 40, "sm_52": 41, "sm_53": 42, "sm_60": 50, "sm_61": 50, "sm_62": 50}
 
 
-def abort_reason(chip: str, features: Optional[str]) -> Optional[str]:
+def abort_reason(chip: str, features: str | None) -> str | None:
     """Why LLVM would abort on this chip/features pair, or None."""
     known = {**_OLDER_CHIPS_MIN_PTX, **CHIP_MIN_PTX}
     if chip not in known:
@@ -152,16 +164,16 @@ def default_features_any(chip: str) -> str:
     return f"+ptx{max(PTX_FLOOR, known.get(chip, PTX_FLOOR))}"
 
 
-def _option(options: str, name: str) -> Optional[str]:
+def _option(options: str, name: str) -> str | None:
     m = re.search(rf"(?:^|\s){re.escape(name)}=(\"[^\"]*\"|\S+)", options)
     return m.group(1).strip('"') if m else None
 
 
-def pipeline_abort_reason(pipeline: str) -> Optional[str]:
+def pipeline_abort_reason(pipeline: str) -> str | None:
     """Checks the chip/features options of the upstream GPU passes named in a pipeline."""
     for m in re.finditer(r"gpu-lower-to-nvvm-pipeline|nvvm-attach-target", pipeline):
-        rest = pipeline[m.end():]
-        options = rest[1:rest.find("}")] if rest.startswith("{") else ""
+        rest = pipeline[m.end() :]
+        options = rest[1 : rest.find("}")] if rest.startswith("{") else ""
         if m.group(0) == "gpu-lower-to-nvvm-pipeline":
             chip, features = _option(options, "cubin-chip"), _option(options, "cubin-features")
         else:
@@ -172,7 +184,7 @@ def pipeline_abort_reason(pipeline: str) -> Optional[str]:
     return None
 
 
-def module_abort_reason(ir_text: str) -> Optional[str]:
+def module_abort_reason(ir_text: str) -> str | None:
     """Checks every #nvvm.target<...> in IR text that a serialising pipeline would compile."""
     for m in _TARGET_ATTR.finditer(ir_text):
         fields = dict(_FIELD.findall(m.group(1) or ""))

@@ -30,13 +30,13 @@ such declaration. `llvm.align = 16` comes only from `tile.ptr_align = 16`
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from collections.abc import Callable
 
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf, vector
 
 from phobos.dialect import kernel as K
-from phobos.lowering.abi import ParamError, ScalarParam, TensorParam, abi_entries, describe_params
+from phobos.lowering.abi import ParamError, TensorParam, abi_entries, describe_params
 from phobos.lowering.grid import contiguous_block_dim
 from phobos.lowering.kernel_layout import vector_width
 from phobos.lowering.layout import Blocked, is_pow2
@@ -89,7 +89,7 @@ def _precise_sqrt_needed(op: ir.Operation) -> bool:
     t = op.results[0].type
     elem = ir.ShapedType(t).element_type if isinstance(t, ir.ShapedType) else t
     text = str(op.attributes["fastmath"]) if "fastmath" in op.attributes else ""
-    flags = set(text[text.find("<") + 1:text.rfind(">")].replace(",", " ").split()) if "<" in text else set()
+    flags = set(text[text.find("<") + 1 : text.rfind(">")].replace(",", " ").split()) if "<" in text else set()
     return isinstance(elem, ir.F32Type) and not flags & {"afn", "fast"}
 
 
@@ -105,7 +105,7 @@ class KernelLowering:
     """Builds `gpu.module @<kernel>_module { gpu.func @<kernel> }` before the
     kernel `fn` and erases `fn`. Raises LoweringError for what it cannot do."""
 
-    def __init__(self, fn: ir.Operation, layout: Optional[Blocked], target: ir.Attribute, noalias: bool = True):
+    def __init__(self, fn: ir.Operation, layout: Blocked | None, target: ir.Attribute, noalias: bool = True):
         self.fn = fn
         self.noalias = noalias
         self.name = K.kernel_name(fn)
@@ -120,16 +120,20 @@ class KernelLowering:
         if self.placement.rank and layout is None:
             raise LoweringError(fn, f"kernel '{self.name}' has no tile.layout; run tile-assign-layout first")
         if layout is not None and self.placement.rank and layout.rank != self.placement.rank:
-            raise LoweringError(fn, f"kernel '{self.name}' has a rank-{layout.rank} tile.layout but rank-{self.placement.rank} tiles")
+            raise LoweringError(
+                fn, f"kernel '{self.name}' has a rank-{layout.rank} tile.layout but rank-{self.placement.rank} tiles"
+            )
         self.layout = layout
         self.threads = K.launch(fn)["threads"]
         if layout is not None and self.placement.rank and layout.threads != self.threads:
-            raise LoweringError(fn, f"kernel '{self.name}' has a tile.layout for {layout.threads} threads but launches {self.threads}")
-        self.values: Dict[ir.Value, ir.Value] = {}
-        self._block_ids: Dict[int, ir.Value] = {}
+            raise LoweringError(
+                fn, f"kernel '{self.name}' has a tile.layout for {layout.threads} threads but launches {self.threads}"
+            )
+        self.values: dict[ir.Value, ir.Value] = {}
+        self._block_ids: dict[int, ir.Value] = {}
         self.fast_block_dim = contiguous_block_dim(fn, self.params)
-        self._const_cache: Dict[Tuple[str, str], ir.Value] = {}
-        self._coord_cache: Dict[Tuple[int, int], ir.Value] = {}
+        self._const_cache: dict[tuple[str, str], ir.Value] = {}
+        self._coord_cache: dict[tuple[int, int], ir.Value] = {}
 
     # ================================================================== driver
 
@@ -149,7 +153,7 @@ class KernelLowering:
         return module.operation
 
     def _check_tiles(self) -> None:
-        errors: List[LoweringError] = []
+        errors: list[LoweringError] = []
 
         def visit(op):
             try:
@@ -165,19 +169,29 @@ class KernelLowering:
                 if isinstance(t, ir.RankedTensorType):
                     t = ir.RankedTensorType(t)
                     if t.rank == 0 or t.rank > MAX_TILE_RANK:
-                        raise LoweringError(op, f"'{op.name}' op uses a rank-{t.rank} tile ({t}); "
-                                                f"{PASS} supports tiles of rank 1 to {MAX_TILE_RANK}")
+                        raise LoweringError(
+                            op,
+                            f"'{op.name}' op uses a rank-{t.rank} tile ({t}); "
+                            f"{PASS} supports tiles of rank 1 to {MAX_TILE_RANK}",
+                        )
                     if not _supported_element(t.element_type):
-                        raise LoweringError(op, f"'{op.name}' op uses tiles of element type {t.element_type}, "
-                                                f"which {PASS} does not support")
+                        raise LoweringError(
+                            op,
+                            f"'{op.name}' op uses tiles of element type {t.element_type}, "
+                            f"which {PASS} does not support",
+                        )
                     if any(not is_pow2(s) for s in t.shape):
-                        raise LoweringError(op, f"'{op.name}' op uses the tile shape {list(t.shape)}; "
-                                                f"{PASS} needs power-of-two extents")
+                        raise LoweringError(
+                            op, f"'{op.name}' op uses the tile shape {list(t.shape)}; {PASS} needs power-of-two extents"
+                        )
                     if self.layout is not None and isinstance(v, ir.OpResult):
                         n = self.layout.registers(self.placement.placed_shape(v))
                         if n > MAX_REGISTERS:
-                            raise LoweringError(op, f"'{op.name}' op makes a tile of {list(t.shape)} that needs {n} "
-                                                    f"elements per thread with {self.threads} threads (at most {MAX_REGISTERS})")
+                            raise LoweringError(
+                                op,
+                                f"'{op.name}' op makes a tile of {list(t.shape)} that needs {n} "
+                                f"elements per thread with {self.threads} threads (at most {MAX_REGISTERS})",
+                            )
 
         self.fn.walk(visit)
         if errors:
@@ -205,7 +219,7 @@ class KernelLowering:
 
     # ================================================================== signature
 
-    def _make_func(self, abi: List[dict], stored: set) -> gpu.GPUFuncOp:
+    def _make_func(self, abi: list[dict], stored: set) -> gpu.GPUFuncOp:
         types, attrs = [], []
         for entry in abi:
             p = entry["param"]
@@ -226,8 +240,9 @@ class KernelLowering:
                 t = self._arg_type(p)
                 types.append(_i64() if isinstance(t, ir.IndexType) else t)
                 attrs.append(ir.DictAttr.get({}))
-        func = gpu.GPUFuncOp(ir.FunctionType.get(types, []), sym_name=self.name, kernel=True,
-                             known_block_size=[self.threads, 1, 1])
+        func = gpu.GPUFuncOp(
+            ir.FunctionType.get(types, []), sym_name=self.name, kernel=True, known_block_size=[self.threads, 1, 1]
+        )
         func.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
         # Occupancy hints of tile.launch: PTX .minnctapersm and .maxnreg.
         launch = K.launch(self.fn)
@@ -243,7 +258,7 @@ class KernelLowering:
 
     # ================================================================== prologue
 
-    def _prologue(self, func: gpu.GPUFuncOp, abi: List[dict]) -> None:
+    def _prologue(self, func: gpu.GPUFuncOp, abi: list[dict]) -> None:
         args = list(func.body.blocks[0].arguments)
         old_args = list(self.fn.regions[0].blocks[0].arguments)
         self.tid = gpu.ThreadIdOp(gpu.Dimension.x).result
@@ -251,9 +266,9 @@ class KernelLowering:
         # anchor, so they dominate every use in the body.
         self.anchor = arith.ConstantOp(_index_type(), 0).operation
         self._const_cache[(str(_index_type()), repr(0))] = self.anchor.result
-        self.views: Dict[int, ir.Value] = {}
-        self.strides: Dict[Tuple[int, int], ir.Value] = {}
-        symbol_extent: Dict[str, ir.Value] = {}
+        self.views: dict[int, ir.Value] = {}
+        self.strides: dict[tuple[int, int], ir.Value] = {}
+        symbol_extent: dict[str, ir.Value] = {}
         for entry, arg in zip(abi, args):
             p, kind = entry["param"], entry["kind"]
             if kind == "ptr":
@@ -266,15 +281,18 @@ class KernelLowering:
                 if isinstance(old_args[p].type, ir.IndexType):
                     arg = arith.IndexCastOp(_index_type(), arg).result
                 self.values[old_args[p]] = arg
-        self.extents: Dict[Tuple[int, int], ir.Value] = {}
+        self.extents: dict[tuple[int, int], ir.Value] = {}
         for p, param in enumerate(self.params):
             if isinstance(param, TensorParam):
                 for axis, (d, s) in enumerate(zip(param.dims, param.shape)):
                     self.extents[(p, axis)] = self.index(s) if s is not None else symbol_extent.get(d)
                 for axis, d in enumerate(param.dims):
                     if self.extents[(p, axis)] is None:  # a symbol static elsewhere
-                        other = next(q.shape[q.dims.index(d)] for q in self.params
-                                     if isinstance(q, TensorParam) and d in q.dims and q.shape[q.dims.index(d)] is not None)
+                        other = next(
+                            q.shape[q.dims.index(d)]
+                            for q in self.params
+                            if isinstance(q, TensorParam) and d in q.dims and q.shape[q.dims.index(d)] is not None
+                        )
                         self.extents[(p, axis)] = self.index(other)
         self.old_args = old_args
 
@@ -282,16 +300,23 @@ class KernelLowering:
         """A `memref<?xT>` over the bare pointer (a descriptor built in place:
         the upstream memref lowering then addresses it like any memref)."""
         desc_t = _descriptor_type()
-        zero = ir.Operation.create("llvm.mlir.constant", results=[_i64()],
-                                   attributes={"value": ir.IntegerAttr.get(_i64(), 0)}).result
-        one = ir.Operation.create("llvm.mlir.constant", results=[_i64()],
-                                  attributes={"value": ir.IntegerAttr.get(_i64(), 1)}).result
-        unbounded = ir.Operation.create("llvm.mlir.constant", results=[_i64()],
-                                        attributes={"value": ir.IntegerAttr.get(_i64(), 2**63 - 1)}).result
+        zero = ir.Operation.create(
+            "llvm.mlir.constant", results=[_i64()], attributes={"value": ir.IntegerAttr.get(_i64(), 0)}
+        ).result
+        one = ir.Operation.create(
+            "llvm.mlir.constant", results=[_i64()], attributes={"value": ir.IntegerAttr.get(_i64(), 1)}
+        ).result
+        unbounded = ir.Operation.create(
+            "llvm.mlir.constant", results=[_i64()], attributes={"value": ir.IntegerAttr.get(_i64(), 2**63 - 1)}
+        ).result
         desc = ir.Operation.create("llvm.mlir.poison", results=[desc_t]).result
         for position, value in (([0], ptr), ([1], ptr), ([2], zero), ([3, 0], unbounded), ([4, 0], one)):
-            desc = ir.Operation.create("llvm.insertvalue", results=[desc_t], operands=[desc, value],
-                                       attributes={"position": ir.DenseI64ArrayAttr.get(position)}).result
+            desc = ir.Operation.create(
+                "llvm.insertvalue",
+                results=[desc_t],
+                operands=[desc, value],
+                attributes={"position": ir.DenseI64ArrayAttr.get(position)},
+            ).result
         view_t = ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], element)
         return ir.Operation.create("builtin.unrealized_conversion_cast", results=[view_t], operands=[desc]).result
 
@@ -310,8 +335,12 @@ class KernelLowering:
             if isinstance(t, ir.VectorType):
                 elem = t.element_type
                 values = value if isinstance(value, (list, tuple)) else [value] * t.shape[0]
-                attrs = [ir.FloatAttr.get(elem, float(v)) if isinstance(elem, ir.FloatType)
-                         else ir.IntegerAttr.get(elem, int(v)) for v in values]
+                attrs = [
+                    ir.FloatAttr.get(elem, float(v))
+                    if isinstance(elem, ir.FloatType)
+                    else ir.IntegerAttr.get(elem, int(v))
+                    for v in values
+                ]
                 if len(set(values)) == 1:
                     attr = ir.DenseElementsAttr.get_splat(t, attrs[0])
                 else:
@@ -362,7 +391,9 @@ class KernelLowering:
                 warp = arith.DivUIOp(self.tid, self.index(32 * inner_warps)).result
                 if inner_warps * L.warps_per_cta[d] < L.threads // 32:
                     warp = arith.RemUIOp(warp, self.index(L.warps_per_cta[d])).result
-                scaled = warp if L.threads_per_warp[d] == 1 else arith.MulIOp(warp, self.index(L.threads_per_warp[d])).result
+                scaled = (
+                    warp if L.threads_per_warp[d] == 1 else arith.MulIOp(warp, self.index(L.threads_per_warp[d])).result
+                )
                 total = scaled if total is None else arith.AddIOp(total, scaled).result
             if total is None:
                 return self.index(0)
@@ -415,8 +446,7 @@ class KernelLowering:
         if op.name == "math.sqrt" and _precise_sqrt_needed(op):
             return self._sqrt_rn(op, operands[0])
         result_types = [self.vtype(r) for r in op.results]
-        new = ir.Operation.create(op.name, results=result_types,
-                                  operands=operands, attributes=attrs, loc=op.location)
+        new = ir.Operation.create(op.name, results=result_types, operands=operands, attributes=attrs, loc=op.location)
         for old, r in zip(op.results, new.results):
             self.values[old] = r
 
@@ -436,11 +466,16 @@ class KernelLowering:
 
     @staticmethod
     def _call_sqrt_rn(x: ir.Value, f32: ir.Type) -> ir.Value:
-        return ir.Operation.create("llvm.call_intrinsic", results=[f32], operands=[x], attributes={
-            "intrin": ir.StringAttr.get("llvm.nvvm.sqrt.rn.f"),
-            "op_bundle_sizes": ir.DenseI32ArrayAttr.get([]),
-            "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0]),
-        }).result
+        return ir.Operation.create(
+            "llvm.call_intrinsic",
+            results=[f32],
+            operands=[x],
+            attributes={
+                "intrin": ir.StringAttr.get("llvm.nvvm.sqrt.rn.f"),
+                "op_bundle_sizes": ir.DenseI32ArrayAttr.get([]),
+                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0]),
+            },
+        ).result
 
     def _constant(self, op: ir.Operation) -> None:
         result = op.results[0]
@@ -476,6 +511,7 @@ class KernelLowering:
         if self.fast_block_dim != 1:
             value = self.at_entry(lambda: gpu.BlockIdOp(_DIMS[d]).result)
         else:
+
             def build():
                 x, y = gpu.BlockIdOp(gpu.Dimension.x).result, gpu.BlockIdOp(gpu.Dimension.y).result
                 nx, ny = gpu.GridDimOp(gpu.Dimension.x).result, gpu.GridDimOp(gpu.Dimension.y).result
@@ -505,7 +541,9 @@ class KernelLowering:
 
     def _splat(self, op: ir.Operation) -> None:
         with op.location:
-            self.values[op.results[0]] = vector.BroadcastOp(self.vtype(op.results[0]), self.get(op.operands[0], op)).result
+            self.values[op.results[0]] = vector.BroadcastOp(
+                self.vtype(op.results[0]), self.get(op.operands[0], op)
+            ).result
 
     def _broadcast(self, op: ir.Operation) -> None:
         src_old, res_old = op.operands[0], op.results[0]
@@ -581,8 +619,9 @@ class KernelLowering:
     def _if(self, op: ir.Operation) -> None:
         o = op.opview
         has_else = len(op.regions[1].blocks) > 0
-        new = scf.IfOp(self.get(o.condition, op), [self.vtype(r) for r in op.results],
-                       has_else=has_else, loc=op.location)
+        new = scf.IfOp(
+            self.get(o.condition, op), [self.vtype(r) for r in op.results], has_else=has_else, loc=op.location
+        )
         with ir.InsertionPoint(new.then_block):
             self._block(op.regions[0].blocks[0])
         if has_else:
@@ -622,7 +661,7 @@ class KernelLowering:
                 yield j, k
             j += 1
 
-    def _owner_guard(self, shape, dims) -> Optional[ir.Value]:
+    def _owner_guard(self, shape, dims) -> ir.Value | None:
         """i1 true on the one thread that should store each replicated element
         (None when no element is replicated)."""
         cond = None
@@ -634,7 +673,7 @@ class KernelLowering:
                 cond = ok if cond is None else arith.AndIOp(cond, ok).result
         return cond
 
-    def _slice_access(self, op: ir.Operation, tile_old: ir.Value, base: ir.Value, starts: List[ir.Value]):
+    def _slice_access(self, op: ir.Operation, tile_old: ir.Value, base: ir.Value, starts: list[ir.Value]):
         """Per-chunk flat indices and masks of a slice-form access."""
         p = self._param_index(base, op)
         shape, dims, width, elem = self._access_plan(op, tile_old)
@@ -650,8 +689,8 @@ class KernelLowering:
         for i in range(rank):
             term = coords[i] if strides[i] is None else arith.MulIOp(coords[i], strides[i]).result
             flat = term if flat is None else arith.AddIOp(flat, term).result
-        offset_cache: Dict[Tuple[int, int], ir.Value] = {}
-        mask_cache: Dict[Tuple[int, int], ir.Value] = {}
+        offset_cache: dict[tuple[int, int], ir.Value] = {}
+        mask_cache: dict[tuple[int, int], ir.Value] = {}
 
         def offset(i, k):
             off = self.layout.offsets(dims[i], shape[dims[i]])[k]
@@ -684,8 +723,9 @@ class KernelLowering:
             accesses.append((j, idx, mask))
         return p, shape, dims, width, elem, accesses
 
-    def _offset_access(self, op: ir.Operation, tile_old: ir.Value, base: ir.Value, offsets_old: ir.Value,
-                       mask_old: Optional[ir.Value]):
+    def _offset_access(
+        self, op: ir.Operation, tile_old: ir.Value, base: ir.Value, offsets_old: ir.Value, mask_old: ir.Value | None
+    ):
         p = self._param_index(base, op)
         shape, dims, width, elem = self._access_plan(op, tile_old)
         offsets = self.get(offsets_old, op)
@@ -758,7 +798,7 @@ class KernelLowering:
             value = self._concat(pieces)
         self.values[result_old] = value
 
-    def _concat(self, pieces: List[ir.Value]) -> ir.Value:
+    def _concat(self, pieces: list[ir.Value]) -> ir.Value:
         while len(pieces) > 1:
             merged = []
             for a, b in zip(pieces[0::2], pieces[1::2]):
@@ -839,7 +879,7 @@ def _dot(self: KernelLowering, op: ir.Operation) -> None:
     raise LoweringError(op, f"tile.dot is not supported by {PASS} yet")
 
 
-_HANDLERS: Dict[str, Callable[[KernelLowering, ir.Operation], None]] = {
+_HANDLERS: dict[str, Callable[[KernelLowering, ir.Operation], None]] = {
     "tile.block_id": KernelLowering._grid_index,
     "tile.grid_dim": KernelLowering._grid_index,
     "tile.range": KernelLowering._range,

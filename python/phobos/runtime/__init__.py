@@ -15,8 +15,18 @@ from .driver import CudaError, KernelFault, NoCudaDriverError, available, device
 from .launch import Plan, Variant, stream_handle
 
 __all__ = [
-    "Binding", "CudaError", "KernelFault", "NoCudaDriverError", "Plan", "Signature", "Variant",
-    "available", "device_count", "get_device", "stream_handle", "synchronize",
+    "Binding",
+    "CudaError",
+    "KernelFault",
+    "NoCudaDriverError",
+    "Plan",
+    "Signature",
+    "Variant",
+    "available",
+    "device_count",
+    "get_device",
+    "stream_handle",
+    "synchronize",
 ]
 
 

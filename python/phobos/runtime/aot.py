@@ -21,7 +21,7 @@ launches from it, on a machine without MLIR. From Python:
 from __future__ import annotations
 
 import re
-from typing import Iterable, List, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 from phobos.lowering.target import DEFAULT_CHIP
 
@@ -37,7 +37,7 @@ class like:
     Stands in for real arguments where only their layout matters (ahead-of-time
     compilation, `Kernel.key`, `Kernel.warmup`); never launch with it."""
 
-    def __init__(self, dtype: str, shape: Sequence[int], strides: Optional[Sequence[int]] = None, align: int = 16):
+    def __init__(self, dtype: str, shape: Sequence[int], strides: Sequence[int] | None = None, align: int = 16):
         if dtype not in ITEMSIZE:
             raise ValueError(f"unknown element type {dtype!r} (one of {', '.join(ITEMSIZE)})")
         self.dtype = dtype
@@ -45,10 +45,22 @@ class like:
         self.strides = tuple(strides) if strides is not None else contiguous_strides(self.shape)
         self.align = align
         size = ITEMSIZE[dtype]
-        typestr = {"f16": "<f2", "bf16": "<V2", "f32": "<f4", "f64": "<f8", "i1": "|b1", "i8": "|i1", "i32": "<i4", "i64": "<i8"}[dtype]
+        typestr = {
+            "f16": "<f2",
+            "bf16": "<V2",
+            "f32": "<f4",
+            "f64": "<f8",
+            "i1": "|b1",
+            "i8": "|i1",
+            "i32": "<i4",
+            "i64": "<i8",
+        }[dtype]
         self.__cuda_array_interface__ = {
-            "shape": self.shape, "typestr": typestr, "strides": tuple(s * size for s in self.strides),
-            "data": (_BASE if align >= 16 else _BASE + size, False), "version": 3,
+            "shape": self.shape,
+            "typestr": typestr,
+            "strides": tuple(s * size for s in self.strides),
+            "data": (_BASE if align >= 16 else _BASE + size, False),
+            "version": 3,
         }
         if dtype == "bf16":  # no typestr for bf16: the binder reads the dtype from here
             self.__cuda_array_interface__["typestr"] = "bf16"
@@ -60,9 +72,9 @@ class like:
 _TENSOR = re.compile(r"^(?P<dtype>[a-z0-9]+)\[(?P<dims>[0-9, ]*)\](?:@a(?P<align>\d+))?$")
 
 
-def parse_args_text(text: str) -> List[object]:
+def parse_args_text(text: str) -> list[object]:
     """Example arguments from text: 'f32[4097,129] f32[4097,129]@a1 2.0 7'."""
-    out: List[object] = []
+    out: list[object] = []
     for token in text.split():
         m = _TENSOR.match(token)
         if m:
@@ -77,13 +89,24 @@ def parse_args_text(text: str) -> List[object]:
                 try:
                     out.append(float(token))
                 except ValueError:
-                    raise ValueError(f"example argument {token!r} is neither a tensor (f32[M,N]) nor a number") from None
+                    raise ValueError(
+                        f"example argument {token!r} is neither a tensor (f32[M,N]) nor a number"
+                    ) from None
     return out
 
 
-def compile_ahead(source, out_dir, *, kernel: Optional[str] = None, chip: str = DEFAULT_CHIP, defines: Optional[dict] = None,
-                  options: Optional[dict] = None, keys: Iterable = (), examples: Iterable[Sequence[object]] = (),
-                  check: bool = True) -> List[str]:
+def compile_ahead(
+    source,
+    out_dir,
+    *,
+    kernel: str | None = None,
+    chip: str = DEFAULT_CHIP,
+    defines: dict | None = None,
+    options: dict | None = None,
+    keys: Iterable = (),
+    examples: Iterable[Sequence[object]] = (),
+    check: bool = True,
+) -> list[str]:
     """Compile the generic variant and one per key / example argument list into `out_dir`.
 
     Returns the keys stored. Example arguments may be real arrays or `like(...)`

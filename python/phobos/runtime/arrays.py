@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from typing import Callable, Dict, Optional, Tuple
+from collections.abc import Callable
 
 ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i32": 4, "i64": 8}
 HOST = -1  # `device` of an array in host memory
@@ -46,7 +46,7 @@ class ArrayArg:
         return f"ArrayArg({self.dtype}{list(self.shape)}, strides={self.strides}, {where})"
 
 
-_np_dtype_names: Dict[object, str] = {}
+_np_dtype_names: dict[object, str] = {}
 
 
 def _np_dtype_name(dtype) -> str:
@@ -62,7 +62,7 @@ def _np_dtype_name(dtype) -> str:
     return name
 
 
-def _elements(byte_strides, itemsize: int, what: str) -> Tuple[int, ...]:
+def _elements(byte_strides, itemsize: int, what: str) -> tuple[int, ...]:
     out = []
     for s in byte_strides:
         if s % itemsize:
@@ -71,7 +71,7 @@ def _elements(byte_strides, itemsize: int, what: str) -> Tuple[int, ...]:
     return tuple(out)
 
 
-def _contiguous_strides(shape) -> Tuple[int, ...]:
+def _contiguous_strides(shape) -> tuple[int, ...]:
     strides, step = [], 1
     for extent in reversed(shape):
         strides.append(step)
@@ -83,19 +83,29 @@ def _contiguous_strides(shape) -> Tuple[int, ...]:
 
 
 def _numpy(a) -> ArrayArg:
-    return ArrayArg(None, a.shape, _elements(a.strides, a.itemsize, "numpy array"), _np_dtype_name(a.dtype), HOST, "numpy", a)
+    return ArrayArg(
+        None, a.shape, _elements(a.strides, a.itemsize, "numpy array"), _np_dtype_name(a.dtype), HOST, "numpy", a
+    )
 
 
-_torch_dtypes: Dict[object, str] = {}
+_torch_dtypes: dict[object, str] = {}
 
 
 def _torch(t) -> ArrayArg:
     if not _torch_dtypes:
         torch = sys.modules["torch"]
-        _torch_dtypes.update({
-            torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32", torch.float64: "f64",
-            torch.bool: "i1", torch.int8: "i8", torch.int32: "i32", torch.int64: "i64",
-        })
+        _torch_dtypes.update(
+            {
+                torch.float16: "f16",
+                torch.bfloat16: "bf16",
+                torch.float32: "f32",
+                torch.float64: "f64",
+                torch.bool: "i1",
+                torch.int8: "i8",
+                torch.int32: "i32",
+                torch.int64: "i64",
+            }
+        )
     dtype = _torch_dtypes.get(t.dtype) or str(t.dtype)
     device = t.get_device()
     if device < 0:
@@ -105,13 +115,20 @@ def _torch(t) -> ArrayArg:
 
 def _cupy(a) -> ArrayArg:
     data = a.data
-    return ArrayArg(data.ptr, a.shape, _elements(a.strides, a.itemsize, "cupy array"), _np_dtype_name(a.dtype), data.device_id, "cupy")
+    return ArrayArg(
+        data.ptr,
+        a.shape,
+        _elements(a.strides, a.itemsize, "cupy array"),
+        _np_dtype_name(a.dtype),
+        data.device_id,
+        "cupy",
+    )
 
 
-_typestrs: Dict[str, Tuple[str, int]] = {}
+_typestrs: dict[str, tuple[str, int]] = {}
 
 
-def _typestr(typestr: str) -> Tuple[str, int]:
+def _typestr(typestr: str) -> tuple[str, int]:
     """(element type, itemsize) of an array-interface typestr such as '<f4'."""
     found = _typestrs.get(typestr)
     if found is None:
@@ -128,11 +145,13 @@ def _cai(obj) -> ArrayArg:
     shape = tuple(cai["shape"])
     dtype, itemsize = _typestr(cai["typestr"])
     strides = cai.get("strides")
-    strides = _contiguous_strides(shape) if strides is None else _elements(strides, itemsize, "__cuda_array_interface__")
+    strides = (
+        _contiguous_strides(shape) if strides is None else _elements(strides, itemsize, "__cuda_array_interface__")
+    )
     return ArrayArg(cai["data"][0] or 0, shape, strides, dtype, None, "cai")
 
 
-def cai_stream(obj) -> Optional[int]:
+def cai_stream(obj) -> int | None:
     """The stream a `__cuda_array_interface__` (v3) producer asks consumers to order after."""
     s = obj.__cuda_array_interface__.get("stream")
     return int(s) if s else None
@@ -149,14 +168,27 @@ class _DLDataType(ctypes.Structure):
 
 class _DLTensor(ctypes.Structure):
     _fields_ = [
-        ("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
         ("byte_offset", ctypes.c_uint64),
     ]
 
 
 _DL_CUDA, _DL_CUDA_MANAGED = 2, 13
-_DL_DTYPES = {(0, 8): "i8", (0, 32): "i32", (0, 64): "i64", (2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16", (6, 8): "i1"}
+_DL_DTYPES = {
+    (0, 8): "i8",
+    (0, 32): "i32",
+    (0, 64): "i64",
+    (2, 16): "f16",
+    (2, 32): "f32",
+    (2, 64): "f64",
+    (4, 16): "bf16",
+    (6, 8): "i1",
+}
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
@@ -184,7 +216,7 @@ class NotAnArray(Exception):
     pass
 
 
-_describers: Dict[type, Callable[[object], ArrayArg]] = {}
+_describers: dict[type, Callable[[object], ArrayArg]] = {}
 
 
 def _describer(kind: type) -> Callable[[object], ArrayArg]:
@@ -222,7 +254,7 @@ def describe(value) -> ArrayArg:
     return fn(value)
 
 
-def contiguous_strides(shape) -> Tuple[int, ...]:
+def contiguous_strides(shape) -> tuple[int, ...]:
     return _contiguous_strides(shape)
 
 

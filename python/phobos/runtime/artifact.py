@@ -38,7 +38,6 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Optional, Tuple
 
 FORMAT = 1
 DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
@@ -58,9 +57,21 @@ def validate_contract(contract: dict) -> None:
             raise ContractError(f"contract of '{contract.get('name', '?')}': {message}")
 
     need(contract.get("format") == FORMAT, f"format must be {FORMAT}, got {contract.get('format')!r}")
-    for name, kind in (("kernel", str), ("name", str), ("chip", str), ("threads", int), ("shared_bytes", int),
-                       ("params", list), ("abi", list), ("grid", list), ("promises", list), ("bindings", dict),
-                       ("key", str), ("fingerprint", str), ("options", dict)):
+    for name, kind in (
+        ("kernel", str),
+        ("name", str),
+        ("chip", str),
+        ("threads", int),
+        ("shared_bytes", int),
+        ("params", list),
+        ("abi", list),
+        ("grid", list),
+        ("promises", list),
+        ("bindings", dict),
+        ("key", str),
+        ("fingerprint", str),
+        ("options", dict),
+    ):
         need(isinstance(contract.get(name), kind), f"'{name}' must be a {kind.__name__}")
     params = contract["params"]
     for i, p in enumerate(params):
@@ -71,7 +82,9 @@ def validate_contract(contract: dict) -> None:
             rank = p.get("rank")
             need(isinstance(rank, int) and rank >= 1, f"params[{i}].rank must be a positive int")
             need(isinstance(p.get("dims"), list) and len(p["dims"]) == rank, f"params[{i}].dims needs {rank} entries")
-            need(isinstance(p.get("shape"), list) and len(p["shape"]) == rank, f"params[{i}].shape needs {rank} entries")
+            need(
+                isinstance(p.get("shape"), list) and len(p["shape"]) == rank, f"params[{i}].shape needs {rank} entries"
+            )
             need(p.get("contiguity") in CONTIGUITY, f"params[{i}].contiguity must be 'last' or 'all'")
     for j, a in enumerate(contract["abi"]):
         need(a.get("kind") in ABI_KINDS, f"abi[{j}].kind must be one of {', '.join(ABI_KINDS)}")
@@ -84,25 +97,35 @@ def validate_contract(contract: dict) -> None:
             need(isinstance(a.get("axis"), int) and 0 <= a["axis"] < limit, f"abi[{j}].axis is out of range")
     need(len(contract["grid"]) == 3, "grid must have 3 entries (x, y, z)")
     for axis, rule in enumerate(contract["grid"]):
-        ok = rule is None or (isinstance(rule, int) and rule >= 1) or (
-            isinstance(rule, dict) and isinstance(rule.get("symbol"), str) and isinstance(rule.get("tile"), int) and rule["tile"] >= 1)
+        ok = (
+            rule is None
+            or (isinstance(rule, int) and rule >= 1)
+            or (
+                isinstance(rule, dict)
+                and isinstance(rule.get("symbol"), str)
+                and isinstance(rule.get("tile"), int)
+                and rule["tile"] >= 1
+            )
+        )
         need(ok, f"grid[{axis}] must be null, a positive int or {{symbol, tile}}")
     for p in contract["promises"]:
-        need(isinstance(p.get("symbol"), str) and isinstance(p.get("divisor"), int) and p["divisor"] >= 1,
-             "promises must be {symbol, divisor >= 1}")
+        need(
+            isinstance(p.get("symbol"), str) and isinstance(p.get("divisor"), int) and p["divisor"] >= 1,
+            "promises must be {symbol, divisor >= 1}",
+        )
 
 
 @dataclass
 class Artifact:
     cubin: bytes
     contract: dict
-    asm: Dict[str, str] = field(default_factory=dict)
+    asm: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.contract.get("name") or self.contract["kernel"]
 
-    def save(self, folder, name: Optional[str] = None) -> Tuple[Path, Path]:
+    def save(self, folder, name: str | None = None) -> tuple[Path, Path]:
         """Writes `<name>.cubin` and `<name>.json` (the contract) into `folder`,
         each atomically (a temporary file renamed into place)."""
         folder = Path(folder)
@@ -114,7 +137,7 @@ class Artifact:
         return cubin_path, json_path
 
     @staticmethod
-    def load(folder, name: str) -> "Artifact":
+    def load(folder, name: str) -> Artifact:
         folder = Path(folder)
         contract = json.loads((folder / f"{name}.json").read_text())
         validate_contract(contract)

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import numbers
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
 
 from phobos.lowering.target import DEFAULT_CHIP
 
-from .specialization import SpecKey, divisibility_class, tensor_facts
 from . import arrays
 from .arrays import HOST, ArrayArg
+from .specialization import SpecKey, divisibility_class, tensor_facts
 
 DTYPES = tuple(arrays.ITEMSIZE)
 INT_DTYPES = ("i1", "i8", "i32", "i64")
@@ -40,8 +40,19 @@ FLOAT_DTYPES = ("f16", "bf16", "f32", "f64")
 
 # Each kernel parameter gets an 8-byte slot in the packed buffer (cuLaunchKernel
 # reads each through its own pointer, so only the value's own alignment matters).
-_SLOT_FORMAT = {"ptr": "Q", "extent": "q", "stride": "q", "f16": "e6x", "bf16": "H6x", "f32": "f4x", "f64": "d",
-                "i1": "?7x", "i8": "b7x", "i32": "i4x", "i64": "q"}
+_SLOT_FORMAT = {
+    "ptr": "Q",
+    "extent": "q",
+    "stride": "q",
+    "f16": "e6x",
+    "bf16": "H6x",
+    "f32": "f4x",
+    "f64": "d",
+    "i1": "?7x",
+    "i8": "b7x",
+    "i32": "i4x",
+    "i64": "q",
+}
 _INT_RANGE = {"i8": (-(2**7), 2**7 - 1), "i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
 
@@ -61,8 +72,8 @@ class Param:
     kind: str  # "tensor" | "scalar"
     dtype: str
     rank: int = 0
-    dims: Tuple[Optional[str], ...] = ()
-    shape: Tuple[Optional[int], ...] = ()
+    dims: tuple[str | None, ...] = ()
+    shape: tuple[int | None, ...] = ()
     contiguity: str = "last"
 
     def spelling(self) -> str:
@@ -76,13 +87,13 @@ class Param:
 class Binding:
     """Checked arguments, ready to launch."""
 
-    values: List[object]  # one per abi entry (None where a host array's device pointer goes)
-    grid: Tuple[int, int, int]
+    values: list[object]  # one per abi entry (None where a host array's device pointer goes)
+    grid: tuple[int, int, int]
     key: SpecKey
-    arrays: Dict[int, ArrayArg]  # param index -> array
-    host_slots: List[Tuple[int, int]] = field(default_factory=list)  # (abi slot, param index) of host arrays
-    device: Optional[int] = None  # the CUDA ordinal of the device arrays (None: host arrays only / unknown)
-    symbols: Dict[str, int] = field(default_factory=dict)
+    arrays: dict[int, ArrayArg]  # param index -> array
+    host_slots: list[tuple[int, int]] = field(default_factory=list)  # (abi slot, param index) of host arrays
+    device: int | None = None  # the CUDA ordinal of the device arrays (None: host arrays only / unknown)
+    symbols: dict[str, int] = field(default_factory=dict)
 
 
 class Signature:
@@ -106,20 +117,27 @@ class Signature:
         self.packer = struct.Struct("<" + self.format)
         self.scalar_slots = [(slot, a["param"]) for slot, a in enumerate(self.abi) if a["kind"] == "scalar"]
         self.pointer_slots = [(slot, a["param"]) for slot, a in enumerate(self.abi) if a["kind"] == "ptr"]
-        self.int_scalars = [p.index for p in self.params if p.kind == "scalar" and p.dtype in INT_DTYPES and p.dtype != "i1"]
+        self.int_scalars = [
+            p.index for p in self.params if p.kind == "scalar" and p.dtype in INT_DTYPES and p.dtype != "i1"
+        ]
         self.tensors = [p.index for p in self.params if p.kind == "tensor"]
         self.scalars = [p.index for p in self.params if p.kind == "scalar"]
 
     def _param(self, index: int, p: dict) -> Param:
         if p.get("dtype") not in DTYPES:
-            raise ValueError(f"contract of '{self.name}': parameter {p.get('name')} has unknown dtype {p.get('dtype')!r}")
+            raise ValueError(
+                f"contract of '{self.name}': parameter {p.get('name')} has unknown dtype {p.get('dtype')!r}"
+            )
         if p["kind"] == "scalar":
             return Param(index, p["name"], "scalar", p["dtype"])
         rank = int(p["rank"])
         dims = tuple(p.get("dims") or [None] * rank)
         shape = tuple(p.get("shape") or [None] * rank)
         # A literal dimension may be spelled as its number in `dims`.
-        shape = tuple(s if s is not None else (int(d) if isinstance(d, str) and d.isdigit() else None) for s, d in zip(shape, dims))
+        shape = tuple(
+            s if s is not None else (int(d) if isinstance(d, str) and d.isdigit() else None)
+            for s, d in zip(shape, dims)
+        )
         dims = tuple(None if (d is None or (isinstance(d, str) and d.isdigit())) else d for d in dims)
         return Param(index, p["name"], "tensor", p["dtype"], rank, dims, shape, p.get("contiguity", "last"))
 
@@ -134,14 +152,14 @@ class Signature:
 
     # ------------------------------------------------------------------------- checks
 
-    def describe(self, args: Sequence[object]) -> List[Optional[ArrayArg]]:
+    def describe(self, args: Sequence[object]) -> list[ArrayArg | None]:
         """Describe the tensor arguments (count and array-ness are checked here)."""
         if len(args) != len(self.params):
             raise TypeError(
                 f"{self.name}() takes {len(self.params)} argument{'s' * (len(self.params) != 1)} "
                 f"({', '.join(p.spelling() for p in self.params)}) but {len(args)} {'were' if len(args) != 1 else 'was'} given"
             )
-        out: List[Optional[ArrayArg]] = [None] * len(args)
+        out: list[ArrayArg | None] = [None] * len(args)
         for i in self.tensors:
             try:
                 out[i] = arrays.describe(args[i])
@@ -156,13 +174,19 @@ class Signature:
                 raise ValueError(f"{self.name}: argument {self.params[i].name}: {e}") from None
         return out
 
-    def bind(self, args: Sequence[object], views: Optional[List[Optional[ArrayArg]]] = None, *,
-             grid=None, check_promises: bool = True) -> Binding:
+    def bind(
+        self,
+        args: Sequence[object],
+        views: list[ArrayArg | None] | None = None,
+        *,
+        grid=None,
+        check_promises: bool = True,
+    ) -> Binding:
         """Check `args` against the contract and compute the launch values, grid and key."""
         if views is None:
             views = self.describe(args)
-        symbols: Dict[str, Tuple[int, str]] = {}  # symbol -> (extent, where it was bound)
-        device: Optional[int] = None
+        symbols: dict[str, tuple[int, str]] = {}  # symbol -> (extent, where it was bound)
+        device: int | None = None
         device_from = ""
         for i in self.tensors:
             p, a = self.params[i], views[i]
@@ -185,8 +209,10 @@ class Signature:
                 if device is None:
                     device, device_from = a.device, p.name
                 elif a.device is not None and a.device != device:
-                    raise ValueError(f"{self.name}: argument {p.name} is on cuda:{a.device} but {device_from} is on cuda:{device}; "
-                                     "all device arrays of one launch must be on the same GPU")
+                    raise ValueError(
+                        f"{self.name}: argument {p.name} is on cuda:{a.device} but {device_from} is on cuda:{device}; "
+                        "all device arrays of one launch must be on the same GPU"
+                    )
         for i, p in enumerate(self.params):
             if p.kind == "scalar":
                 self._check_scalar(p, args[i])
@@ -214,18 +240,24 @@ class Signature:
         if a.dtype != p.dtype:
             raise TypeError(f"{where} must have {p.dtype} elements ({p.spelling()}), got {a.dtype}")
         if len(a.shape) != p.rank:
-            raise ValueError(f"{where} must have rank {p.rank} ({p.spelling()}), got rank {len(a.shape)} (shape {tuple(a.shape)})")
+            raise ValueError(
+                f"{where} must have rank {p.rank} ({p.spelling()}), got rank {len(a.shape)} (shape {tuple(a.shape)})"
+            )
         if any(s < 0 for s in a.strides):
             raise ValueError(f"{where} has a negative stride (strides {tuple(a.strides)} in elements); pass a copy")
         if p.rank and a.device != HOST:
             if p.contiguity == "all":
                 if tuple(_normalized(a.shape, a.strides)) != arrays.contiguous_strides(a.shape):
-                    raise ValueError(f"{where} must be contiguous (row-major), got strides {tuple(a.strides)} "
-                                     f"for shape {tuple(a.shape)}: the kernel addresses {p.name} by flat element offsets "
-                                     f"from its base, so rows may not be padded; pass x.contiguous() / a copy")
+                    raise ValueError(
+                        f"{where} must be contiguous (row-major), got strides {tuple(a.strides)} "
+                        f"for shape {tuple(a.shape)}: the kernel addresses {p.name} by flat element offsets "
+                        f"from its base, so rows may not be padded; pass x.contiguous() / a copy"
+                    )
             elif a.shape[-1] > 1 and a.strides[-1] != 1:
-                raise ValueError(f"{where} must have a contiguous last dimension (stride 1), got strides {tuple(a.strides)} "
-                                 f"in elements; pass x.contiguous() / a copy")
+                raise ValueError(
+                    f"{where} must have a contiguous last dimension (stride 1), got strides {tuple(a.strides)} "
+                    f"in elements; pass x.contiguous() / a copy"
+                )
 
     def check_scalars(self, args: Sequence[object]) -> None:
         """The scalar checks of `bind` alone (a launch of a known layout)."""
@@ -253,8 +285,8 @@ class Signature:
 
     # ------------------------------------------------------------------------- values
 
-    def _values(self, args, views) -> List[object]:
-        values: List[object] = []
+    def _values(self, args, views) -> list[object]:
+        values: list[object] = []
         for entry in self.abi:
             kind, pi = entry["kind"], entry["param"]
             if kind == "ptr":
@@ -269,7 +301,7 @@ class Signature:
                 raise ValueError(f"contract of '{self.name}': unknown abi entry kind {kind!r}")
         return values
 
-    def grid(self, symbols: Dict[str, int], override=None) -> Tuple[int, int, int]:
+    def grid(self, symbols: dict[str, int], override=None) -> tuple[int, int, int]:
         """The launch grid: the caller's, else the contract's rule over the bound extents."""
         if override is not None:
             if callable(override):
@@ -284,14 +316,18 @@ class Signature:
             grid = []
             for axis, rule in enumerate(self.grid_rule):
                 if rule is None:
-                    raise ValueError(f"{self.name}: the kernel has no grid rule for axis {'xyz'[axis]}; "
-                                     "give the grid: k[grid](...) or k(..., grid=...)")
+                    raise ValueError(
+                        f"{self.name}: the kernel has no grid rule for axis {'xyz'[axis]}; "
+                        "give the grid: k[grid](...) or k(..., grid=...)"
+                    )
                 if isinstance(rule, int):
                     grid.append(rule)
                 else:
                     extent = symbols.get(rule["symbol"])
                     if extent is None:
-                        raise ValueError(f"{self.name}: grid rule uses {rule['symbol']}, which no tensor argument binds")
+                        raise ValueError(
+                            f"{self.name}: grid rule uses {rule['symbol']}, which no tensor argument binds"
+                        )
                     grid.append(-(-extent // int(rule["tile"])))
             grid = tuple(grid)
         for axis, (g, limit) in enumerate(zip(grid, GRID_LIMITS)):
@@ -299,7 +335,7 @@ class Signature:
                 raise ValueError(f"{self.name}: grid {'xyz'[axis]} = {g} is outside [0, {limit}]")
         return grid
 
-    def _check_within_rule(self, grid: Tuple[int, int, int], symbols: Dict[str, int]) -> None:
+    def _check_within_rule(self, grid: tuple[int, int, int], symbols: dict[str, int]) -> None:
         """A caller's grid may be smaller than the kernel's grid rule, never larger:
         the compiler proves tile starts such as ctx.block.x * TM in bounds (and
         drops their masks) only for CTAs inside the rule's grid."""
@@ -311,11 +347,12 @@ class Signature:
                     raise ValueError(
                         f"{self.name}: grid {'xyz'[axis]} = {g} is larger than the kernel's grid rule "
                         f"cdiv({rule['symbol']} = {extent}, {tile}) = {limit}; CTAs past it would access "
-                        f"tiles outside the tensors (give a grid of at most {limit} along {'xyz'[axis]})")
+                        f"tiles outside the tensors (give a grid of at most {limit} along {'xyz'[axis]})"
+                    )
 
     def key(self, args, views) -> SpecKey:
         """The specialisation key of these arguments (what a compiled variant may assume)."""
-        params: Dict[str, object] = {}
+        params: dict[str, object] = {}
         for i in self.tensors:
             a = views[i]
             ptr = 0 if a.device == HOST else a.ptr  # host arrays are copied to fresh, aligned buffers
@@ -325,13 +362,13 @@ class Signature:
         return SpecKey(params)
 
 
-def _normalized(shape, strides) -> List[int]:
+def _normalized(shape, strides) -> list[int]:
     """Strides with those of extent-1 dimensions replaced by their row-major value (never read)."""
     contiguous = arrays.contiguous_strides(shape)
     return [c if e == 1 else s for e, s, c in zip(shape, strides, contiguous)]
 
 
-def device_strides(a: ArrayArg) -> Tuple[int, ...]:
+def device_strides(a: ArrayArg) -> tuple[int, ...]:
     """The strides the kernel sees: host arrays get a row-major copy on the device."""
     if a.device == HOST:
         return arrays.contiguous_strides(a.shape)

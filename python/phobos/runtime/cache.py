@@ -28,8 +28,8 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
 
 FORMAT = 1
 GENERIC = "generic"
@@ -47,8 +47,9 @@ def _canonical(value) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def family_digest(source_text: str, kernel: Optional[str], defines: Optional[dict], chip: str,
-                  options: Optional[dict], fingerprint: str) -> str:
+def family_digest(
+    source_text: str, kernel: str | None, defines: dict | None, chip: str, options: dict | None, fingerprint: str
+) -> str:
     h = hashlib.sha256()
     for part in (source_text, kernel or "", _canonical(defines or {}), chip, _canonical(options or {}), fingerprint):
         data = part.encode()
@@ -88,7 +89,7 @@ class Entry:
     def cubin(self) -> bytes:
         return (self.path / "kernel.cubin").read_bytes()
 
-    def asm(self) -> Dict[str, str]:
+    def asm(self) -> dict[str, str]:
         folder = self.path / "asm"
         if not folder.is_dir():
             return {}
@@ -99,7 +100,7 @@ class Entry:
 
 
 class Cache:
-    def __init__(self, root: Optional[os.PathLike] = None):
+    def __init__(self, root: os.PathLike | None = None):
         self.root = Path(root).expanduser() if root is not None else default_root()
 
     def __repr__(self):
@@ -108,7 +109,7 @@ class Cache:
     def path(self, family: str, key_text: str) -> Path:
         return self.root / family / entry_name(key_text)
 
-    def get(self, family: str, key_text: str) -> Optional[Entry]:
+    def get(self, family: str, key_text: str) -> Entry | None:
         path = self.path(family, key_text)
         try:
             meta = json.loads((path / "entry.json").read_text())
@@ -151,7 +152,7 @@ class Cache:
             raise OSError(f"the cache entry {final} could not be read back after writing it")
         return entry
 
-    def variants(self, family: str) -> List[Entry]:
+    def variants(self, family: str) -> list[Entry]:
         """Every cached variant of one family."""
         folder = self.root / family
         if not folder.is_dir():
@@ -175,7 +176,7 @@ class Cache:
                         yield entry
 
     @staticmethod
-    def _read(path: Path) -> Optional[Entry]:
+    def _read(path: Path) -> Entry | None:
         try:
             meta = json.loads((path / "entry.json").read_text())
         except (OSError, ValueError):

@@ -21,13 +21,12 @@ import ctypes
 import hashlib
 import os
 import threading
-from typing import Dict, Optional, Tuple
 
 try:  # cuda-bindings is a dependency, but keep `import phobos.runtime` working without it
     from cuda.bindings import driver as cu
 except ImportError as _e:  # pragma: no cover - exercised only where cuda-bindings is missing
     cu = None
-    _IMPORT_ERROR: Optional[ImportError] = _e
+    _IMPORT_ERROR: ImportError | None = _e
 else:
     _IMPORT_ERROR = None
 
@@ -66,7 +65,7 @@ _STICKY = {
 }
 
 
-def error_text(code) -> Tuple[str, str]:
+def error_text(code) -> tuple[str, str]:
     """(name, description) of a CUresult."""
     try:
         err, name = cu.cuGetErrorName(code)
@@ -78,7 +77,7 @@ def error_text(code) -> Tuple[str, str]:
     return name, text
 
 
-def raise_error(code, what: str, kernel: Optional[str] = None, certain: bool = True):
+def raise_error(code, what: str, kernel: str | None = None, certain: bool = True):
     """Raise the CudaError for `code`; a KernelFault naming `kernel` when one is given.
 
     `certain=False` when the fault only showed up at a later synchronisation, so
@@ -118,10 +117,10 @@ def check(result, what: str):
 
 _init_lock = threading.Lock()
 _initialized = False
-_devices: Dict[int, "Device"] = {}
+_devices: dict[int, Device] = {}
 
 
-def _no_driver(reason: str, cause: Optional[BaseException] = None) -> NoCudaDriverError:
+def _no_driver(reason: str, cause: BaseException | None = None) -> NoCudaDriverError:
     return NoCudaDriverError(
         f"no CUDA driver: {reason}. Phobos runs kernels on an NVIDIA GPU through the CUDA driver; "
         "compiling (phobos.compile(...).artifact(), phobos aot) works without one."
@@ -165,7 +164,7 @@ def device_count() -> int:
     return check(cu.cuDeviceGetCount(), "cuDeviceGetCount")
 
 
-def get_device(ordinal: int = 0) -> "Device":
+def get_device(ordinal: int = 0) -> Device:
     dev = _devices.get(ordinal)
     if dev is None:
         init()
@@ -180,6 +179,7 @@ def get_device(ordinal: int = 0) -> "Device":
 
 _thread = threading.local()  # .context: the context this thread made current last
 
+
 class Device:
     """One GPU: its primary context and the modules loaded into it."""
 
@@ -191,13 +191,19 @@ class Device:
         self.handle = check(cu.cuDeviceGet(ordinal), "cuDeviceGet")
         self.context = check(cu.cuDevicePrimaryCtxRetain(self.handle), "cuDevicePrimaryCtxRetain")
         self.context_id = int(self.context)
-        major = check(cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.handle), "cuDeviceGetAttribute")
-        minor = check(cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.handle), "cuDeviceGetAttribute")
+        major = check(
+            cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.handle),
+            "cuDeviceGetAttribute",
+        )
+        minor = check(
+            cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.handle),
+            "cuDeviceGetAttribute",
+        )
         self.capability = (major, minor)
         self.name = check(cu.cuDeviceGetName(256, self.handle), "cuDeviceGetName").split(b"\0")[0].decode()
         self._single = count == 1
-        self._modules: Dict[str, object] = {}
-        self._functions: Dict[Tuple[str, str], object] = {}
+        self._modules: dict[str, object] = {}
+        self._functions: dict[tuple[str, str], object] = {}
         self._lock = threading.Lock()
         self.make_current()
 
@@ -269,12 +275,14 @@ def single_device() -> bool:
     return _single
 
 
-_single: Optional[bool] = None
+_single: bool | None = None
 
 
 # ----------------------------------------------------------------------------- the launch entry point
 
-LAUNCH_CONFIG_BYTES = 56  # sizeof(CUlaunchConfig): grid xyz, block xyz, shared (u32 each), stream @32, attrs @40, numAttrs @48
+LAUNCH_CONFIG_BYTES = (
+    56  # sizeof(CUlaunchConfig): grid xyz, block xyz, shared (u32 each), stream @32, attrs @40, numAttrs @48
+)
 LAUNCH_STREAM_OFFSET = 32
 _launch_entry = None
 _launch_entry_resolved = False
@@ -295,7 +303,11 @@ def launch_entry():
         try:
             flags = cu.CUdriverProcAddress_flags
             per_thread = os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0") not in ("", "0")
-            flag = flags.CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM if per_thread else flags.CU_GET_PROC_ADDRESS_LEGACY_STREAM
+            flag = (
+                flags.CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+                if per_thread
+                else flags.CU_GET_PROC_ADDRESS_LEGACY_STREAM
+            )
             err, pfn, status = cu.cuGetProcAddress(b"cuLaunchKernelEx", 12000, flag)
             found = cu.CUdriverProcAddressQueryResult.CU_GET_PROC_ADDRESS_SUCCESS
             if not err and status == found and int(pfn):
@@ -317,11 +329,13 @@ def pointer_device(ptr: int) -> int:
     return int(ordinal)
 
 
-def synchronize(stream: int = 0, kernel: Optional[str] = None) -> None:
+def synchronize(stream: int = 0, kernel: str | None = None) -> None:
     """Wait for `stream` (0: the legacy default stream, which waits for all blocking streams)."""
     (err,) = cu.cuStreamSynchronize(stream)
     if err:
-        raise_error(err, "cuStreamSynchronize", kernel=kernel or last_kernel() or "<unknown>", certain=kernel is not None)
+        raise_error(
+            err, "cuStreamSynchronize", kernel=kernel or last_kernel() or "<unknown>", certain=kernel is not None
+        )
 
 
 def synchronize_context() -> None:
@@ -339,5 +353,5 @@ def note_launch(kernel: str) -> None:
     _last["kernel"] = kernel
 
 
-def last_kernel() -> Optional[str]:
+def last_kernel() -> str | None:
     return _last["kernel"]

@@ -29,7 +29,7 @@ checked on every launch from the addresses.
 from __future__ import annotations
 
 import sys
-from typing import Callable, Dict, List, Optional, Tuple
+from collections.abc import Callable
 
 from .binding import FLOAT_DTYPES, Signature
 
@@ -44,24 +44,35 @@ def _miss(args, grid, stream, sync):
 class _Framework:
     """How the generated code reads one framework's arrays."""
 
-    def __init__(self, name: str, kind: type, stream: Callable, reads: Callable[[str, str], Tuple[List[str], str]],
-                 current_stream: Callable[[str], str]):
+    def __init__(
+        self,
+        name: str,
+        kind: type,
+        stream: Callable,
+        reads: Callable[[str, str], tuple[list[str], str]],
+        current_stream: Callable[[str], str],
+    ):
         self.name, self.kind, self.stream = name, kind, stream
         self.reads = reads  # (argument variable, index) -> (statements setting p<i>, d<i>; key parts)
         self.current_stream = current_stream  # device var -> expression of the current stream
 
 
 def _torch_reads(a: str, i: str):
-    return [f"p{i} = {a}.data_ptr()", f"d{i} = {a}.get_device()"], \
-        f"{a}.dtype, {a}.shape, {a}.stride(), d{i}, p{i} & 15 == 0"
+    return [
+        f"p{i} = {a}.data_ptr()",
+        f"d{i} = {a}.get_device()",
+    ], f"{a}.dtype, {a}.shape, {a}.stride(), d{i}, p{i} & 15 == 0"
 
 
 def _cupy_reads(a: str, i: str):
-    return [f"m{i} = {a}.data", f"p{i} = m{i}.ptr", f"d{i} = m{i}.device_id"], \
-        f"{a}.dtype, {a}.shape, {a}.strides, d{i}, p{i} & 15 == 0"
+    return [
+        f"m{i} = {a}.data",
+        f"p{i} = m{i}.ptr",
+        f"d{i} = m{i}.device_id",
+    ], f"{a}.dtype, {a}.shape, {a}.strides, d{i}, p{i} & 15 == 0"
 
 
-def framework_of(value) -> Optional[_Framework]:
+def framework_of(value) -> _Framework | None:
     """The framework whose fast path handles arrays of exactly `type(value)`, if any."""
     kind = type(value)
     torch = sys.modules.get("torch")
@@ -80,10 +91,10 @@ class FastPath:
 
     def __init__(self, sig: Signature):
         self.sig = sig
-        self.frameworks: Dict[str, _Framework] = {}
-        self.tables: Dict[str, Dict[tuple, Callable]] = {}
+        self.frameworks: dict[str, _Framework] = {}
+        self.tables: dict[str, dict[tuple, Callable]] = {}
         self.front: Callable = _miss
-        self._keyof: Optional[Callable] = None
+        self._keyof: Callable | None = None
 
     def clear(self) -> None:
         for table in self.tables.values():
@@ -124,16 +135,20 @@ class FastPath:
     def _source(self, mode: str) -> str:
         sig = self.sig
         n = len(sig.params)
-        lines = [f"def front(args, grid, stream, sync):" if mode == "front" else "def keyof(args, grid):",
-                 f"    if len(args) != {n}:",
-                 f"        return {'True' if mode == 'front' else 'None'}"]
+        lines = [
+            "def front(args, grid, stream, sync):" if mode == "front" else "def keyof(args, grid):",
+            f"    if len(args) != {n}:",
+            f"        return {'True' if mode == 'front' else 'None'}",
+        ]
         miss = "True" if mode == "front" else "None"
-        lines += ["    if grid is None or type(grid) is tuple or type(grid) is int:",
-                  "        g = grid",
-                  "    elif callable(grid):",
-                  "        g = CALLABLE",
-                  "    else:",
-                  f"        return {miss}"]
+        lines += [
+            "    if grid is None or type(grid) is tuple or type(grid) is int:",
+            "        g = grid",
+            "    elif callable(grid):",
+            "        g = CALLABLE",
+            "    else:",
+            f"        return {miss}",
+        ]
         scalar_parts = []
         for i in sig.scalars:  # types the packer takes as the generic path would; others go there
             dtype = sig.params[i].dtype
@@ -167,13 +182,14 @@ class FastPath:
             if mode == "keyof":
                 lines.append(f"        return {fw.name!r}, {key}")
                 continue
-            lines += [f"        fire = {fw.name}_plans.get({key})",
-                      "        if fire is None:",
-                      "            return True",
-                      "        if stream is None:",
-                      f"            stream = {fw.current_stream(f'd{tensors[0]}')}"]
-        lines += ["    else:",
-                  f"        return {miss}"]
+            lines += [
+                f"        fire = {fw.name}_plans.get({key})",
+                "        if fire is None:",
+                "            return True",
+                "        if stream is None:",
+                f"            stream = {fw.current_stream(f'd{tensors[0]}')}",
+            ]
+        lines += ["    else:", f"        return {miss}"]
         if mode == "front":
             lines.append(f"    return fire(args, stream, sync, grid, {', '.join(f'p{i}' for i in tensors)})")
         return "\n".join(lines)

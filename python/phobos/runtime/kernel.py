@@ -24,16 +24,16 @@ from __future__ import annotations
 import numbers
 import os
 import struct
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from phobos.lowering.target import DEFAULT_CHIP
 
-from . import cache as _cache
-from .fingerprint import compiler_fingerprint
 from . import arrays, driver, fastpath
+from . import cache as _cache
 from .arrays import HOST
 from .binding import Signature
+from .fingerprint import compiler_fingerprint
 from .launch import Plan, Variant, current_device, stream_handle
 from .specialization import SpecKey, divisibility_class, implies, strength
 
@@ -57,11 +57,11 @@ class _Launchable:
     """Argument binding and the launch paths, shared by compiled and loaded kernels."""
 
     def __init__(self):
-        self._plans: Dict[tuple, Plan] = {}  # checked layout -> plan (the generic path)
-        self._fast: Optional[fastpath.FastPath] = None  # generated per signature (runtime.fastpath)
+        self._plans: dict[tuple, Plan] = {}  # checked layout -> plan (the generic path)
+        self._fast: fastpath.FastPath | None = None  # generated per signature (runtime.fastpath)
         self._front = fastpath._miss  # self._fast.front once a torch/cupy layout was seen
-        self._signature: Optional[Signature] = None
-        self._last: Optional[Variant] = None
+        self._signature: Signature | None = None
+        self._last: Variant | None = None
 
     # subclasses: the contract of the kernel, and the variant for a key
     def _get_signature(self) -> Signature:
@@ -94,7 +94,7 @@ class _Launchable:
                 pass  # a scalar the fast path could not pack: the generic path says which and why
         self._launch(args, grid, stream, sync, check)
 
-    def __getitem__(self, grid) -> "_GridLaunch":
+    def __getitem__(self, grid) -> _GridLaunch:
         return _GridLaunch(self, grid)
 
     # ------------------------------------------------------------------------- the generic path
@@ -161,8 +161,10 @@ class _Launchable:
             if ordinal is None:
                 ordinal = view_device
             elif view_device != ordinal:
-                raise ValueError(f"{sig.name}: device arrays on cuda:{view_device} and cuda:{ordinal}; "
-                                 "all device arrays of one launch must be on the same GPU")
+                raise ValueError(
+                    f"{sig.name}: device arrays on cuda:{view_device} and cuda:{ordinal}; "
+                    "all device arrays of one launch must be on the same GPU"
+                )
         if ordinal is None:
             ordinal = current_device()
         plan = Plan(variant, binding, driver.get_device(ordinal), grid_callable=callable(grid), owner=self)
@@ -237,7 +239,7 @@ def _artifact(variant: Variant):
     return _cache._artifact_class()(cubin=variant.cubin, contract=variant.contract, asm=dict(variant.asm))
 
 
-def _variant_from_entry(entry: "_cache.Entry") -> Variant:
+def _variant_from_entry(entry: _cache.Entry) -> Variant:
     return Variant(entry.cubin(), entry.contract(), entry.asm())
 
 
@@ -250,8 +252,12 @@ def _source(source) -> tuple:
         return str(source), "<module>", source
     if isinstance(source, bytes):
         source = source.decode()
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and len(source) < 4096
-                                           and (source.endswith((".ph", ".mlir")) or os.path.exists(source))):
+    if isinstance(source, os.PathLike) or (
+        isinstance(source, str)
+        and "\n" not in source
+        and len(source) < 4096
+        and (source.endswith((".ph", ".mlir")) or os.path.exists(source))
+    ):
         path = Path(source)
         if not path.is_file():
             raise FileNotFoundError(f"kernel source {str(path)!r} does not exist")
@@ -264,8 +270,16 @@ def _source(source) -> tuple:
 class Kernel(_Launchable):
     """A kernel compiled from source, one variant per specialisation key, on first use."""
 
-    def __init__(self, source, *, kernel: Optional[str] = None, chip: str = DEFAULT_CHIP, defines: Optional[dict] = None,
-                 options: Optional[dict] = None, cache_dir: Optional[os.PathLike] = None):
+    def __init__(
+        self,
+        source,
+        *,
+        kernel: str | None = None,
+        chip: str = DEFAULT_CHIP,
+        defines: dict | None = None,
+        options: dict | None = None,
+        cache_dir: os.PathLike | None = None,
+    ):
         super().__init__()
         self._text, self.origin, self._compile_source = _source(source)
         self.kernel_name = kernel
@@ -274,7 +288,7 @@ class Kernel(_Launchable):
         self.options = dict(options or {})
         self.cache = _cache.Cache(cache_dir)
         self.family = _cache.family_digest(self._text, kernel, self.defines, chip, self.options, compiler_fingerprint())
-        self._variants: Dict[str, Variant] = {}
+        self._variants: dict[str, Variant] = {}
 
     def __repr__(self):
         return f"<phobos.Kernel {self.kernel_name or '?'} from {self.origin} for {self.chip}>"
@@ -282,7 +296,7 @@ class Kernel(_Launchable):
     def _get_signature(self) -> Signature:
         return self._variant(SpecKey(), None).signature
 
-    def _variant(self, key: SpecKey, signature: Optional[Signature]) -> Variant:
+    def _variant(self, key: SpecKey, signature: Signature | None) -> Variant:
         text = _key_text(key)
         variant = self._variants.get(text)
         if variant is not None:
@@ -293,14 +307,24 @@ class Kernel(_Launchable):
         variant = self._variants[text] = _variant_from_entry(entry)
         return variant
 
-    def _compile(self, key_text: str) -> "_cache.Entry":
+    def _compile(self, key_text: str) -> _cache.Entry:
         compiler = _compiler(self, key_text)
         artifact = compiler.compile_artifact(
-            self._compile_source, kernel=self.kernel_name, key=SpecKey.from_text(key_text) if key_text else None,
-            chip=self.chip, defines=self.defines or None, options=self.options or None,
+            self._compile_source,
+            kernel=self.kernel_name,
+            key=SpecKey.from_text(key_text) if key_text else None,
+            chip=self.chip,
+            defines=self.defines or None,
+            options=self.options or None,
         )
-        meta = {"source": self.origin, "chip": self.chip, "defines": self.defines, "options": self.options,
-                "fingerprint": compiler_fingerprint(), "kernel": artifact.contract.get("name", self.kernel_name or "")}
+        meta = {
+            "source": self.origin,
+            "chip": self.chip,
+            "defines": self.defines,
+            "options": self.options,
+            "fingerprint": compiler_fingerprint(),
+            "kernel": artifact.contract.get("name", self.kernel_name or ""),
+        }
         return self.cache.put(self.family, key_text, artifact, meta)
 
     def artifact(self, key=None):
@@ -308,13 +332,18 @@ class Kernel(_Launchable):
         (a SpecKey or its text) is given. Compiles on a cache miss."""
         return _artifact(self._variant(SpecKey.from_text(_key_text(key)), None))
 
-    def stages(self, key=None) -> Dict[str, str]:
+    def stages(self, key=None) -> dict[str, str]:
         """All stage texts of one variant, straight from the compiler (needs MLIR)."""
         compiler = _compiler(self, _key_text(key))
         text = _key_text(key)
-        return compiler.compile_stages(self._compile_source, kernel=self.kernel_name,
-                                       key=SpecKey.from_text(text) if text else None, chip=self.chip,
-                                       defines=self.defines or None, options=self.options or None)
+        return compiler.compile_stages(
+            self._compile_source,
+            kernel=self.kernel_name,
+            key=SpecKey.from_text(text) if text else None,
+            chip=self.chip,
+            defines=self.defines or None,
+            options=self.options or None,
+        )
 
 
 def _compiler(kernel: Kernel, key_text: str):
@@ -339,8 +368,15 @@ def _compiler(kernel: Kernel, key_text: str):
     return compiler
 
 
-def compile(source, *, kernel: Optional[str] = None, chip: str = DEFAULT_CHIP, defines: Optional[dict] = None,
-            options: Optional[dict] = None, cache_dir: Optional[os.PathLike] = None) -> Kernel:
+def compile(
+    source,
+    *,
+    kernel: str | None = None,
+    chip: str = DEFAULT_CHIP,
+    defines: dict | None = None,
+    options: dict | None = None,
+    cache_dir: os.PathLike | None = None,
+) -> Kernel:
     """A launchable kernel from a .ph/.mlir path, its text or an MLIR module (compiled lazily per key)."""
     return Kernel(source, kernel=kernel, chip=chip, defines=defines, options=options, cache_dir=cache_dir)
 
@@ -351,19 +387,19 @@ def compile(source, *, kernel: Optional[str] = None, chip: str = DEFAULT_CHIP, d
 class LoadedKernel(_Launchable):
     """A kernel launched from an ahead-of-time folder: no source, no compiler."""
 
-    def __init__(self, folder: Path, name: str, entries: List["_cache.Entry"]):
+    def __init__(self, folder: Path, name: str, entries: list[_cache.Entry]):
         super().__init__()
         self.folder = folder
         self.kernel_name = name
         self._entries = entries
-        self._variants: Dict[str, Variant] = {}
+        self._variants: dict[str, Variant] = {}
         self._keys = [(e, SpecKey.from_text(e.key)) for e in entries]
 
     def __repr__(self):
         return f"<phobos.LoadedKernel {self.kernel_name} from {self.folder} ({len(self._entries)} variants)>"
 
     @property
-    def keys(self) -> List[str]:
+    def keys(self) -> list[str]:
         return [e.key for e in self._entries]
 
     def _get_signature(self) -> Signature:
@@ -376,7 +412,7 @@ class LoadedKernel(_Launchable):
             variant = self._variants[str(entry.path)] = _variant_from_entry(entry)
         return variant
 
-    def _variant(self, key: SpecKey, signature: Optional[Signature]) -> Variant:
+    def _variant(self, key: SpecKey, signature: Signature | None) -> Variant:
         fits = [(strength(k), e) for e, k in self._keys if implies(key, k)]
         if not fits:
             raise CompilerUnavailableError(
@@ -391,7 +427,7 @@ class LoadedKernel(_Launchable):
         return _artifact(self._variant(SpecKey.from_text(_key_text(key)), None))
 
 
-def load(folder: Union[str, os.PathLike], name: Optional[str] = None) -> LoadedKernel:
+def load(folder: str | os.PathLike, name: str | None = None) -> LoadedKernel:
     """The kernel `name` of an ahead-of-time folder (written by phobos.runtime.aot or a PHOBOS cache)."""
     root = Path(folder)
     if not root.is_dir():
@@ -409,7 +445,11 @@ def load(folder: Union[str, os.PathLike], name: Optional[str] = None) -> LoadedK
         raise KeyError(f"{str(root)!r} has no kernel '{name}' (it has {', '.join(names)})")
     families = sorted({e.meta.get("family", "") for e in chosen})
     if len(families) > 1:
-        builds = sorted({f"{e.meta.get('source')} (chip {e.meta.get('chip')}, defines {e.meta.get('defines')})" for e in chosen})
-        raise ValueError(f"{str(root)!r} holds '{name}' from {len(families)} different builds ({'; '.join(builds)}); "
-                         "keep one build per ahead-of-time folder")
+        builds = sorted(
+            {f"{e.meta.get('source')} (chip {e.meta.get('chip')}, defines {e.meta.get('defines')})" for e in chosen}
+        )
+        raise ValueError(
+            f"{str(root)!r} holds '{name}' from {len(families)} different builds ({'; '.join(builds)}); "
+            "keep one build per ahead-of-time folder"
+        )
     return LoadedKernel(root, name, chosen)

@@ -34,7 +34,7 @@ import ctypes
 import os
 import struct
 import threading
-from typing import Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -47,7 +47,7 @@ _CONFIG = driver.LAUNCH_CONFIG_BYTES
 _GRID = struct.Struct("<3I")
 
 
-def stream_handle(stream) -> Optional[int]:
+def stream_handle(stream) -> int | None:
     """A raw CUstream handle from an int, a torch or cupy stream, a CUstream or a `__cuda_stream__` object."""
     if stream is None:
         return None
@@ -62,7 +62,9 @@ def stream_handle(stream) -> Optional[int]:
     try:
         return int(stream)  # cuda.bindings CUstream
     except (TypeError, ValueError):
-        raise TypeError(f"stream= must be a stream handle (int), a torch/cupy stream or a CUstream, got {type(stream).__name__}") from None
+        raise TypeError(
+            f"stream= must be a stream handle (int), a torch/cupy stream or a CUstream, got {type(stream).__name__}"
+        ) from None
 
 
 def current_device() -> int:
@@ -87,21 +89,25 @@ def runs_on(chip: str, capability) -> bool:
 class Variant:
     """One compiled kernel variant: cubin + contract, loaded lazily per device."""
 
-    def __init__(self, cubin: bytes, contract: dict, asm: Optional[dict] = None, signature: Optional[Signature] = None):
+    def __init__(self, cubin: bytes, contract: dict, asm: dict | None = None, signature: Signature | None = None):
         self.cubin = cubin
         self.contract = contract
         self.asm = asm or {}
         self.signature = signature or Signature(contract)
-        self._functions: Dict[int, object] = {}
+        self._functions: dict[int, object] = {}
 
-    def function(self, device: "driver.Device"):
+    def function(self, device: driver.Device):
         fn = self._functions.get(device.ordinal)
         if fn is None:
             chip = self.signature.chip
             if not runs_on(chip, device.capability):
-                raise driver.CudaError(f"kernel '{self.signature.name}' was compiled for {chip} but cuda:{device.ordinal} "
-                                       f"('{device.name}') is {device.chip}; compile it with chip='{device.chip}'")
-            fn = self._functions[device.ordinal] = device.function(self.cubin, self.signature.entry, self.signature.shared_bytes)
+                raise driver.CudaError(
+                    f"kernel '{self.signature.name}' was compiled for {chip} but cuda:{device.ordinal} "
+                    f"('{device.name}') is {device.chip}; compile it with chip='{device.chip}'"
+                )
+            fn = self._functions[device.ordinal] = device.function(
+                self.cubin, self.signature.entry, self.signature.shared_bytes
+            )
         return fn
 
 
@@ -116,7 +122,7 @@ def span_bytes(view: ArrayArg) -> int:
     return ITEMSIZE[view.dtype] * (1 + sum((e - 1) * s for e, s in zip(view.shape, strides)))
 
 
-def overlap_pairs(sig: Signature, views: Dict[int, ArrayArg]) -> List[Tuple[int, int, int, int, bool]]:
+def overlap_pairs(sig: Signature, views: dict[int, ArrayArg]) -> list[tuple[int, int, int, int, bool]]:
     """(read param, written param, read span, written span, same layout) for every pair of device
     tensors whose memory must not overlap: the read one is declared read-only (ld.global.nc)."""
     if not (sig.contract.get("options") or {}).get("noalias", True):
@@ -133,8 +139,11 @@ def overlap_pairs(sig: Signature, views: Dict[int, ArrayArg]) -> List[Tuple[int,
             vr, vw = views[r], views[w]
             sr, sw = span_bytes(vr), span_bytes(vw)
             if sr and sw:
-                same = (vr.shape == vw.shape and device_strides(vr) == device_strides(vw)
-                        and ITEMSIZE[vr.dtype] == ITEMSIZE[vw.dtype])
+                same = (
+                    vr.shape == vw.shape
+                    and device_strides(vr) == device_strides(vw)
+                    and ITEMSIZE[vr.dtype] == ITEMSIZE[vw.dtype]
+                )
                 pairs.append((r, w, sr, sw, same))
     return pairs
 
@@ -155,8 +164,9 @@ def overlap_error(sig: Signature, r: int, w: int, pr: int, sr: int, pw: int, sw:
 class Plan:
     """A checked argument layout bound to a loaded variant."""
 
-    def __init__(self, variant: Variant, binding: Binding, device: "driver.Device", grid_callable: bool = False,
-                 owner=None):
+    def __init__(
+        self, variant: Variant, binding: Binding, device: driver.Device, grid_callable: bool = False, owner=None
+    ):
         sig = variant.signature
         self.name = sig.name
         self.variant = variant
@@ -178,7 +188,9 @@ class Plan:
         sig = self.signature
         abi = sig.abi
         # slots that change per launch, in the order `fire` packs them: pointers, then scalars
-        self.var_slots = [s for s, a in enumerate(abi) if a["kind"] == "ptr"] + [s for s, a in enumerate(abi) if a["kind"] == "scalar"]
+        self.var_slots = [s for s, a in enumerate(abi) if a["kind"] == "ptr"] + [
+            s for s, a in enumerate(abi) if a["kind"] == "scalar"
+        ]
         const_slots = [s for s, a in enumerate(abi) if a["kind"] not in ("ptr", "scalar")]
         n = len(abi)
         self._slot_offsets = {slot: _CONFIG + 8 * i for i, slot in enumerate(self.var_slots + const_slots)}
@@ -193,7 +205,9 @@ class Plan:
         self.pack = struct.Struct("<Q16x" + "".join(sig.slot_formats[s] for s in self.var_slots)).pack_into
         # the CUfunction as a ctypes argument, for the ctypes entry point only
         self.function_arg = ctypes.c_void_p(int(self.function)) if driver.launch_entry() is not None else None
-        self._mine = threading.local()  # .slot: this thread's (buffer, config argument, params argument, params address)
+        self._mine = (
+            threading.local()
+        )  # .slot: this thread's (buffer, config argument, params argument, params address)
 
     def claim(self) -> tuple:
         """The calling thread's parameter buffer, made on its first launch of this plan (after making
@@ -208,7 +222,7 @@ class Plan:
         self._mine.slot = slot
         return slot
 
-    def var_values(self, args: Sequence[object], pointers: Dict[int, int]) -> list:
+    def var_values(self, args: Sequence[object], pointers: dict[int, int]) -> list:
         """The changing slots' values (pointers by parameter index, scalars from `args`)."""
         out = []
         for how, pi in self.var_sources():
@@ -220,7 +234,7 @@ class Plan:
                 out.append(args[pi])
         return out
 
-    def var_sources(self) -> List[Tuple[str, int]]:
+    def var_sources(self) -> list[tuple[str, int]]:
         """Where each changing slot's value comes from: ("ptr" | "bf16" | "arg", parameter index)."""
         sig = self.signature
         out = []
@@ -235,18 +249,18 @@ class Plan:
 
     # ------------------------------------------------------------------------- generic path
 
-    def launch(self, args, views: List[Optional[ArrayArg]], stream: int, sync: bool, grid=None) -> None:
+    def launch(self, args, views: list[ArrayArg | None], stream: int, sync: bool, grid=None) -> None:
         if self.host:
             return self._launch_host(args, views, stream, grid)
         self.fire(args, stream, sync, grid, *[views[i].ptr for i in self.signature.tensors])
 
-    def grid_of(self, grid) -> Tuple[int, int, int]:
+    def grid_of(self, grid) -> tuple[int, int, int]:
         """The grid of one launch (a callable grid is evaluated each time)."""
         if self.grid_callable:
             return self.signature.grid(self.binding.symbols, grid)
         return self.grid
 
-    def launch_now(self, stream: int, values: list, grid: Tuple[int, int, int]) -> None:
+    def launch_now(self, stream: int, values: list, grid: tuple[int, int, int]) -> None:
         """Pack and launch (no checks): the path of host arrays."""
         if not (grid[0] and grid[1] and grid[2]):
             return
@@ -258,8 +272,9 @@ class Plan:
         if entry is not None:
             err = entry(slot[1], self.function_arg, slot[2], None)
         else:
-            (err,) = driver.cu.cuLaunchKernel(self.function, grid[0], grid[1], grid[2], self.block[0], 1, 1,
-                                              self.shared, stream, slot[3], 0)
+            (err,) = driver.cu.cuLaunchKernel(
+                self.function, grid[0], grid[1], grid[2], self.block[0], 1, 1, self.shared, stream, slot[3], 0
+            )
         driver.note_launch(self.name)
         if err:
             driver.raise_error(err, "cuLaunchKernel", kernel=self.name)
@@ -270,7 +285,7 @@ class Plan:
         """Copy host arrays in, launch, copy them back out, synchronously."""
         dev = self.device
         dev.make_current()
-        buffers: Dict[tuple, list] = {}  # one device buffer per distinct host array: [ptr, host, copy, params]
+        buffers: dict[tuple, list] = {}  # one device buffer per distinct host array: [ptr, host, copy, params]
         grid = self.grid_of(grid)
         params = self.signature.contract["params"]
         pointers = {i: views[i].ptr for i in self.signature.tensors}
@@ -308,7 +323,7 @@ class Plan:
                 except driver.CudaError:
                     pass  # after a fault the context refuses everything; the fault is the error to report
 
-    def _check_overlaps(self, pointers: Dict[int, int]) -> None:
+    def _check_overlaps(self, pointers: dict[int, int]) -> None:
         for r, w, sr, sw, same in self.overlaps:
             pr, pw = pointers[r], pointers[w]
             if (not same or pr != pw) and pr < pw + sw and pw < pr + sr:
@@ -323,29 +338,36 @@ def _generate_fire(plan: Plan):
     `stream` a handle (int) or a stream object, `grid` only read when the plan's grid is callable."""
     sig = plan.signature
     pointer = {pi: f"p{pi}" for pi in sig.tensors}
-    spelled = {"ptr": lambda pi: pointer[pi], "bf16": lambda pi: f"bf16(float(args[{pi}]))",
-               "arg": lambda pi: f"args[{pi}]"}
+    spelled = {
+        "ptr": lambda pi: pointer[pi],
+        "bf16": lambda pi: f"bf16(float(args[{pi}]))",
+        "arg": lambda pi: f"args[{pi}]",
+    }
     values = [spelled[how](pi) for how, pi in plan.var_sources()]
     gx, gy, gz = plan.grid
     if not plan.grid_callable and not (gx and gy and gz):
         return lambda args, stream, sync, grid, *pointers: None  # an empty grid: nothing to launch
     entry = driver.launch_entry()
-    lines = [f"def fire(args, stream, sync, grid, {', '.join(pointer[pi] for pi in sig.tensors) or '*_'}):",
-             "    if type(stream) is not int:",
-             "        stream = stream_handle(stream)"]
+    lines = [
+        f"def fire(args, stream, sync, grid, {', '.join(pointer[pi] for pi in sig.tensors) or '*_'}):",
+        "    if type(stream) is not int:",
+        "        stream = stream_handle(stream)",
+    ]
     for r, w, sr, sw, same in plan.overlaps:
         pr, pw = pointer[r], pointer[w]
         test = f"{pr} < {pw} + {sw} and {pw} < {pr} + {sr}"
-        lines += [f"    if {f'{pr} != {pw} and ' if same else ''}{test}:",
-                  f"        overlap_error(sig, {r}, {w}, {pr}, {sr}, {pw}, {sw})"]
+        lines += [
+            f"    if {f'{pr} != {pw} and ' if same else ''}{test}:",
+            f"        overlap_error(sig, {r}, {w}, {pr}, {sr}, {pw}, {sw})",
+        ]
     if plan.grid_callable:
-        lines += ["    g = grid_of(grid)",
-                  "    if not (g[0] and g[1] and g[2]):",
-                  "        return None"]
-    lines += ["    try:",
-              "        slot = mine.slot",
-              "    except AttributeError:",  # this thread's first launch of the plan
-              "        slot = claim()"]
+        lines += ["    g = grid_of(grid)", "    if not (g[0] and g[1] and g[2]):", "        return None"]
+    lines += [
+        "    try:",
+        "        slot = mine.slot",
+        "    except AttributeError:",  # this thread's first launch of the plan
+        "        slot = claim()",
+    ]
     if not getattr(plan.device, "_single", False):  # several GPUs: the current device may have changed
         lines.append("    make_current()")
     buffer = "slot[0]"
@@ -356,25 +378,42 @@ def _generate_fire(plan: Plan):
         lines.append("    err = entry(slot[1], function_arg, slot[2], None)")
     else:
         grid = "g[0], g[1], g[2]" if plan.grid_callable else f"{gx}, {gy}, {gz}"
-        lines.append(f"    err, = cuLaunchKernel(function, {grid}, {plan.block[0]}, 1, 1, {plan.shared}, stream, slot[3], 0)")
+        lines.append(
+            f"    err, = cuLaunchKernel(function, {grid}, {plan.block[0]}, 1, 1, {plan.shared}, stream, slot[3], 0)"
+        )
     lines += ["    last['kernel'] = name"]
     if plan.owner is not None:
         lines.append("    owner._last = variant")
-    lines += ["    if err:",
-              f"        raise_error(err, {'cuLaunchKernelEx' if entry is not None else 'cuLaunchKernel'!r}, kernel=name)"]
+    lines += [
+        "    if err:",
+        f"        raise_error(err, {'cuLaunchKernelEx' if entry is not None else 'cuLaunchKernel'!r}, kernel=name)",
+    ]
     if _SYNC_ALWAYS:  # PHOBOS_SYNC=1: every launch waits
         lines.append("    synchronize(stream, kernel=name)")
     else:
-        lines += ["    if sync:",
-                  "        synchronize(stream, kernel=name)"]
+        lines += ["    if sync:", "        synchronize(stream, kernel=name)"]
     lines.append("    return None")
     scope = {
-        "stream_handle": stream_handle, "overlap_error": overlap_error, "sig": sig, "grid_of": plan.grid_of,
-        "mine": plan._mine, "claim": plan.claim, "make_current": plan.device.make_current,
-        "pack_grid": _GRID.pack_into, "pack": plan.pack, "entry": entry, "function_arg": plan.function_arg,
-        "cuLaunchKernel": getattr(driver.cu, "cuLaunchKernel", None), "function": plan.function,
-        "last": driver._last, "name": plan.name, "owner": plan.owner, "variant": plan.variant,
-        "raise_error": driver.raise_error, "synchronize": driver.synchronize, "bf16": bf16_bits,
+        "stream_handle": stream_handle,
+        "overlap_error": overlap_error,
+        "sig": sig,
+        "grid_of": plan.grid_of,
+        "mine": plan._mine,
+        "claim": plan.claim,
+        "make_current": plan.device.make_current,
+        "pack_grid": _GRID.pack_into,
+        "pack": plan.pack,
+        "entry": entry,
+        "function_arg": plan.function_arg,
+        "cuLaunchKernel": getattr(driver.cu, "cuLaunchKernel", None),
+        "function": plan.function,
+        "last": driver._last,
+        "name": plan.name,
+        "owner": plan.owner,
+        "variant": plan.variant,
+        "raise_error": driver.raise_error,
+        "synchronize": driver.synchronize,
+        "bf16": bf16_bits,
     }
     exec("\n".join(lines), scope)
     return scope["fire"]

@@ -20,7 +20,7 @@ This module does not import MLIR: the runtime uses it on machines without it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Tuple, Union
+from typing import Union
 
 CLASSES = (16, 4, 1)
 POINTER_ALIGN = 16
@@ -37,14 +37,14 @@ def divisibility_class(value: int) -> int:
 @dataclass(frozen=True)
 class TensorFacts:
     align: int  # byte alignment of the base pointer: 16 or 1
-    extents: Tuple[int, ...]  # divisibility class per dimension
-    strides: Tuple[int, ...]  # divisibility class per leading dimension (rank - 1 entries)
+    extents: tuple[int, ...]  # divisibility class per dimension
+    strides: tuple[int, ...]  # divisibility class per leading dimension (rank - 1 entries)
 
     def to_text(self) -> str:
         return f"a{self.align}.e{'x'.join(map(str, self.extents))}.s{'x'.join(map(str, self.strides))}"
 
     @staticmethod
-    def from_text(text: str) -> "TensorFacts":
+    def from_text(text: str) -> TensorFacts:
         try:
             a, e, s = text.split(".")
             if not (a.startswith("a") and e.startswith("e") and s.startswith("s")):
@@ -68,7 +68,7 @@ Facts = Union[TensorFacts, int]
 class SpecKey:
     """Facts per parameter name; an empty key means "nothing known"."""
 
-    params: Dict[str, Facts] = field(default_factory=dict)
+    params: dict[str, Facts] = field(default_factory=dict)
 
     def to_text(self) -> str:
         parts = []
@@ -77,8 +77,8 @@ class SpecKey:
         return ";".join(parts)
 
     @staticmethod
-    def from_text(text: str) -> "SpecKey":
-        params: Dict[str, Facts] = {}
+    def from_text(text: str) -> SpecKey:
+        params: dict[str, Facts] = {}
         for part in filter(None, text.split(";")):
             name, eq, value = part.partition("=")
             if not eq or not name:
@@ -102,7 +102,7 @@ class SpecKey:
 # ----------------------------------------------------------------------------- from arguments
 
 
-def tensor_facts(ptr: int, extents: Tuple[int, ...], strides: Tuple[int, ...]) -> TensorFacts:
+def tensor_facts(ptr: int, extents: tuple[int, ...], strides: tuple[int, ...]) -> TensorFacts:
     """The facts of one device tensor: base address in bytes, extents and strides in elements.
 
     Only the leading strides count (the last dimension is contiguous by contract).
@@ -132,7 +132,9 @@ def implies(have: SpecKey, need: SpecKey) -> bool:
         if isinstance(want, TensorFacts):
             if not isinstance(got, TensorFacts) or len(got.extents) != len(want.extents):
                 return False
-            pairs = [(want.align, got.align)] + list(zip(want.extents, got.extents)) + list(zip(want.strides, got.strides))
+            pairs = (
+                [(want.align, got.align)] + list(zip(want.extents, got.extents)) + list(zip(want.strides, got.strides))
+            )
             if not all(_divides(w, g) for w, g in pairs):
                 return False
         elif isinstance(got, TensorFacts) or not _divides(want, got):
