@@ -211,3 +211,27 @@ func.func @offsets_2d(%X: memref<?xf32> {tile.name = "X", tile.dims = ["L"], til
   %b = "tile.load"(%X, %column) : (memref<?xf32>, tensor<64xi32>) -> tensor<64xf32>
   return
 }
+
+// -----
+
+// Runs shorter than the widest access must start aligned too: runs of 2 from
+// an unknown start give scalar accesses (a 2-wide access at an odd offset is
+// misaligned), runs of 2 starting at even offsets give 2-wide ones.
+// CHECK-LABEL: func.func @short_runs
+// CHECK: "tile.load"(%arg0, %{{[^,]*}}) {vector_width = 1 : i64}
+// CHECK: "tile.load"(%arg0, %{{[^,]*}}) {vector_width = 2 : i64}
+// REMARK: remark: tile.load: 1-element accesses: the offsets are contiguous only in runs of 2 along the last dimension (max_contiguous can promise more); the offsets that start each run are not known to be multiples of 4 (multiple_of can promise it)
+// REMARK: remark: tile.load: 2-element accesses: the offsets are contiguous only in runs of 2 along the last dimension (max_contiguous can promise more)
+// REMARK-NOT: remark
+func.func @short_runs(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"], tile.ptr_align = 16 : i64},
+                      %start: i32 {tile.name = "start"})
+    attributes {tile.kernel} {
+  %r = "tile.range"() {start = 0 : i64, end = 256 : i64} : () -> tensor<256xi32>
+  %s = tensor.splat %start : tensor<256xi32>
+  %raw = arith.addi %s, %r : tensor<256xi32>
+  %pairs = "tile.hint"(%raw) {contiguity = array<i64: 2>} : (tensor<256xi32>) -> tensor<256xi32>
+  %a = "tile.load"(%X, %pairs) : (memref<?xf32>, tensor<256xi32>) -> tensor<256xf32>
+  %even = "tile.hint"(%raw) {contiguity = array<i64: 2>, divisibility = array<i64: 2>} : (tensor<256xi32>) -> tensor<256xi32>
+  %b = "tile.load"(%X, %even) : (memref<?xf32>, tensor<256xi32>) -> tensor<256xf32>
+  return
+}

@@ -215,16 +215,18 @@ def offset_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
     drop_mask = mask is not None and analysis.get(mask).is_true()
 
     widths = _Widths(min(max(1, VECTOR_BYTES // t.elem_bytes), pow2_part(shape[last])), t.elem_bytes)
-    run = offsets.contiguity[last]
+    run = min(offsets.contiguity[last], widths.possible)
     if run < widths.possible:
         widths.limit(
             run,
             f"the offsets are contiguous only in runs of {run} along the last dimension "
             "(max_contiguous can promise more)",
         )
-    else:
+    # A short run must start aligned too: [1, 2, 3, 4] is a run of 4 but no 4-wide access.
+    aligned = aligned_run(offsets, last, run)
+    if aligned < run:
         widths.limit(
-            aligned_run(offsets, last, widths.possible),
+            aligned,
             "the offsets that start each run are not known to be multiples of {n} (multiple_of can promise it)",
         )
     widths.limit(
