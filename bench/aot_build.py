@@ -68,7 +68,10 @@ def plan():
 
     bench_1d = [GIB, GIB - 4, GIB - 3]
     bench_2d = [(16384, 16384), (16383, 16380), (16381, 16381)]
-    p = lambda texts: [parse_args_text(t) for t in texts]
+
+    def p(texts):
+        return [parse_args_text(t) for t in texts]
+
     jobs = []
     for block in (1024, 4096):
         jobs.append(("saxpy", {"BLOCK": block}, p(one_d(T1 + bench_1d)), True))

@@ -95,6 +95,115 @@ def phobos_candidates(family: str, aligned: bool, handwritten: bool):
     return out
 
 
+def measure_copy(reps: int) -> tuple[float, float]:
+    """(ms, GB/s read + write) of a device-to-device torch copy of 1 GiB; the buffers are freed on return."""
+    import torch
+
+    src = torch.randn(GIB_F32, device="cuda")
+    dst = torch.empty_like(src)
+    copy_ms = common.gpu_time_ms(lambda: dst.copy_(src), reps=reps)
+    copy_gbs = 2 * src.numel() * 4 / copy_ms / 1e6
+    return copy_ms, copy_gbs
+
+
+def triton_runner(tk, family: str, cfg: tuple, x, y, alpha: float):
+    """(run, label) for one Triton configuration."""
+    if family == "saxpy":
+
+        def run():
+            return tk.launch_saxpy(x, y, alpha, block=cfg[0], warps=cfg[1])
+
+        return run, f"triton BLOCK={cfg[0]} warps={cfg[1]}"
+    if len(cfg) == 4:
+
+        def run():
+            return tk.launch_scale_rowwise(x, y, alpha, tm=cfg[0], tn=cfg[1], warps=cfg[2])
+
+        return run, f"triton rowwise TM={cfg[0]} TN={cfg[1]} warps={cfg[2]}"
+
+    def run():
+        return tk.launch_scale(x, y, alpha, tm=cfg[0], tn=cfg[1], warps=cfg[2])
+
+    return run, f"triton TM={cfg[0]} TN={cfg[1]} warps={cfg[2]}"
+
+
+def run_case(tk, case: str, family: str, shape: tuple, aligned: bool, ns, copy_gbs: float) -> dict:
+    """Check and time every candidate on one case; the tensors are freed on return."""
+    import torch
+
+    x = torch.randn(shape, device="cuda")
+    y = torch.randn(shape, device="cuda")
+    y0 = y.clone()
+    alpha = 1.5
+    nbytes = x.numel() * 4 * (3 if family == "saxpy" else 2)
+    # float64 reference, and the size of the terms (the error bound of float32 rounding)
+    if family == "saxpy":
+        ref = alpha * x.double() + y0.double()
+        size = (alpha * x.double()).abs() + y0.double().abs()
+    else:
+        ref = alpha * x.double()
+        size = ref.abs()
+
+    def check(run, label):
+        y.copy_(y0) if family == "saxpy" else y.fill_(float("nan"))  # poison pure outputs
+        run()
+        torch.cuda.synchronize()
+        if not bool(((y.double() - ref).abs() <= 1e-6 * size).all()):
+            raise AssertionError(f"{case}: {label} computed a wrong result")
+
+    rows = []
+    for label, k in phobos_candidates(family, aligned, ns.handwritten):
+
+        def run(k=k):
+            return k(x, y, alpha)
+
+        try:
+            check(run, label)
+        except ValueError as e:  # e.g. a promise the size does not keep
+            print(f"  {label}: {e}")
+            continue
+        ms = common.gpu_time_ms(run, reps=ns.reps)
+        rows.append(("phobos", label, ms, k.key(x, y, alpha).to_text()))
+    configs = TRITON_SAXPY if family == "saxpy" else TRITON_SCALE + [cfg + ("rowwise",) for cfg in TRITON_SCALE_ROWWISE]
+    for cfg in configs:
+        run, label = triton_runner(tk, family, cfg, x, y, alpha)
+        check(run, label)
+        rows.append(("triton", label, common.gpu_time_ms(run, reps=ns.reps), ""))
+    best = {
+        who: min((r for r in rows if r[0] == who), key=lambda r: r[2], default=None) for who in ("phobos", "triton")
+    }
+    entry = {
+        "case": case,
+        "shape": list(shape),
+        "bytes": nbytes,
+        "aligned": aligned,
+        "runs": [
+            {"who": who, "kernel": kernel, "ms": ms, "GBps": nbytes / ms / 1e6, "key": key}
+            for who, kernel, ms, key in rows
+        ],
+    }
+    if best["phobos"] and best["triton"]:
+        p, t = best["phobos"], best["triton"]
+        entry["phobos_best"] = p[1]
+        entry["phobos_vs_copy"] = (nbytes / p[2] / 1e6) / copy_gbs
+        entry["triton_vs_copy"] = (nbytes / t[2] / 1e6) / copy_gbs
+        entry["phobos_vs_triton"] = t[2] / p[2]  # > 1: Phobos faster
+        goal = 0.97 if aligned else 0.95
+        entry["target"] = f">= {goal} x copy" + (" and >= triton" if aligned else "")
+        entry["met"] = entry["phobos_vs_copy"] >= goal and (not aligned or entry["phobos_vs_triton"] >= 1.0)
+    print(f"\n{case} {list(shape)}: {nbytes / 2**30:.2f} GiB moved")
+    print(
+        common.table(
+            [
+                (who, kernel, f"{ms * 1e3:.1f}", f"{nbytes / ms / 1e6:.0f}", f"{nbytes / ms / 1e6 / copy_gbs:.3f}")
+                for who, kernel, ms, _ in rows
+            ],
+            ["who", "kernel", "us", "GB/s", "x copy"],
+        )
+    )
+    return entry
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--handwritten", action="store_true", help="use the hand-written cubins for Phobos")
@@ -107,92 +216,11 @@ def main():
     torch.manual_seed(0)
     results = []
 
-    src = torch.randn(GIB_F32, device="cuda")
-    dst = torch.empty_like(src)
-    copy_ms = common.gpu_time_ms(lambda: dst.copy_(src), reps=ns.reps)
-    copy_gbs = 2 * src.numel() * 4 / copy_ms / 1e6
-    del src, dst
+    copy_ms, copy_gbs = measure_copy(ns.reps)
     print(f"torch copy 1 GiB: {copy_ms * 1e3:.1f} us, {copy_gbs:.0f} GB/s (read + write)")
 
     for case, family, shape, aligned in CASES:
-        x = torch.randn(shape, device="cuda")
-        y = torch.randn(shape, device="cuda")
-        y0 = y.clone()
-        alpha = 1.5
-        nbytes = x.numel() * 4 * (3 if family == "saxpy" else 2)
-        # float64 reference, and the size of the terms (the error bound of float32 rounding)
-        if family == "saxpy":
-            ref = alpha * x.double() + y0.double()
-            size = (alpha * x.double()).abs() + y0.double().abs()
-        else:
-            ref = alpha * x.double()
-            size = ref.abs()
-
-        def check(run, label):
-            y.copy_(y0) if family == "saxpy" else y.fill_(float("nan"))  # poison pure outputs
-            run()
-            torch.cuda.synchronize()
-            if not bool(((y.double() - ref).abs() <= 1e-6 * size).all()):
-                raise AssertionError(f"{case}: {label} computed a wrong result")
-
-        rows = []
-        for label, k in phobos_candidates(family, aligned, ns.handwritten):
-            run = lambda k=k: k(x, y, alpha)
-            try:
-                check(run, label)
-            except ValueError as e:  # e.g. a promise the size does not keep
-                print(f"  {label}: {e}")
-                continue
-            ms = common.gpu_time_ms(run, reps=ns.reps)
-            rows.append(("phobos", label, ms, k.key(x, y, alpha).to_text()))
-        configs = (
-            TRITON_SAXPY if family == "saxpy" else TRITON_SCALE + [cfg + ("rowwise",) for cfg in TRITON_SCALE_ROWWISE]
-        )
-        for cfg in configs:
-            if family == "saxpy":
-                run = lambda c=cfg: tk.launch_saxpy(x, y, alpha, block=c[0], warps=c[1])
-                label = f"triton BLOCK={cfg[0]} warps={cfg[1]}"
-            elif len(cfg) == 4:
-                run = lambda c=cfg: tk.launch_scale_rowwise(x, y, alpha, tm=c[0], tn=c[1], warps=c[2])
-                label = f"triton rowwise TM={cfg[0]} TN={cfg[1]} warps={cfg[2]}"
-            else:
-                run = lambda c=cfg: tk.launch_scale(x, y, alpha, tm=c[0], tn=c[1], warps=c[2])
-                label = f"triton TM={cfg[0]} TN={cfg[1]} warps={cfg[2]}"
-            check(run, label)
-            rows.append(("triton", label, common.gpu_time_ms(run, reps=ns.reps), ""))
-        best = {
-            who: min((r for r in rows if r[0] == who), key=lambda r: r[2], default=None) for who in ("phobos", "triton")
-        }
-        entry = {
-            "case": case,
-            "shape": list(shape),
-            "bytes": nbytes,
-            "aligned": aligned,
-            "runs": [
-                {"who": w, "kernel": l, "ms": ms, "GBps": nbytes / ms / 1e6, "key": key} for w, l, ms, key in rows
-            ],
-        }
-        if best["phobos"] and best["triton"]:
-            p, t = best["phobos"], best["triton"]
-            entry["phobos_best"] = p[1]
-            entry["phobos_vs_copy"] = (nbytes / p[2] / 1e6) / copy_gbs
-            entry["triton_vs_copy"] = (nbytes / t[2] / 1e6) / copy_gbs
-            entry["phobos_vs_triton"] = t[2] / p[2]  # > 1: Phobos faster
-            goal = 0.97 if aligned else 0.95
-            entry["target"] = f">= {goal} x copy" + (" and >= triton" if aligned else "")
-            entry["met"] = entry["phobos_vs_copy"] >= goal and (not aligned or entry["phobos_vs_triton"] >= 1.0)
-        results.append(entry)
-        print(f"\n{case} {list(shape)}: {nbytes / 2**30:.2f} GiB moved")
-        print(
-            common.table(
-                [
-                    (w, l, f"{ms * 1e3:.1f}", f"{nbytes / ms / 1e6:.0f}", f"{nbytes / ms / 1e6 / copy_gbs:.3f}")
-                    for w, l, ms, _ in rows
-                ],
-                ["who", "kernel", "us", "GB/s", "x copy"],
-            )
-        )
-        del x, y, y0, ref, size
+        results.append(run_case(tk, case, family, shape, aligned, ns, copy_gbs))
         torch.cuda.empty_cache()
 
     common.save(

@@ -49,7 +49,8 @@ def main():
                 k2.warmup(*args1)
                 warm.append(time.perf_counter() - t0)
             code = (
-                f"import time; t0 = time.perf_counter(); import sys; sys.path.insert(0, {str(common.ROOT / 'python')!r}); "
+                f"import time; t0 = time.perf_counter(); "
+                f"import sys; sys.path.insert(0, {str(common.ROOT / 'python')!r}); "
                 f"import phobos; from phobos.runtime.aot import parse_args_text as p; "
                 f"phobos.compile({str(source)!r}, defines={defines!r}, cache_dir={tmp!r}).warmup(*p({first!r})); "
                 f"print(time.perf_counter() - t0, 'mlir' in sys.modules)"

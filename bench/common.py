@@ -113,5 +113,8 @@ def phobos_kernel(name: str, defines: dict | None = None):
 def table(rows, headers) -> str:
     cols = [headers] + [[str(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cols) for i in range(len(headers))]
-    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths))
+
+    def line(r):
+        return "  ".join(c.ljust(w) for c, w in zip(r, widths))
+
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in cols[1:]])

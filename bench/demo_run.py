@@ -60,8 +60,8 @@ def main() -> int:
     err = np.abs(y - ref) / (np.abs(2.0 * x) + np.abs(y0))
     ok = bool(np.all(err <= 1e-6))
     print(
-        f"ran on {phobos.runtime.get_device(0).name}: y = 2 x + y over {n} elements, max relative error {err.max():.2e}: "
-        f"{'OK' if ok else 'WRONG'}"
+        f"ran on {phobos.runtime.get_device(0).name}: y = 2 x + y over {n} elements, "
+        f"max relative error {err.max():.2e}: {'OK' if ok else 'WRONG'}"
     )
     return 0 if ok else 1
 

@@ -258,7 +258,8 @@ STUB_LIBCUDA = r"""
 typedef int CUresult;
 typedef struct { unsigned gx, gy, gz, bx, by, bz, shared; void *stream; void *attrs; unsigned nattrs; } Config;
 static void *current;
-static uint64_t last[10];  /* launches, grid x, block x, stream, first parameter, entry (1: Ex, 2: plain), 4 parameters */
+/* launches, grid x, block x, stream, first parameter, entry (1: Ex, 2: plain), 4 parameters */
+static uint64_t last[10];
 void stub_last(uint64_t *out) { memcpy(out, last, sizeof last); }
 static CUresult noop(void) { return 0; }
 static CUresult init(unsigned flags) { return 0; }
@@ -282,7 +283,8 @@ static CUresult launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned 
   return 0;
 }
 static CUresult launch_ex(const Config *c, void *f, void **params, void **extra) {
-  last[0]++; last[1] = c->gx; last[2] = c->bx; last[3] = (uint64_t)c->stream; last[4] = *(uint64_t *)params[0]; last[5] = 1;
+  last[0]++; last[1] = c->gx; last[2] = c->bx; last[3] = (uint64_t)c->stream;
+  last[4] = *(uint64_t *)params[0]; last[5] = 1;
   for (int i = 0; i < 4; i++) last[6 + i] = *(uint64_t *)params[i];
   return 0;
 }
@@ -476,8 +478,8 @@ def main(argv=None):
                 if name.startswith("phobos k(x, y, a), torch") and "ctypes" in name:
                     adjusted = best - reads["stand_in_us"] + reads["real_us"]
                     print(
-                        f"torch {reads['torch']}: two real tensors' reads cost {reads['real_us']:.2f} us per launch, the "
-                        f"stand-ins' {reads['stand_in_us']:.2f} us; {name} ({title}) adjusted: {adjusted:.2f} us"
+                        f"torch {reads['torch']}: two real tensors' reads cost {reads['real_us']:.2f} us per launch, "
+                        f"the stand-ins' {reads['stand_in_us']:.2f} us; {name} ({title}) adjusted: {adjusted:.2f} us"
                     )
                     reads.setdefault("adjusted", {})[f"{title}: {name}"] = adjusted
         result["torch_reads"] = reads

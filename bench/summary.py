@@ -20,7 +20,7 @@ def main():
     rows = []
     log = folder / "gpu_tests.log"
     if log.exists():
-        last = [l for l in log.read_text().splitlines() if re.search(r"\d+ (passed|failed)", l)]
+        last = [line for line in log.read_text().splitlines() if re.search(r"\d+ (passed|failed)", line)]
         rows.append(("GPU tests", last[-1].strip("= ") if last else "?", ""))
     for suffix in ("", "_handwritten"):
         launch = load(folder, "launch" + suffix)

@@ -91,7 +91,7 @@ def compile_module(text: str, fmt: str):
 
     tk = _toolkit()
     os.environ["PATH"] = os.path.join(tk, "bin") + os.pathsep + os.environ.get("PATH", "")
-    with ir.Context() as ctx:
+    with ir.Context():
         module = ir.Module.parse(text)
         pm = passmanager.PassManager.parse(
             f"builtin.module(gpu-lower-to-nvvm-pipeline{{cubin-chip=sm_90 cubin-features=+ptx80 cubin-format={fmt}}})"

@@ -35,7 +35,8 @@ with tb.context(), tb.Location.unknown():
 # CHECK: %[[H2:.+]] = "tile.hint"(%[[H1]]) {contiguity = array<i64: 1024>}
 # CHECK: %[[N32:.+]] = arith.index_cast %[[N]] : index to i32
 # CHECK: %[[MASK:.+]] = arith.cmpi slt, %[[H2]], %{{.+}} : tensor<1024xi32>
-# CHECK: %[[X:.+]] = "tile.load"(%arg0, %[[H2]], %[[MASK]]) : (memref<?xf32>, tensor<1024xi32>, tensor<1024xi1>) -> tensor<1024xf32>
+# CHECK: %[[X:.+]] = "tile.load"(%arg0, %[[H2]], %[[MASK]])
+# CHECK-SAME: : (memref<?xf32>, tensor<1024xi32>, tensor<1024xi1>) -> tensor<1024xf32>
 # CHECK: %[[Y:.+]] = "tile.load"(%arg1, %[[H2]], %[[MASK]])
 # CHECK: %[[AX:.+]] = arith.mulf %{{.+}}, %[[X]] : tensor<1024xf32>
 # CHECK: %[[SUM:.+]] = arith.addf %[[AX]], %[[Y]] : tensor<1024xf32>

@@ -23,7 +23,8 @@ with tb.context(), tb.Location.unknown():
 # CHECK-SAME: %[[X:.+]]: memref<?x?xf32> {tile.dims = ["M", "N"], tile.name = "X"}
 # CHECK-SAME: %[[Y:.+]]: memref<?x?xf32> {tile.dims = ["M", "N"], tile.name = "Y"}
 # CHECK-SAME: %[[A:.+]]: f32 {tile.name = "alpha"}
-# CHECK-SAME: attributes {tile.aligned = {M = 32 : i64, N = 128 : i64}, tile.kernel, tile.launch = {threads = 256 : i64}}
+# CHECK-SAME: attributes {tile.aligned = {M = 32 : i64, N = 128 : i64},
+# CHECK-SAME: tile.kernel, tile.launch = {threads = 256 : i64}}
 # CHECK: %[[M:.+]] = memref.dim %[[X]], %{{.+}} : memref<?x?xf32>
 # CHECK: "tile.check_multiple"(%[[M]]) {divisor = 32 : i64, symbol = "M"}
 # CHECK: "tile.check_multiple"(%{{.+}}) {divisor = 128 : i64, symbol = "N"}
@@ -31,7 +32,8 @@ with tb.context(), tb.Location.unknown():
 # CHECK: %[[ROWS:.+]] = arith.muli %[[PM]], %{{.+}} : index
 # CHECK: %[[PN:.+]] = "tile.block_id"() {dim = 1 : i64}
 # CHECK: %[[COLS:.+]] = arith.muli %[[PN]], %{{.+}} : index
-# CHECK: %[[T:.+]] = "tile.load_slice"(%[[X]], %[[ROWS]], %[[COLS]]) : (memref<?x?xf32>, index, index) -> tensor<32x128xf32> loc(#[[L16:loc[0-9]+]])
+# CHECK: %[[T:.+]] = "tile.load_slice"(%[[X]], %[[ROWS]], %[[COLS]])
+# CHECK-SAME: : (memref<?x?xf32>, index, index) -> tensor<32x128xf32> loc(#[[L16:loc[0-9]+]])
 # CHECK: %[[S:.+]] = tensor.splat %[[A]] : tensor<32x128xf32>
 # CHECK: %[[P:.+]] = arith.mulf %[[S]], %[[T]] : tensor<32x128xf32>
 # CHECK: "tile.store_slice"(%[[P]], %[[Y]], %[[ROWS]], %[[COLS]])

@@ -169,7 +169,7 @@ def test_slice_facts_hold_for_every_launch(data):
                     values.append(v)
                 op = T.LoadSliceOp(x, values, list(tile)).operation
                 ops.append(op)
-                for loop in reversed(loops):
+                for _ in reversed(loops):
                     scf.YieldOp([])
                     ir.InsertionPoint.current.__exit__(None, None, None)
                 func.ReturnOp([])

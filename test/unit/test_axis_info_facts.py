@@ -92,9 +92,12 @@ def test_pointer_alignment_needs_a_specialisation(gemm_like):
 def test_strided_layouts():
     with tb.context(), tb.Location.unknown():
         module = ir.Module.parse("""
-          func.func @k(%a: memref<?x?xf32, strided<[?, 1], offset: ?>> {tile.name = "a", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64},
-                       %b: memref<8x?xf16, strided<[64, 1], offset: 4>> {tile.name = "b", tile.dims = ["8", "N"], tile.ptr_align = 16 : i64},
-                       %c: memref<?x?xi8> {tile.name = "c", tile.dims = ["M", "P"], tile.stride_divisibility = array<i64: 4>})
+          func.func @k(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>
+                           {tile.name = "a", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64},
+                       %b: memref<8x?xf16, strided<[64, 1], offset: 4>>
+                           {tile.name = "b", tile.dims = ["8", "N"], tile.ptr_align = 16 : i64},
+                       %c: memref<?x?xi8>
+                           {tile.name = "c", tile.dims = ["M", "P"], tile.stride_divisibility = array<i64: 4>})
               attributes {tile.kernel} { return }""")
         fn = module.body.operations[0]
         facts = kernel_facts(fn)

@@ -865,7 +865,6 @@ def test_loop_facts_hold_in_every_iteration(data):
                 f"outer node {k}",
             )
         )
-    first_op = len(body.nodes)
     for _ in range(data.draw(st.integers(1, 8))):
         draw_op(data, body)
     yields = [data.draw(st.sampled_from(body.matching(body.nodes[s].shape, body.nodes[s].scalar, 64))) for s in slots]
@@ -1030,9 +1029,9 @@ def test_every_rule_exhaustively_on_small_inputs():
     bases = _base_values(p)
     first = []
 
-    def attempt(make):
+    def attempt(make, *args):
         try:
-            return make()
+            return make(*args)
         except Undefined:
             return None
 
@@ -1042,22 +1041,22 @@ def test_every_rule_exhaustively_on_small_inputs():
         for b in operands:
             for op in BINARY:
                 for x, y in ((a, b), (b, a)):
-                    node = attempt(lambda: binary_node(p, op, x, y))
+                    node = attempt(binary_node, p, op, x, y)
                     if node is not None:
                         first.append(node)
             for pred in PREDICATES:
                 for x, y in ((a, b), (b, a)):
-                    cond = attempt(lambda: _cmpi_node(p, pred, x, y))
+                    cond = attempt(_cmpi_node, p, pred, x, y)
                     if cond is not None:
-                        attempt(lambda: _select_node(p, cond, a, b))
+                        attempt(_select_node, p, cond, a, b)
         for how in ("extsi", "extui"):
-            attempt(lambda: _cast_node(p, how, attempt(lambda: _cast_node(p, "trunci", a))))
+            attempt(_cast_node, p, how, attempt(_cast_node, p, "trunci", a))
     # a second op on a sample of the results
     for k, node in enumerate(first[::5]):
         for op in ("divsi", "remsi", "addi", "subi", "andi"):
             c = consts[k % len(consts)]
-            attempt(lambda: binary_node(p, op, node, c))
-        attempt(lambda: _cmpi_node(p, PREDICATES[k % len(PREDICATES)], node, consts[(k + 3) % len(consts)]))
+            attempt(binary_node, p, op, node, c)
+        attempt(_cmpi_node, p, PREDICATES[k % len(PREDICATES)], node, consts[(k + 3) % len(consts)])
     assert len(p.nodes) > 5000
     _check_all(p)
 

@@ -228,7 +228,8 @@ def test_unsupported_op_is_a_located_error_naming_it():
 
 def test_unsupported_dtype_is_a_located_error():
     src = DOT.replace("f32", "f8E5M2").replace(
-        '%d = "tile.dot"(%a, %a, %a) : (tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>) -> tensor<32x32xf8E5M2>\n',
+        '%d = "tile.dot"(%a, %a, %a) '
+        ": (tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>) -> tensor<32x32xf8E5M2>\n",
         "",
     )
     src = src.replace("%d, %A", "%a, %A")
@@ -298,7 +299,8 @@ func.func @k(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]}) attributes 
     assert _grid(opaque) == [None, None, 1]
     # Two uses of one axis that disagree.
     clash = """
-func.func @k(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]}, %Y: memref<?xf32> {tile.name = "Y", tile.dims = ["K"]}) attributes {tile.kernel} {
+func.func @k(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]},
+             %Y: memref<?xf32> {tile.name = "Y", tile.dims = ["K"]}) attributes {tile.kernel} {
   %b0 = "tile.block_id"() {dim = 0 : i64} : () -> index
   %c64 = arith.constant 64 : index
   %s = arith.muli %b0, %c64 : index

@@ -162,12 +162,15 @@ func.func @saxpy(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]},
   %n32 = arith.index_cast %n : index to i32
   %ns = tensor.splat %n32 : tensor<2048xi32>
   %mask = arith.cmpi slt, %offs, %ns : tensor<2048xi32>
-  %x = "tile.load"(%X, %offs, %mask) {vector_width = VW : i64} : (memref<?xf32>, tensor<2048xi32>, tensor<2048xi1>) -> tensor<2048xf32>
-  %y = "tile.load"(%Y, %offs, %mask) {vector_width = VW : i64} : (memref<?xf32>, tensor<2048xi32>, tensor<2048xi1>) -> tensor<2048xf32>
+  %x = "tile.load"(%X, %offs, %mask) {vector_width = VW : i64}
+      : (memref<?xf32>, tensor<2048xi32>, tensor<2048xi1>) -> tensor<2048xf32>
+  %y = "tile.load"(%Y, %offs, %mask) {vector_width = VW : i64}
+      : (memref<?xf32>, tensor<2048xi32>, tensor<2048xi1>) -> tensor<2048xf32>
   %as = tensor.splat %a : tensor<2048xf32>
   %ax = arith.mulf %as, %x : tensor<2048xf32>
   %z = arith.addf %ax, %y : tensor<2048xf32>
-  "tile.store"(%z, %Y, %offs, %mask) {vector_width = VW : i64} : (tensor<2048xf32>, memref<?xf32>, tensor<2048xi32>, tensor<2048xi1>) -> ()
+  "tile.store"(%z, %Y, %offs, %mask) {vector_width = VW : i64}
+      : (tensor<2048xf32>, memref<?xf32>, tensor<2048xi32>, tensor<2048xi1>) -> ()
   return
 }
 """
@@ -254,7 +257,8 @@ def test_loop_carried_tiles():
 
 def test_branch_on_a_scalar_with_tile_results():
     src = """
-func.func @pick(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]}, %Y: memref<?xf32> {tile.name = "Y", tile.dims = ["N"]},
+func.func @pick(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]},
+                %Y: memref<?xf32> {tile.name = "Y", tile.dims = ["N"]},
                 %flag: i32 {tile.name = "flag"}) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
   %z = arith.constant 0 : i32

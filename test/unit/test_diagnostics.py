@@ -21,7 +21,14 @@ def _verifier(text):
 
 
 def test_designators():
-    text = "a // expected-error {{same}}\n// expected-note @below {{below}}\n// expected-remark @below {{too}}\nb\n// expected-warning @above {{above}}\n// expected-error @-5 {{minus}}\n"
+    text = (
+        "a // expected-error {{same}}\n"
+        "// expected-note @below {{below}}\n"
+        "// expected-remark @below {{too}}\n"
+        "b\n"
+        "// expected-warning @above {{above}}\n"
+        "// expected-error @-5 {{minus}}\n"
+    )
     v = _verifier(text)
     lines = {e.text: e.line for e in v.expectations}
     assert lines == {"same": 1, "below": 4, "too": 4, "above": 4, "minus": 1}

@@ -171,7 +171,7 @@ def compile_must_not_crash(source: str) -> None:
     except CompileError as e:
         report = str(e)
         assert e.diagnostics, "a CompileError without diagnostics"
-        for filename, line, col, severity, message in e.diagnostics:
+        for _filename, line, col, severity, message in e.diagnostics:
             assert severity in ("error", "note")
             assert isinstance(line, int) and isinstance(col, int) and line >= 0 and col >= 0
             assert "internal compiler error" not in message, f"the front end built invalid IR:\n{report}\n{source}"
@@ -342,7 +342,7 @@ def _typed_expressions():
     }
 
     def grow(kind, inner):
-        F, C, Q, H, R, S, I, N, B = (inner[k] for k in "FCQHRSINB")
+        F, C, Q, H, R, S, Ix, N, B = (inner[k] for k in "FCQHRSINB")
         ops = {
             "F": [
                 st.tuples(F, st.sampled_from("+-*/%"), st.one_of(F, S, C, R)).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
@@ -372,17 +372,17 @@ def _typed_expressions():
             "S": [
                 F.map(lambda e: f"sum({e})"),
                 st.tuples(S, st.sampled_from("+-*"), S).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
-                I.map(lambda e: f"f32({e})"),
+                Ix.map(lambda e: f"f32({e})"),
                 st.tuples(S, S).map(lambda p: f"tmin({p[0]}, {p[1]})"),
             ],
             "I": [
-                st.tuples(I, st.sampled_from("+*"), I).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
-                I.map(lambda e: f"({e} % 7)"),
+                st.tuples(Ix, st.sampled_from("+*"), Ix).map(lambda p: f"({p[0]} {p[1]} {p[2]})"),
+                Ix.map(lambda e: f"({e} % 7)"),
             ],
             "N": [st.tuples(N, N).map(lambda p: f"({p[0]} - {p[1]})"), S.map(lambda e: f"i32({e})")],
             "B": [
                 st.tuples(S, S).map(lambda p: f"{p[0]} < {p[1]}"),
-                st.tuples(I, I).map(lambda p: f"{p[0]} == {p[1]}"),
+                st.tuples(Ix, Ix).map(lambda p: f"{p[0]} == {p[1]}"),
                 st.tuples(N, N).map(lambda p: f"{p[0]} >= {p[1]}"),
                 B.map(lambda e: f"!({e})"),
                 st.tuples(B, B).map(lambda p: f"({p[0]} && {p[1]})"),

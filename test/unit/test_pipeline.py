@@ -25,7 +25,13 @@ def _run(pipeline, text):
 
 
 def test_mixed_pipeline_runs_in_order():
-    text = "func.func @f(%a: i32) -> i32 {\n %c0 = arith.constant 0 : i32\n %0 = arith.addi %a, %c0 : i32\n return %0 : i32\n}"
+    text = (
+        "func.func @f(%a: i32) -> i32 {\n"
+        " %c0 = arith.constant 0 : i32\n"
+        " %0 = arith.addi %a, %c0 : i32\n"
+        " return %0 : i32\n"
+        "}"
+    )
     out = _run("builtin.module(tile-verify, canonicalize, tile-verify)", text)
     assert "arith.addi" not in out
 

@@ -104,7 +104,8 @@ def test_bind_values_grid_and_key(sig):
         (
             lambda: xy()[:1],
             TypeError,
-            r"scale\(\) takes 3 arguments \(X: tensor<f32>\[M, N\], Y: tensor<f32>\[M, N\], alpha: f32\) but 1 was given",
+            r"scale\(\) takes 3 arguments "
+            r"\(X: tensor<f32>\[M, N\], Y: tensor<f32>\[M, N\], alpha: f32\) but 1 was given",
         ),
         (lambda: (*xy(), 1.0, 2.0), TypeError, "takes 3 arguments"),
         (lambda: (3, xy()[1], 1.0), TypeError, "argument X .* must be an array"),
@@ -433,7 +434,8 @@ def test_runtime_imports_without_mlir(tmp_path):
     r = _child(f"""
         import sys
         sys.modules["mlir"] = None  # as on the GPU machine: importing mlir fails
-        import phobos, phobos.runtime, phobos.runtime.kernel, phobos.runtime.cache, phobos.runtime.aot, phobos.runtime.artifact
+        import phobos, phobos.runtime, phobos.runtime.kernel, phobos.runtime.cache
+        import phobos.runtime.aot, phobos.runtime.artifact
         k = phobos.load({str(tmp_path)!r})
         from phobos.runtime.aot import like
         print(k.key(like("f32", (64, 256)), like("f32", (64, 256)), 1.0).to_text())
@@ -950,7 +952,8 @@ def test_real_cuda_bindings_against_a_no_op_libcuda(tmp_path):
             first = last[3]
             k(x, bench.FakeTensor(1 << 34, (5000,)), -1.0)  # the fast path, torch's stream (0)
             stub.stub_last(last)
-            print(path, first, list(last[:6]), hex(last[8]), last[7], struct.unpack("<f", struct.pack("<Q", last[9])[:4])[0])
+            alpha = struct.unpack("<f", struct.pack("<Q", last[9])[:4])[0]
+            print(path, first, list(last[:6]), hex(last[8]), last[7], alpha)
             driver._launch_entry_resolved, driver._launch_entry = True, None  # as PHOBOS_LAUNCH=bindings
     """
     r = _child(code, LD_LIBRARY_PATH=str(tmp_path))

@@ -36,11 +36,11 @@ def facts_of_array(values: Sequence[int], shape: Sequence[int]) -> AxisInfo:
     for d, n in enumerate(shape):
         lines = _lines(array, d)
 
-        def contiguous(size):
+        def contiguous(size, lines=lines):
             g = _groups(lines, size)
             return bool(np.all(g - g[:, :, :1] == np.arange(size, dtype=object)))
 
-        def constant(size):
+        def constant(size, lines=lines):
             g = _groups(lines, size)
             return bool(np.all(g == g[:, :, :1]))
 

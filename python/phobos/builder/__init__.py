@@ -26,7 +26,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Callable, Sequence
-from typing import Dict, List, Optional, Union
+from typing import Union
 
 from mlir import ir
 from mlir.dialects import arith, func, math, memref, scf, tensor
@@ -768,7 +768,7 @@ def build_kernel(
     with ir.InsertionPoint(entry):
         args = [Value(a) for a in entry.arguments]
         extents: dict[str, Value] = {}
-        for (pname, spec), arg in zip(params, args):
+        for (_pname, spec), arg in zip(params, args):
             if not isinstance(spec, Tensor):
                 continue
             for axis, d in enumerate(spec.dims):

@@ -40,8 +40,6 @@ Where the language reference (docs/language.md) leaves a choice open, the front 
 
 from __future__ import annotations
 
-from typing import Dict, Optional
-
 from . import ast
 from .checker import check_program
 from .errors import CompileError, Diagnostics

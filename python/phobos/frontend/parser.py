@@ -315,7 +315,8 @@ class Parser:
             if not self._is_lvalue(expr):
                 raise self.error(
                     op,
-                    f"cannot assign to this expression (expected a name or a slice such as 'Y[i :+ 32]' before '{op.text}')",
+                    "cannot assign to this expression "
+                    f"(expected a name or a slice such as 'Y[i :+ 32]' before '{op.text}')",
                 )
             value = self.parse_expr()
             self.expect_end()
@@ -450,7 +451,7 @@ class Parser:
                 children = [expr] + [e for s in subs for e in (s.start, s.end)]
                 expr = self._node(A.Index(expr.pos, expr, subs, bracket.pos), *children)
             elif self.at("("):
-                paren = self.advance()
+                self.advance()
                 args: list[A.Expr] = []
                 if not self.at(")"):
                     args.append(self.parse_expr())

@@ -19,7 +19,6 @@ no MLIR dependency.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
 
@@ -56,7 +55,7 @@ class ScalarParam:
         return {"name": self.name, "kind": "scalar", "dtype": self.dtype}
 
 
-Param = Union[TensorParam, ScalarParam]
+Param = TensorParam | ScalarParam
 
 
 def static_symbols(params: list[Param]) -> dict[str, int]:

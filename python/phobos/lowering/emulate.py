@@ -116,7 +116,8 @@ func.func @emu_grid(%gx: index, %gy: index, %gz: index, %nt: index, {sig}) attri
   %c1 = arith.constant 1 : index
   scf.for %z = %c0 to %gz step %c1 {{ scf.for %y = %c0 to %gy step %c1 {{ scf.for %x = %c0 to %gx step %c1 {{
     scf.for %t = %c0 to %nt step %c1 {{
-      func.call @{self.name}(%t, %x, %y, %z, %gx, %gy, %gz, {names}) : (index, index, index, index, index, index, index, {types}) -> ()
+      func.call @{self.name}(%t, %x, %y, %z, %gx, %gy, %gz, {names})
+          : (index, index, index, index, index, index, index, {types}) -> ()
     }} }} }} }}
   return
 }}

@@ -17,13 +17,11 @@ index casts and hints.
 
 from __future__ import annotations
 
-from typing import Union
-
 from mlir import ir
 
 from phobos.lowering.abi import Param, TensorParam
 
-Rule = Union[None, int, dict[str, object]]
+Rule = None | int | dict[str, object]
 
 _LOOK_THROUGH = (
     "tensor.splat",

@@ -155,7 +155,10 @@ def abort_reason(chip: str, features: str | None) -> str | None:
         return f"features '{features}' name no PTX version (expected e.g. '{default_features_any(chip)}')"
     version = int(m.group(1))
     if version < known[chip]:
-        return f"PTX {version // 10}.{version % 10} does not support {chip}; use features '{default_features_any(chip)}' or newer"
+        return (
+            f"PTX {version // 10}.{version % 10} does not support {chip}; "
+            f"use features '{default_features_any(chip)}' or newer"
+        )
     return None
 
 

@@ -818,8 +818,13 @@ class KernelLowering:
             ip = ir.InsertionPoint(outer.then_block)
         else:
             outer, ip = None, None
-        chunk_t = ir.VectorType.get([width], elem)
         align = width * _element_bytes(elem)
+
+        def store(piece, idx):
+            if width == 1:
+                memref.StoreOp(piece, view, [idx])
+            else:
+                vector.StoreOp(piece, view, [idx], alignment=align)
 
         def emit():
             for j, idx, mask in accesses:
@@ -827,19 +832,12 @@ class KernelLowering:
                     piece = vector.ExtractOp(value, [], [j]).result
                 else:
                     piece = vector.ShuffleOp(value, value, list(range(j, j + width))).result
-
-                def store():
-                    if width == 1:
-                        memref.StoreOp(piece, view, [idx])
-                    else:
-                        vector.StoreOp(piece, view, [idx], alignment=align)
-
                 if mask is None:
-                    store()
+                    store(piece, idx)
                 else:
                     guarded = scf.IfOp(mask)
                     with ir.InsertionPoint(guarded.then_block):
-                        store()
+                        store(piece, idx)
                         scf.YieldOp([])
             if outer is not None:
                 scf.YieldOp([])

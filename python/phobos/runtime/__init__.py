@@ -27,6 +27,7 @@ __all__ = [
     "get_device",
     "stream_handle",
     "synchronize",
+    "synchronize_context",
 ]
 
 

@@ -157,7 +157,8 @@ class Signature:
         if len(args) != len(self.params):
             raise TypeError(
                 f"{self.name}() takes {len(self.params)} argument{'s' * (len(self.params) != 1)} "
-                f"({', '.join(p.spelling() for p in self.params)}) but {len(args)} {'were' if len(args) != 1 else 'was'} given"
+                f"({', '.join(p.spelling() for p in self.params)}) "
+                f"but {len(args)} {'were' if len(args) != 1 else 'was'} given"
             )
         out: list[ArrayArg | None] = [None] * len(args)
         for i in self.tensors:
@@ -166,7 +167,8 @@ class Signature:
             except arrays.NotAnArray:
                 raise TypeError(
                     f"{self.name}: argument {self.params[i].name} ({self.params[i].spelling()}) must be an array "
-                    f"(numpy, torch, cupy, or an object with __cuda_array_interface__ or __dlpack__), got {type(args[i]).__name__}"
+                    "(numpy, torch, cupy, or an object with __cuda_array_interface__ or __dlpack__), "
+                    f"got {type(args[i]).__name__}"
                 ) from None
             except arrays._WrongDevice as e:
                 raise ValueError(f"{self.name}: argument {self.params[i].name} is {e}") from None
@@ -221,8 +223,9 @@ class Signature:
                 if symbol in symbols and symbols[symbol][0] % divisor:
                     extent, where = symbols[symbol]
                     raise ValueError(
-                        f"{self.name}: @aligned({symbol} = {divisor}) is broken: {symbol} = {extent} ({where}) is not a "
-                        f"multiple of {divisor}; pad the tensors to a multiple of {divisor} or use a kernel without the promise"
+                        f"{self.name}: @aligned({symbol} = {divisor}) is broken: "
+                        f"{symbol} = {extent} ({where}) is not a multiple of {divisor}; "
+                        f"pad the tensors to a multiple of {divisor} or use a kernel without the promise"
                     )
         extents = {s: v for s, (v, _) in symbols.items()}
         return Binding(

@@ -290,7 +290,7 @@ class Plan:
         params = self.signature.contract["params"]
         pointers = {i: views[i].ptr for i in self.signature.tensors}
         try:
-            for slot, pi in self.binding.host_slots:
+            for _slot, pi in self.binding.host_slots:
                 host = views[pi].host
                 ident = (host.__array_interface__["data"][0], host.shape, host.strides, host.dtype.str)
                 staged = buffers.get(ident)

@@ -20,7 +20,6 @@ This module does not import MLIR: the runtime uses it on machines without it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 CLASSES = (16, 4, 1)
 POINTER_ALIGN = 16
@@ -61,7 +60,7 @@ class TensorFacts:
         return TensorFacts(align, extents, strides)
 
 
-Facts = Union[TensorFacts, int]
+Facts = TensorFacts | int
 
 
 @dataclass(frozen=True)
