@@ -15,7 +15,6 @@ managers here.
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
 
 from mlir import ir, passmanager
 
@@ -31,7 +30,7 @@ _ANCHORED = re.compile(r"^\s*([A-Za-z_][\w.$-]*)\s*\((.*)\)\s*$", re.S)
 _CLOSE = {"(": ")", "{": "}", "[": "]"}
 
 
-def split_elements(text: str) -> List[str]:
+def split_elements(text: str) -> list[str]:
     """Splits `a, b{x=1}, c(d, e)` at top-level commas (brackets and quotes nest)."""
     elements, depth, start, quote = [], [], 0, None
     for i, ch in enumerate(text):
@@ -56,10 +55,10 @@ def element_name(element: str) -> str:
     return m.group(0)
 
 
-def _options(element: str) -> Tuple[str, Optional[str]]:
+def _options(element: str) -> tuple[str, str | None]:
     """(name, options text or None) of `name{options}`; None if nested `name(...)`."""
     name = element_name(element)
-    rest = element[len(name):].strip()
+    rest = element[len(name) :].strip()
     if not rest:
         return name, ""
     if rest.startswith("{") and rest.endswith("}"):
@@ -67,7 +66,7 @@ def _options(element: str) -> Tuple[str, Optional[str]]:
     return name, None
 
 
-def _nested_phobos_pass(element: str) -> Optional[str]:
+def _nested_phobos_pass(element: str) -> str | None:
     """The first Phobos pass or alias named inside an anchored sub-pipeline `op(...)`."""
     for word in re.findall(r"[A-Za-z][\w-]*", element):
         if registry.lookup(word) is not None or pipelines.alias_stage(word) is not None:
@@ -75,9 +74,9 @@ def _nested_phobos_pass(element: str) -> Optional[str]:
     return None
 
 
-def expand_aliases(elements: List[str]) -> List[str]:
+def expand_aliases(elements: list[str]) -> list[str]:
     """Replaces each `tile-to-<stage>{options}` element by the passes of its stages."""
-    out: List[str] = []
+    out: list[str] = []
     for element in elements:
         name, options = _options(element)
         if pipelines.alias_stage(name) is None:
@@ -92,11 +91,13 @@ def expand_aliases(elements: List[str]) -> List[str]:
     return out
 
 
-def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> passmanager.PassManager:
+def build_pass_manager(pipeline: str, context: ir.Context | None = None) -> passmanager.PassManager:
     """A PassManager for `pipeline`; raises PipelineError with mlir-opt's wording."""
     m = _ANCHORED.match(pipeline)
     if m is None:
-        raise PipelineError("expected pass pipeline to be wrapped with the anchor operation type, e.g. 'builtin.module(...)'")
+        raise PipelineError(
+            "expected pass pipeline to be wrapped with the anchor operation type, e.g. 'builtin.module(...)'"
+        )
     anchor, inner = m.group(1), m.group(2)
     context = context or ir.Context.current
     problem = target.pipeline_abort_reason(inner)
@@ -105,7 +106,7 @@ def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> p
     if anchor != "any" and not context.is_registered_operation(anchor):
         raise PipelineError(f"'{anchor}' is not a registered operation to anchor a pass pipeline on")
     pm = passmanager.PassManager(anchor, context)
-    pending: List[str] = []
+    pending: list[str] = []
 
     def flush():
         if pending:
@@ -121,14 +122,17 @@ def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> p
         if info is None:
             nested = _nested_phobos_pass(element) if options is None else None
             if nested is not None:
-                raise PipelineError(f"Phobos pass '{nested}' runs on the top-level module only; "
-                                    f"it cannot be nested in '{name}(...)'")
+                raise PipelineError(
+                    f"Phobos pass '{nested}' runs on the top-level module only; it cannot be nested in '{name}(...)'"
+                )
             pending.append(element)
             continue
         if options is None:
             raise PipelineError(f"Phobos pass '{name}' takes options in braces, e.g. '{name}{{opt=value}}'")
         if anchor != "builtin.module":
-            raise PipelineError(f"Phobos pass '{name}' runs on 'builtin.module', but the pipeline is anchored on '{anchor}'")
+            raise PipelineError(
+                f"Phobos pass '{name}' runs on 'builtin.module', but the pipeline is anchored on '{anchor}'"
+            )
         try:
             run = info.bind(options)
         except ValueError as e:
@@ -140,8 +144,10 @@ def build_pass_manager(pipeline: str, context: Optional[ir.Context] = None) -> p
 
 
 # Pipelines that reach LLVM's NVPTX back end (directly or through a tile-to-* alias).
-_SERIALIZES = re.compile(r"gpu-module-to-binary|gpu-lower-to-nvvm-pipeline|"
-                         + "|".join(re.escape(pipelines.ALIAS_PREFIX + s) for s in pipelines.SERIALIZING))
+_SERIALIZES = re.compile(
+    r"gpu-module-to-binary|gpu-lower-to-nvvm-pipeline|"
+    + "|".join(re.escape(pipelines.ALIAS_PREFIX + s) for s in pipelines.SERIALIZING)
+)
 
 
 def check_module(module: ir.Module, pipeline: str) -> None:

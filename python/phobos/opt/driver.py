@@ -47,28 +47,58 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("input", nargs="?", default="-", help="input file ('-' for stdin, the default)")
     p.add_argument("-o", dest="output", default="-", metavar="FILE", help="output file ('-' for stdout, the default)")
-    p.add_argument("--pass-pipeline", "-p", metavar="PIPELINE",
-                   help="a textual pass pipeline, e.g. 'builtin.module(tile-verify,canonicalize)'")
-    p.add_argument("--split-input-file", default=None, metavar="MARKER",
-                   help="split the input at lines starting with MARKER (default '// -----') and process each chunk")
-    p.add_argument("--output-split-marker", default="// -----", metavar="MARKER",
-                   help="the marker printed between the outputs of split chunks")
-    p.add_argument("--verify-diagnostics", default=None, choices=["all", "only-expected"],
-                   help="check that diagnostics match the expected-* comments of the input")
-    p.add_argument("--mlir-elide-elementsattrs-if-larger", type=int, default=None, metavar="N",
-                   help="elide elements attributes with more than N elements")
-    p.add_argument("--mlir-print-ir-tree-dir", default=None, metavar="DIR",
-                   help="print the IR dumps to a file tree under DIR")
+    p.add_argument(
+        "--pass-pipeline",
+        "-p",
+        metavar="PIPELINE",
+        help="a textual pass pipeline, e.g. 'builtin.module(tile-verify,canonicalize)'",
+    )
+    p.add_argument(
+        "--split-input-file",
+        default=None,
+        metavar="MARKER",
+        help="split the input at lines starting with MARKER (default '// -----') and process each chunk",
+    )
+    p.add_argument(
+        "--output-split-marker",
+        default="// -----",
+        metavar="MARKER",
+        help="the marker printed between the outputs of split chunks",
+    )
+    p.add_argument(
+        "--verify-diagnostics",
+        default=None,
+        choices=["all", "only-expected"],
+        help="check that diagnostics match the expected-* comments of the input",
+    )
+    p.add_argument(
+        "--mlir-elide-elementsattrs-if-larger",
+        type=int,
+        default=None,
+        metavar="N",
+        help="elide elements attributes with more than N elements",
+    )
+    p.add_argument(
+        "--mlir-print-ir-tree-dir", default=None, metavar="DIR", help="print the IR dumps to a file tree under DIR"
+    )
     for flag, dest in _BOOL_FLAGS.items():
         default = dest == "verify_each"
-        p.add_argument(f"--{flag}", dest=dest, default=str(default).lower(),
-                       choices=["true", "false", "1", "0"], help=argparse.SUPPRESS)
+        p.add_argument(
+            f"--{flag}",
+            dest=dest,
+            default=str(default).lower(),
+            choices=["true", "false", "1", "0"],
+            help=argparse.SUPPRESS,
+        )
     return p
 
 
 # Flags whose value is optional and, as in LLVM's cl, only given after '='.
-_OPTIONAL_VALUE = {"split-input-file": "// -----", "verify-diagnostics": "all",
-                   **{flag: "true" for flag in _BOOL_FLAGS}}
+_OPTIONAL_VALUE = {
+    "split-input-file": "// -----",
+    "verify-diagnostics": "all",
+    **{flag: "true" for flag in _BOOL_FLAGS},
+}
 
 
 def _normalize(argv: list[str]) -> list[str]:
@@ -89,7 +119,7 @@ def _split(text: str, marker: str) -> list[tuple]:
     chunks, current, first = [], [], 1
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if line.startswith(marker) and line[len(marker):].strip() == "":
+        if line.startswith(marker) and line[len(marker) :].strip() == "":
             chunks.append(("\n".join(current), first))
             current, first = [], i + 2
         else:
@@ -169,8 +199,15 @@ class _Driver:
                         sys.stderr.write(f"<unknown>:0: error: {e}\n")
                         raise _Fatal() from None
                     pm.enable_verifier(_bool(args.verify_each))
-                    if any(_bool(getattr(args, f)) for f in ("print_ir_after_all", "print_ir_before_all",
-                                                              "print_ir_after_change", "print_ir_after_failure")):
+                    if any(
+                        _bool(getattr(args, f))
+                        for f in (
+                            "print_ir_after_all",
+                            "print_ir_before_all",
+                            "print_ir_after_change",
+                            "print_ir_after_failure",
+                        )
+                    ):
                         tree_dir = args.mlir_print_ir_tree_dir
                         tree = {"tree_printing_dir_path": tree_dir} if tree_dir else {}
                         pm.enable_ir_printing(
@@ -272,8 +309,10 @@ def _check_pass_names(elements: list[str]) -> None:
             passmanager.PassManager("builtin.module", context).add(name)
         except ValueError:
             if name in _upstream_driver_flags():
-                raise _Usage(f"error: the flag '--{name}' is not supported together with Phobos passes "
-                             f"(without tile-* passes, {_PROG} runs mlir-opt, which supports it)") from None
+                raise _Usage(
+                    f"error: the flag '--{name}' is not supported together with Phobos passes "
+                    f"(without tile-* passes, {_PROG} runs mlir-opt, which supports it)"
+                ) from None
             raise _Usage(f"Unknown command line argument '--{name}'.  Try: '{_PROG} --help'") from None
 
 
@@ -336,8 +375,10 @@ def _main_in_process(argv: list[str]) -> int:
     except Exception as e:  # a compiler bug: say so without a traceback unless asked
         if os.environ.get("PHOBOS_DEBUG"):
             raise
-        sys.stderr.write(f"{_PROG}: internal error: {type(e).__name__}: {e}\n"
-                         f"{_PROG}: this is a bug in Phobos; rerun with PHOBOS_DEBUG=1 for a traceback\n")
+        sys.stderr.write(
+            f"{_PROG}: internal error: {type(e).__name__}: {e}\n"
+            f"{_PROG}: this is a bug in Phobos; rerun with PHOBOS_DEBUG=1 for a traceback\n"
+        )
         return 1
 
 

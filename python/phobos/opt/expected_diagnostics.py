@@ -52,7 +52,7 @@ def _compile_regex(text: str) -> re.Pattern:
             out.append(re.escape(rest))
             break
         out.append(re.escape(rest[:start]))
-        rest = rest[start + 2:]
+        rest = rest[start + 2 :]
         end = rest.find("}}")
         if end < 0:
             raise ValueError("found start of regex with no end '}}'")
@@ -62,7 +62,7 @@ def _compile_regex(text: str) -> re.Pattern:
         except re.error as e:
             raise ValueError(f"invalid regex: {e}") from None
         out.append(f"({block})")
-        rest = rest[end + 2:]
+        rest = rest[end + 2 :]
     return re.compile("".join(out))
 
 
@@ -112,8 +112,9 @@ class DiagnosticVerifier:
 
     def _error_at(self, e: Expectation, message: str, underline: bool = True) -> None:
         self.ok = False
-        diag = Diagnostic("error", message, self.filename, e.comment_line, e.comment_col,
-                          length=len(e.text) if underline else 0)
+        diag = Diagnostic(
+            "error", message, self.filename, e.comment_line, e.comment_col, length=len(e.text) if underline else 0
+        )
         self.messages.append(render(diag, self.sources))
 
     def process(self, diag: Diagnostic) -> str | None:
@@ -140,8 +141,13 @@ class DiagnosticVerifier:
                 near_miss = e
         self.ok = False
         if near_miss is not None:
-            miss = Diagnostic("error", f"'{d.severity}' diagnostic emitted when expecting a '{near_miss.severity}'",
-                              self.filename, near_miss.comment_line, near_miss.comment_col)
+            miss = Diagnostic(
+                "error",
+                f"'{d.severity}' diagnostic emitted when expecting a '{near_miss.severity}'",
+                self.filename,
+                near_miss.comment_line,
+                near_miss.comment_col,
+            )
             return render(miss, self.sources)
         unexpected = Diagnostic("error", f"unexpected {d.severity}: {d.message}", d.filename, d.line, d.col)
         return render(unexpected, self.sources)
@@ -150,5 +156,5 @@ class DiagnosticVerifier:
         """Reports every expectation that was not matched (text to print)."""
         for e in self.expectations:
             if not e.matched:
-                self._error_at(e, f"expected {e.severity} \"{e.text}\" was not produced")
+                self._error_at(e, f'expected {e.severity} "{e.text}" was not produced')
         return "".join(self.messages)

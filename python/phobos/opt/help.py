@@ -36,8 +36,10 @@ def _pass_entries() -> list[Entry]:
 
     entries = []
     for name, info in registry.all_passes().items():
-        opts = [(f"--{o}{_TYPES.get(opt.type, '=<value>')}", _with_default(opt.help, opt.default))
-                for o, opt in info.options.items()]
+        opts = [
+            (f"--{o}{_TYPES.get(opt.type, '=<value>')}", _with_default(opt.help, opt.default))
+            for o, opt in info.options.items()
+        ]
         entries.append((f"--{name}", info.summary, opts))
     return entries
 
@@ -83,13 +85,15 @@ def _format(entry: Entry, indent: int, column: int) -> list[str]:
 def _insert(lines: list[str], start: int, end: int, indent: int, entries: list[Entry]) -> list[str]:
     column = _column(lines, start, end, indent) or indent + 40
     entry_re = re.compile(rf"^ {{{indent + 2}}}-(-?[^\s=]+)")
-    section = lines[start + 1:end]
+    section = lines[start + 1 : end]
     for entry in sorted(entries, key=lambda e: e[0], reverse=True):
         name = entry[0].lstrip("-")
-        at = next((k for k, text in enumerate(section)
-                   if (m := entry_re.match(text)) and m.group(1).lstrip("-") > name), len(section))
+        at = next(
+            (k for k, text in enumerate(section) if (m := entry_re.match(text)) and m.group(1).lstrip("-") > name),
+            len(section),
+        )
         section[at:at] = _format(entry, indent, column)
-    return lines[:start + 1] + section + lines[end:]
+    return lines[: start + 1] + section + lines[end:]
 
 
 def extend_pass_lists(text: str) -> str:
@@ -115,6 +119,7 @@ def version_text(text: str) -> str:
 
 def main(argv: list[str], kind: str) -> int:
     """Prints mlir-opt's help (or version) text, extended; `kind` is route.HELP or route.VERSION."""
+
     # mlir-opt does not know the Phobos pass flags; they change nothing in the help.
     def phobos_flag(arg: str) -> bool:
         parsed = route.flag_name(arg)
