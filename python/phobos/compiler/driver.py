@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 from mlir import ir
 
 from phobos.compiler.pass_manager import PipelineError, build_pass_manager
+from phobos.compiler.tile_program import ProgramError, to_program
 from phobos.diagnostics import Collector, Diagnostic, from_mlir
 from phobos.dialect import kernel as K
 from phobos.dialect import make_context
@@ -35,7 +37,7 @@ from phobos.runtime.artifact import FORMAT, Artifact
 from phobos.runtime.fingerprint import compiler_fingerprint
 from phobos.runtime.specialization import SpecKey
 
-__all__ = ["Artifact", "CompileError", "compile_artifact", "compile_stages", "STAGES"]
+__all__ = ["Artifact", "CompileError", "compile_artifact", "compile_program", "compile_stages", "STAGES"]
 
 # The stages compile_stages returns (as text); compile_artifact runs every stage.
 STAGES = tuple(s for s in pipelines.STAGES if pipelines.OUTPUT_OF[s] != "object-bytes")
@@ -247,23 +249,35 @@ def _access(fn: ir.Operation) -> tuple[dict[int, str], set]:
 
 
 def _compile(
-    source, kernel, key, chip, defines, options, until: str, debug_info: bool = False, source_name: str = "<text>"
+    source,
+    kernel,
+    key,
+    chip,
+    defines,
+    options,
+    until: str,
+    debug_info: bool = False,
+    source_name: str = "<text>",
+    with_contract: bool = False,
 ):
-    """Runs every stage up to `until` ("artifact": all of them): (stage texts, contract, cubin bytes or None).
+    """Runs every stage up to `until` ("artifact": all of them).
 
-    The contract and cubin need one kernel (`kernel`, or the only one); the
-    IR stages show every kernel of the source when none is named."""
+    The contract (with `with_contract` or for an artifact), the program the
+    interpreter runs (with the contract) and the cubin
+    need one kernel (`kernel`, or the only one); the IR stages show every
+    kernel of the source when none is named."""
     key_text = _key_text(key)
     wanted = tuple(pipelines.STAGES) if until == "artifact" else tuple(pipelines.path_to(until))
+    with_contract = with_contract or until == "artifact"
     params = _parameters(key_text, chip, options, wanted)
     job = _Job(source, defines, source_name)
-    one_kernel = kernel is not None or any(pipelines.OUTPUT_OF[s] != "ir" for s in wanted)
+    one_kernel = kernel is not None or with_contract or any(pipelines.OUTPUT_OF[s] != "ir" for s in wanted)
     if one_kernel:
         _select_kernel(job, kernel)
     asm: dict[str, str] = {}
     snapshots: dict[str, str] = {}  # stages read by more than one later stage, with locations
     held = None  # the stage job.module holds
-    contract, cubin = None, None
+    contract, cubin, program = None, None, None
     for stage in wanted:
         before = pipelines.INPUT_OF[stage]
         module = job.module if before == held else job.reparse(snapshots[before])
@@ -271,9 +285,11 @@ def _compile(
         held = stage if module is job.module else held
         if sum(pipelines.INPUT_OF[s] == stage for s in wanted) > 1:
             snapshots[stage] = module.operation.get_asm(enable_debug_info=True)
-        if stage == "tile" and until == "artifact":
+        if stage == "tile" and with_contract:
             with job.context:
-                contract = _contract(_select_kernel(job, kernel), chip, key_text, options)
+                fn = _select_kernel(job, kernel)
+                contract = _contract(fn, chip, key_text, options)
+                program = _program(fn)
         output = pipelines.OUTPUT_OF[stage]
         if output == "object-bytes":
             cubin = first_binary(module)
@@ -284,7 +300,22 @@ def _compile(
             asm[stage] = module.operation.get_asm(enable_debug_info=debug_info)
     if until == "artifact" and (cubin is None or not cubin.startswith(b"\x7fELF")):
         raise _error(f"gpu-module-to-binary produced no cubin for '{contract['name']}'")
-    return asm, contract, cubin
+    return _Compiled(asm, contract, cubin, program)
+
+
+@dataclass
+class _Compiled:
+    asm: dict[str, str]  # stage name -> text
+    contract: dict | None
+    cubin: bytes | None
+    program: dict | None  # the tile program for the interpreter
+
+
+def _program(fn: ir.Operation) -> dict:
+    try:
+        return to_program(fn)
+    except ProgramError as e:
+        raise _error(f"the interpreter cannot represent kernel '{K.kernel_name(fn)}': {e}") from None
 
 
 def first_binary(module: ir.Module) -> bytes | None:
@@ -317,8 +348,7 @@ def compile_stages(
     diagnostics and locations give source text."""
     if until not in STAGES:
         raise ValueError(f"until must be one of {', '.join(STAGES)}, got {until!r}")
-    asm, _, _ = _compile(source, kernel, key, chip, defines, options, until, debug_info, source_name)
-    return asm
+    return _compile(source, kernel, key, chip, defines, options, until, debug_info, source_name).asm
 
 
 def compile_artifact(
@@ -331,12 +361,29 @@ def compile_artifact(
     options: dict | None = None,
     source_name: str = "<text>",
 ) -> Artifact:
-    """Compiles one kernel of `source` to a cubin with its launch contract and stage texts.
+    """Compiles one kernel of `source` to a cubin with its launch contract, stage texts and
+    tile program (for the interpreter).
 
     key: a SpecKey (or its text) of launch-time facts; chip: sm_70 or newer;
     defines: @autotune bindings for .ph sources; options: recorded in the
     contract ("features" overrides the PTX ISA version, e.g. "+ptx83"; "noalias": False
     keeps read-only tensors from being declared noalias, for kernels whose
     outputs overlap their inputs in other than the elementwise in-place way)."""
-    asm, contract, cubin = _compile(source, kernel, key, chip, defines, options, "artifact", source_name=source_name)
-    return Artifact(cubin=cubin, contract=contract, asm=asm)
+    done = _compile(source, kernel, key, chip, defines, options, "artifact", source_name=source_name)
+    return Artifact(cubin=done.cubin, contract=done.contract, asm=done.asm, program=done.program)
+
+
+def compile_program(
+    source,
+    *,
+    kernel: str | None = None,
+    chip: str = DEFAULT_CHIP,
+    defines: dict | None = None,
+    options: dict | None = None,
+    source_name: str = "<text>",
+) -> tuple[dict, dict]:
+    """(program, contract) of one kernel of `source` after the tile stage, for the
+    interpreter (phobos.interpreter): no GPU lowering, no ptxas. The contract is the
+    generic variant's, as the runtime binds arguments with it; its chip is only recorded."""
+    done = _compile(source, kernel, None, chip, defines, options, "tile", source_name=source_name, with_contract=True)
+    return done.program, done.contract

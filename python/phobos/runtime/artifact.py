@@ -120,6 +120,7 @@ class Artifact:
     cubin: bytes
     contract: dict
     asm: dict[str, str] = field(default_factory=dict)
+    program: dict | None = None  # the tile program the interpreter runs (phobos.compiler.tile_program)
 
     @property
     def name(self) -> str:

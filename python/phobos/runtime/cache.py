@@ -11,6 +11,7 @@ and lives in `<root>/<family>/<sha256(key)[:16] or "generic">/`:
   contract.json    the launch contract (phobos.runtime.artifact)
   entry.json       what was compiled: kernel, key, source, chip, defines, options, fingerprint
   asm/<stage>      the stage texts that came with the artifact (tile, gpu, ptx, ...)
+  program.json     the tile program the interpreter runs (phobos.compiler.tile_program)
 
 Writes are atomic: an entry is built in a temporary folder under the root and
 renamed into place, so a reader sees a whole entry or none, and two processes
@@ -95,8 +96,13 @@ class Entry:
             return {}
         return {p.name: p.read_text() for p in sorted(folder.iterdir()) if p.is_file()}
 
+    def program(self) -> dict | None:
+        """The tile program for the interpreter (None for entries written without one)."""
+        path = self.path / "program.json"
+        return json.loads(path.read_text()) if path.is_file() else None
+
     def artifact(self):
-        return _artifact_class()(cubin=self.cubin(), contract=self.contract(), asm=self.asm())
+        return _artifact_class()(cubin=self.cubin(), contract=self.contract(), asm=self.asm(), program=self.program())
 
 
 class Cache:
@@ -127,6 +133,9 @@ class Cache:
         try:
             (tmp / "kernel.cubin").write_bytes(bytes(artifact.cubin))
             (tmp / "contract.json").write_text(json.dumps(artifact.contract, indent=1, sort_keys=True))
+            program = getattr(artifact, "program", None)
+            if program is not None:
+                (tmp / "program.json").write_text(json.dumps(program, separators=(",", ":")))
             asm = getattr(artifact, "asm", None) or {}
             if asm:
                 (tmp / "asm").mkdir()

@@ -89,10 +89,18 @@ def runs_on(chip: str, capability) -> bool:
 class Variant:
     """One compiled kernel variant: cubin + contract, loaded lazily per device."""
 
-    def __init__(self, cubin: bytes, contract: dict, asm: dict | None = None, signature: Signature | None = None):
+    def __init__(
+        self,
+        cubin: bytes,
+        contract: dict,
+        asm: dict | None = None,
+        signature: Signature | None = None,
+        program: dict | None = None,
+    ):
         self.cubin = cubin
         self.contract = contract
         self.asm = asm or {}
+        self.program = program  # the tile program, for the interpreter
         self.signature = signature or Signature(contract)
         self._functions: dict[int, object] = {}
 
