@@ -289,14 +289,37 @@ def test_integer_arithmetic_wraps_and_divides_toward_zero():
     assert all(guard_intact(buf, -77) for _, buf in outs)
 
 
-def test_integer_division_by_zero_is_an_error():
+def test_integer_division_by_zero_in_a_tile_gives_all_ones_in_its_lane():
     prog = program(INTEGERS)
-    a, b = np.ones(64, np.int32), np.ones(64, np.int32)
+    n = 100  # ragged: the masked-off lanes of the last tile divide by the zeros they read, as on the GPU
+    a = RNG.integers(-1000, 1000, n).astype(np.int32)
+    b = RNG.integers(1, 50, n).astype(np.int32)
     b[5] = 0
-    outs = [np.zeros(64, np.int32) for _ in range(3)] + [np.zeros(64, np.int8)]
+    outs = [guarded((n,), np.int32, fill=-77) for _ in range(3)] + [guarded((n,), np.int8, fill=-77)]
+    run_program(prog, [a, b] + [v for v, _ in outs], (2, 1, 1))
+    _, q, r, _ = (v for v, _ in outs)
+    assert q[5] == -1 and r[5] == -1  # the lane with a zero divisor: all ones, like PTX's div
+    keep = np.arange(n) != 5
+    np.testing.assert_array_equal(q[keep], np.trunc(a[keep] / b[keep]).astype(np.int32))
+    assert all(guard_intact(buf, -77) for _, buf in outs)
+
+
+SCALAR_DIVISION = """
+kernel sdiv(Q: tensor<i32>[N], a: i32, b: i32) {
+  let s = ctx.block.x * 64
+  Q[s :+ 64] = Q[s :+ 64] + a / b
+}
+"""
+
+
+def test_scalar_division_by_zero_is_an_error_at_its_line():
+    prog = program(SCALAR_DIVISION)
+    q = np.ones(64, np.int32)
+    run_program(prog, [q, 7, 2], (1, 1, 1))
+    assert (q == 4).all()
     with pytest.raises(InterpreterError, match="division by zero") as caught:
-        run_program(prog, [a, b, *outs], (1, 1, 1))
-    assert caught.value.loc[:2] == ["test.ph", 8]
+        run_program(prog, [q, 7, 0], (1, 1, 1))
+    assert caught.value.loc[:2] == ["test.ph", 4]
 
 
 HALVES = """

@@ -32,6 +32,10 @@ class UserError(Exception):
     """A problem with the command line or the files it names."""
 
 
+class LocatedError(Exception):
+    """An error that already names its place (`file:line:col: error: ...`): printed as it is."""
+
+
 class _ArgumentParser(argparse.ArgumentParser):
     def error(self, message):  # argparse exits with 2 on usage errors; we promise 1
         raise UserError(f"{message} (see '{self.prog} --help')")
@@ -80,6 +84,22 @@ def _parser() -> argparse.ArgumentParser:
         description="Parse and check a .ph file without compiling it.",
     )
     common(k)
+    r = sub.add_parser(
+        "run",
+        help="run a kernel once on random data, on the GPU or in the interpreter",
+        description="Run a kernel once on random data (tensors as in --args) and summarise its tensors afterwards.",
+    )
+    common(r)
+    r.add_argument("--kernel", default=None, help="the kernel to run when the file has several")
+    r.add_argument(
+        "--args", required=True, metavar="ARGS", help="the arguments, e.g. 'f32[4096,4096] f32[4096,4096] 2.0'"
+    )
+    r.add_argument("--interpret", action="store_true", help="run in the interpreter (CPU, NumPy) instead of on the GPU")
+    r.add_argument("--grid", default=None, metavar="X[,Y[,Z]]", help="the grid (default: the kernel's grid rule)")
+    r.add_argument("--seed", type=int, default=0, help="the seed of the random data (default: 0)")
+    r.add_argument("--trace", type=int, default=None, metavar="LINE", help="print the values defined on LINE")
+    r.add_argument("--trace-limit", type=int, default=20, metavar="N", help="how many traced values (default: 20)")
+    r.add_argument("--save", default=None, metavar="DIR", help="write each tensor after the run as DIR/NAME.npy")
     a = sub.add_parser(
         "aot",
         help="compile variants ahead of time into a folder (phobos.load launches from it)",
@@ -225,6 +245,33 @@ def _aot(args, defines: dict[str, int]) -> None:
         print(f"{args.output}: {key or '(generic)'}")
 
 
+def _run(args, defines: dict[str, int]) -> None:
+    import phobos
+    from phobos.cli import run
+    from phobos.interpreter import InterpreterError
+
+    if args.file == "-":
+        raise UserError("phobos run needs a file, not stdin")
+    kernel = phobos.compile(args.file, kernel=args.kernel, defines=defines or None)
+    try:
+        run.run(
+            kernel,
+            args.args,
+            interpret=args.interpret,
+            seed=args.seed,
+            grid_text=args.grid,
+            trace_line=args.trace,
+            trace_limit=args.trace_limit,
+            save=args.save,
+        )
+    except (run.RunError, TypeError, ValueError, FileNotFoundError) as e:
+        raise UserError(str(e)) from None
+    except phobos.NoCudaDriverError as e:
+        raise UserError(f"{e} (add --interpret to run in the interpreter)") from None
+    except InterpreterError as e:
+        raise LocatedError(str(e)) from None
+
+
 def run(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.version:
@@ -238,6 +285,9 @@ def run(argv: list[str] | None = None) -> int:
     defines = _defines(args.defines)
     if args.command == "aot":
         _aot(args, defines)
+        return 0
+    if args.command == "run":
+        _run(args, defines)
         return 0
     source, filename = _read(args.file)
     if args.command == "check":
@@ -262,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
         code = 1
     except UserError as e:
         sys.stderr.write(f"{_PROG}: error: {e}\n")
+        code = 1
+    except LocatedError as e:
+        sys.stderr.write(f"{e}\n")
         code = 1
     except KeyboardInterrupt:
         code = 130

@@ -1,7 +1,9 @@
 """Handlers of `arith` and `math` on scalars and tiles, with the GPU's numerics.
 
 Integers wrap around at their width; unsigned ops read the same bits unsigned.
-Division truncates toward zero (C); dividing by zero is an error. Floats of 16
+Division truncates toward zero (C). A scalar divided by zero is an error; in a
+tile the lanes with a zero divisor give all ones, as PTX's div does, since
+masked-off lanes of a ragged edge divide by the zeros they read. Floats of 16
 bits compute in float32 and round each result to their type (dtypes.finish);
 comparisons follow MLIR's predicate numbers (ordered/unordered for floats).
 """
@@ -49,9 +51,16 @@ def _unsigned_op(fn):
     return handler
 
 
-def _nonzero_divisor(op, divisor):
-    if np.any(np.asarray(divisor) == 0):
+def _divided(op, a, b, fn):
+    """fn(a, b) with the zero divisors handled: an error for a scalar, all ones in a tile's lane."""
+    b = np.asarray(b)
+    zero = b == 0
+    if not zero.any():
+        return fn(a, b)
+    if b.ndim == 0:
         raise InterpreterError(f"{op.name}: division by zero")
+    result = np.asarray(fn(a, np.where(zero, np.ones_like(b), b)))
+    return np.where(zero, np.array(-1).astype(result.dtype), result)
 
 
 # ----------------------------------------------------------------------------- integers
@@ -96,38 +105,35 @@ def _truncated_quotient(a, b):
 
 @handles("arith.divsi")
 def divsi(op, cta, args):
-    _nonzero_divisor(op, args[1])
-    return D.finish(_truncated_quotient(*args), op.out)
+    return D.finish(_divided(op, *args, _truncated_quotient), op.out)
 
 
 @handles("arith.remsi")
 def remsi(op, cta, args):
-    _nonzero_divisor(op, args[1])
-    return D.finish(np.fmod(*args), op.out)
+    return D.finish(_divided(op, *args, np.fmod), op.out)
 
 
 @handles("arith.floordivsi")
 def floordivsi(op, cta, args):
-    _nonzero_divisor(op, args[1])
-    return D.finish(np.floor_divide(*args), op.out)
+    return D.finish(_divided(op, *args, np.floor_divide), op.out)
 
 
 @handles("arith.ceildivsi")
 def ceildivsi(op, cta, args):
-    a, b = args
-    _nonzero_divisor(op, b)
-    return D.finish(np.floor_divide(a, b) + (np.remainder(a, b) != 0), op.out)
+    def ceil(a, b):
+        return np.floor_divide(a, b) + (np.remainder(a, b) != 0)
+
+    return D.finish(_divided(op, *args, ceil), op.out)
 
 
 @handles("arith.divui", "arith.remui", "arith.ceildivui")
 def unsigned_division(op, cta, args):
-    _nonzero_divisor(op, args[1])
     a, b = (D.unsigned(x, op.in_types[0]) for x in args)
     if op.name == "arith.divui":
-        return D.convert(a // b, op.out)
+        return D.convert(_divided(op, a, b, np.floor_divide), op.out)
     if op.name == "arith.remui":
-        return D.convert(a % b, op.out)
-    return D.convert(a // b + (a % b != 0), op.out)
+        return D.convert(_divided(op, a, b, np.remainder), op.out)
+    return D.convert(_divided(op, a, b, lambda a, b: a // b + (a % b != 0)), op.out)
 
 
 @handles("arith.shli", "arith.shrui", "arith.shrsi")

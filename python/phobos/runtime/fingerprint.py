@@ -1,10 +1,10 @@
 """The compiler fingerprint: a hash of everything that decides generated code.
 
 It covers the compiler's own sources (dialect/, passes/, and python/phobos/
-except the runtime package and the command-line drivers) and the pinned toolchain versions in pyproject.toml, and is
-computed without importing MLIR, so a machine that only runs kernels (no MLIR
-wheels) computes the same value as the machine that compiled them and finds
-their cache entries.
+except the runtime, the interpreter and the command-line drivers) and the
+pinned toolchain versions in pyproject.toml, and is computed without importing
+MLIR, so a machine that only runs kernels (no MLIR wheels) computes the same
+value as the machine that compiled them and finds their cache entries.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import hashlib
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent.parent
-# Parts of python/phobos that only load, launch or drive; editing them does not change code.
-_NOT_CODEGEN = {"__init__.py", "runtime", "cli", "opt"}
+# Parts of python/phobos that load, launch, drive or interpret; editing them changes no compiled code.
+_NOT_CODEGEN = {"__init__.py", "runtime", "cli", "opt", "interpreter"}
 
 
 def _runtime_only(root: Path, path: Path) -> bool:

@@ -4,6 +4,7 @@
     k(x, y, 2.0)                                 # grid from the kernel's rule
     k[(m_tiles, n_tiles)](x, y, 2.0)              # or an explicit grid, Triton style
     k.asm["ptx"]                                 # stage texts of the variant last used
+    k.interpret(x, y, 2.0)                       # on the CPU with NumPy (PHOBOS_INTERPRET=1: every call)
 
 A launch computes the specialisation key of its arguments (alignment and
 divisibility of pointers, extents, strides, integer scalars) and runs the
@@ -31,6 +32,7 @@ from phobos.lowering.target import DEFAULT_CHIP
 
 from . import arrays, driver, fastpath
 from . import cache as _cache
+from . import interpret as _interpret
 from .arrays import HOST
 from .binding import Signature
 from .fingerprint import compiler_fingerprint
@@ -62,6 +64,10 @@ class _Launchable:
         self._front = fastpath._miss  # self._fast.front once a torch/cupy layout was seen
         self._signature: Signature | None = None
         self._last: Variant | None = None
+        self._program: tuple[dict, Signature] | None = None  # for the interpreter
+        self._interpreting = _interpret.enabled()  # PHOBOS_INTERPRET: every call runs in the interpreter
+        if self._interpreting:
+            self._front = self._interpret_front
 
     # subclasses: the contract of the kernel, and the variant for a key
     def _get_signature(self) -> Signature:
@@ -69,6 +75,24 @@ class _Launchable:
 
     def _variant(self, key: SpecKey, signature: Signature) -> Variant:
         raise NotImplementedError
+
+    def _interpretation(self) -> tuple[dict, Signature]:
+        """(tile program, signature) for the interpreter: the generic variant's."""
+        variant = self._variant(SpecKey(), self.signature)
+        return _program_of(variant, self.name), variant.signature
+
+    def interpret(self, *args, grid=None, check: bool = True, trace=None) -> None:
+        """Run on `args` in the interpreter (phobos.interpreter: the tile program, CTA by CTA, with
+        NumPy) instead of on the GPU: the same checks and grid as a launch; numpy arrays and torch
+        tensors are updated in place. trace: called as trace(loc, op_name, value) for every value
+        an op defines (loc: [file, line, col])."""
+        if self._program is None:
+            self._program = self._interpretation()
+        program, signature = self._program
+        _interpret.run(signature, program, args, grid, check, trace)
+
+    def _interpret_front(self, args, grid, stream, sync):
+        self.interpret(*args, grid=grid)
 
     @property
     def signature(self) -> Signature:
@@ -100,6 +124,9 @@ class _Launchable:
     # ------------------------------------------------------------------------- the generic path
 
     def _launch(self, args, grid, stream, sync: bool, check: bool) -> None:
+        if self._interpreting:
+            self.interpret(*args, grid=grid, check=check)
+            return
         sig = self._signature or self.signature
         views = sig.describe(args)
         for i in sig.tensors:
@@ -236,11 +263,22 @@ class _GridLaunch:
 
 
 def _artifact(variant: Variant):
-    return _cache._artifact_class()(cubin=variant.cubin, contract=variant.contract, asm=dict(variant.asm))
+    return _cache._artifact_class()(
+        cubin=variant.cubin, contract=variant.contract, asm=dict(variant.asm), program=variant.program
+    )
 
 
 def _variant_from_entry(entry: _cache.Entry) -> Variant:
-    return Variant(entry.cubin(), entry.contract(), entry.asm())
+    return Variant(entry.cubin(), entry.contract(), entry.asm(), program=entry.program())
+
+
+def _program_of(variant: Variant, name: str) -> dict:
+    if variant.program is None:
+        raise CompilerUnavailableError(
+            f"the artifacts of '{name}' carry no tile program for the interpreter (they were built before it "
+            "existed): compile them again (phobos aot, or an empty cache)"
+        )
+    return variant.program
 
 
 # ----------------------------------------------------------------------------- compiled from source
@@ -289,12 +327,36 @@ class Kernel(_Launchable):
         self.cache = _cache.Cache(cache_dir)
         self.family = _cache.family_digest(self._text, kernel, self.defines, chip, self.options, compiler_fingerprint())
         self._variants: dict[str, Variant] = {}
+        self._tile: tuple[dict, dict] | None = None
 
     def __repr__(self):
         return f"<phobos.Kernel {self.kernel_name or '?'} from {self.origin} for {self.chip}>"
 
     def _get_signature(self) -> Signature:
+        if self._interpreting:  # no GPU code is needed: the contract of the tile stage
+            return Signature(self._tile_stage()[1])
         return self._variant(SpecKey(), None).signature
+
+    def _interpretation(self) -> tuple[dict, Signature]:
+        # The generic variant's when it is cached (no MLIR needed), else the tile stage's:
+        # the interpreter needs no GPU code, so kernels the GPU lowering refuses still run.
+        entry = None if self._interpreting else self.cache.get(self.family, "")
+        if entry is not None and entry.program() is not None:
+            return entry.program(), Signature(entry.contract())
+        program, contract = self._tile_stage()
+        return program, Signature(contract)
+
+    def _tile_stage(self) -> tuple[dict, dict]:
+        """(program, contract) from the compiler's tile stage (needs MLIR; no ptxas, no GPU lowering)."""
+        if self._tile is None:
+            self._tile = _compiler(self, "").compile_program(
+                self._compile_source,
+                kernel=self.kernel_name,
+                chip=self.chip,
+                defines=self.defines or None,
+                options=self.options or None,
+            )
+        return self._tile
 
     def _variant(self, key: SpecKey, signature: Signature | None) -> Variant:
         text = _key_text(key)

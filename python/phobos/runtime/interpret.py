@@ -1,0 +1,122 @@
+"""Interpreter mode: run a kernel's tile program on the CPU with NumPy instead of launching it.
+
+    PHOBOS_INTERPRET=1 python app.py       # every phobos.compile(...) / phobos.load(...) kernel interprets
+    k.interpret(x, y, 2.0)                 # one call in the interpreter, whatever the mode
+    k.interpret(x, y, 2.0, trace=print)    # trace(loc, op, value) sees every value an op defines
+
+Arguments are checked exactly as for a launch (count, dtypes, ranks, shared
+dimension symbols, @aligned promises) and the grid comes from the same rule,
+so a call that works in the interpreter works on the GPU and the other way
+round. Tensors are numpy arrays or torch tensors (on any device: non-CPU ones
+and bf16 ones are copied to the host and back); results are written in place.
+The program comes from the compiler's tile stage (phobos.compiler.compile_program)
+or, for cached and ahead-of-time kernels, from the artifact (asm["program"]),
+which needs no MLIR.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .arrays import HOST, ArrayArg
+from .binding import Signature
+
+ENV = "PHOBOS_INTERPRET"
+
+# Phobos element type -> the numpy dtype the interpreter holds it in (bf16 as float32 values).
+_HOST_DTYPES = {
+    "f16": np.float16,
+    "bf16": np.float32,
+    "f32": np.float32,
+    "f64": np.float64,
+    "i1": np.bool_,
+    "i8": np.int8,
+    "i32": np.int32,
+    "i64": np.int64,
+}
+
+
+def enabled() -> bool:
+    """Whether PHOBOS_INTERPRET asks every kernel call to interpret."""
+    return os.environ.get(ENV, "") not in ("", "0")
+
+
+class _HostArguments:
+    """The arguments as host numpy arrays, with what must be copied back after the run."""
+
+    def __init__(self, sig: Signature, args: Sequence[object]):
+        self.values = list(args)
+        self.views: list[ArrayArg | None] = [None] * len(args)
+        self._copy_back: list[Callable[[], None]] = []
+        tensors = set(sig.tensors)
+        for i, a in enumerate(args):
+            if i in tensors:
+                self.values[i], self.views[i] = self._host(a)
+
+    def _host(self, a) -> tuple[object, ArrayArg | None]:
+        if isinstance(a, np.ndarray):
+            return a, _view(a, _dtype_name(a.dtype))
+        torch = sys.modules.get("torch")
+        if torch is not None and isinstance(a, torch.Tensor):
+            return self._torch(torch, a)
+        return a, None  # not an array the interpreter takes: the binder's checks say what is wrong
+
+    def _torch(self, torch, t) -> tuple[np.ndarray, ArrayArg]:
+        dtype = {
+            torch.bfloat16: "bf16",
+            torch.float16: "f16",
+            torch.float32: "f32",
+            torch.float64: "f64",
+            torch.bool: "i1",
+            torch.int8: "i8",
+            torch.int32: "i32",
+            torch.int64: "i64",
+        }.get(t.dtype, str(t.dtype))
+        if t.device.type == "cpu" and t.dtype != torch.bfloat16:
+            host = t.detach().numpy()  # shares memory: writes land in the tensor
+        else:
+            host = t.detach().to("cpu", torch.float32 if t.dtype == torch.bfloat16 else t.dtype).numpy()
+
+            def copy_back(t=t, host=host):
+                t.copy_(torch.from_numpy(host).to(t.device, t.dtype))
+
+            self._copy_back.append(copy_back)
+        view = ArrayArg(None, tuple(t.shape), tuple(t.stride()), dtype, HOST, "numpy", host)
+        return host, view
+
+    def finish(self) -> None:
+        for copy_back in self._copy_back:
+            copy_back()
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    for name, np_dtype in _HOST_DTYPES.items():
+        if name != "bf16" and np.dtype(np_dtype) == dtype:
+            return name
+    return str(dtype)
+
+
+def _view(a: np.ndarray, dtype: str) -> ArrayArg:
+    strides = tuple(s // a.itemsize for s in a.strides)
+    return ArrayArg(None, a.shape, strides, dtype, HOST, "numpy", a)
+
+
+def run(sig: Signature, program: dict, args: Sequence[object], grid=None, check: bool = True, trace=None) -> None:
+    """Checks `args` against the kernel's contract and runs `program` over the grid."""
+    from phobos.interpreter import run_program
+
+    host = _HostArguments(sig, args)
+    if len(args) != len(sig.params) or any(host.views[i] is None for i in sig.tensors):
+        sig.describe(args)  # raises the launch's own error: the count, or the argument that is no array
+        bad = next(i for i in sig.tensors if host.views[i] is None)
+        raise TypeError(
+            f"{sig.name}: the interpreter takes numpy arrays and torch tensors for "
+            f"{sig.params[bad].name}, got {type(args[bad]).__name__}"
+        )
+    binding = sig.bind(host.values, host.views, grid=grid, check_promises=check)
+    run_program(program, host.values, binding.grid, trace)
+    host.finish()
