@@ -1,0 +1,133 @@
+"""Every kernel of examples/ and bench/kernels/ (the kernels the GPU tests and
+benchmarks launch) runs in the interpreter against its numpy reference.
+
+Extents follow the kernel's contract: a dimension an @aligned promise covers
+gets a whole number of tiles, every other one a ragged extent; a ragged extent
+under a promise must be refused before anything runs. Outputs are poisoned
+(NaN) and must be written everywhere; inputs must come back unchanged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mlir")
+
+import phobos  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+RNG = np.random.default_rng(11)
+
+
+def _scale(args):
+    return {"Y": args["alpha"] * args["X"].astype(np.float64)}
+
+
+def _saxpy(args):
+    return {"Y": args["a"] * args["X"].astype(np.float64) + args["Y"].astype(np.float64)}
+
+
+def _double(args):
+    return {"Y": 2.0 * args["X"].astype(np.float64)}
+
+
+def _gemm(args):
+    product = args["A"].astype(np.float64) @ args["B"].astype(np.float64)
+    return {"C": args["alpha"] * product + args["beta"] * args["C"].astype(np.float64)}
+
+
+# source -> (reference, the tensors it writes without reading them first)
+KERNELS = {
+    "examples/scale.ph": (_scale, {"Y"}),
+    "examples/scale.mlir": (_scale, {"Y"}),
+    "examples/saxpy.ph": (_saxpy, set()),
+    "examples/gemm_fp32.ph": (_gemm, set()),
+    "bench/kernels/scale.ph": (_scale, {"Y"}),
+    "bench/kernels/scale_aligned.ph": (_scale, {"Y"}),
+    "bench/kernels/scale_rowwise.ph": (_scale, {"Y"}),
+    "bench/kernels/scale_offsets.mlir": (_scale, {"Y"}),
+    "bench/kernels/scale_offsets_aligned.mlir": (_scale, {"Y"}),
+    "bench/kernels/saxpy.ph": (_saxpy, set()),
+    "bench/kernels/saxpy_aligned.ph": (_saxpy, set()),
+    "bench/kernels/saxpy_offsets.mlir": (_saxpy, set()),
+    "bench/kernels/saxpy_offsets_aligned.mlir": (_saxpy, set()),
+    "bench/kernels/rowwalk.ph": (_double, {"Y"}),
+    "bench/kernels/colwalk.ph": (_double, {"Y"}),
+}
+RAGGED = [37, 129, 1, 200]  # extents for dimensions no promise covers
+
+
+def test_every_kernel_source_is_covered():
+    sources = {str(p.relative_to(ROOT)) for d in ("examples", "bench/kernels") for p in (ROOT / d).iterdir()}
+    sources = {s for s in sources if s.endswith((".ph", ".mlir"))}
+    assert sources == set(KERNELS), "a kernel source without an interpreter test (add it to KERNELS)"
+
+
+def _extents(contract: dict, ragged_promise: bool) -> dict[str, int]:
+    divisors = {p["symbol"]: p["divisor"] for p in contract["promises"]}
+    symbols = []
+    for p in contract["params"]:
+        for d in p.get("dims") or []:
+            if d not in symbols and not d.isdigit():
+                symbols.append(d)
+    extents = {}
+    for i, s in enumerate(symbols):
+        if s in divisors:
+            extents[s] = divisors[s] * 3 + (1 if ragged_promise else 0)
+        else:
+            extents[s] = RAGGED[i % len(RAGGED)]
+    return extents
+
+
+def _arguments(contract: dict, extents: dict[str, int], poisoned: set) -> dict:
+    args = {}
+    for p in contract["params"]:
+        if p["kind"] == "scalar":
+            args[p["name"]] = float(RNG.uniform(0.5, 2.0)) * RNG.choice([-1.0, 1.0])
+            continue
+        shape = tuple(int(d) if d.isdigit() else extents[d] for d in p["dims"])
+        values = RNG.uniform(0.5, 1.5, shape).astype(np.float32) * RNG.choice([-1, 1], shape).astype(np.float32)
+        args[p["name"]] = np.full(shape, np.nan, np.float32) if p["name"] in poisoned else values
+    return args
+
+
+@pytest.fixture
+def interpret_mode(monkeypatch, tmp_path):
+    monkeypatch.setenv("PHOBOS_INTERPRET", "1")
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
+
+
+@pytest.mark.parametrize("source", sorted(KERNELS))
+def test_kernel_matches_numpy(interpret_mode, source):
+    reference, poisoned = KERNELS[source]
+    k = phobos.compile(ROOT / source)
+    contract = k.contract
+    args = _arguments(contract, _extents(contract, ragged_promise=False), poisoned)
+    before = {n: v.copy() for n, v in args.items() if isinstance(v, np.ndarray)}
+    expected = reference(args)
+    names = [p["name"] for p in contract["params"]]
+    k(*(args[n] for n in names))
+    for name, value in expected.items():
+        k_extent = args["A"].shape[1] if "A" in args else 1
+        np.testing.assert_allclose(args[name], value, rtol=1e-5, atol=1e-5 * np.sqrt(k_extent), err_msg=name)
+    for name, value in before.items():
+        if name not in expected:
+            np.testing.assert_array_equal(args[name], value, err_msg=f"{name} is an input and must not change")
+
+
+@pytest.mark.parametrize("source", sorted(s for s in KERNELS if "aligned" in s or s.startswith("examples/")))
+def test_a_broken_promise_is_refused_before_anything_runs(interpret_mode, source):
+    k = phobos.compile(ROOT / source)
+    contract = k.contract
+    if not contract["promises"]:
+        pytest.skip("no @aligned promise")
+    reference, poisoned = KERNELS[source]
+    args = _arguments(contract, _extents(contract, ragged_promise=True), poisoned)
+    before = {n: v.copy() for n, v in args.items() if isinstance(v, np.ndarray)}
+    with pytest.raises(ValueError, match=r"@aligned\(.*\) is broken"):
+        k(*(args[p["name"]] for p in contract["params"]))
+    for name, value in before.items():
+        np.testing.assert_array_equal(args[name], value)
