@@ -143,3 +143,10 @@ def test_phobos_run_errors_are_one_line(args, message):
     extra = [] if "--trace" in args else ["--interpret"]
     r = _phobos("run", SAXPY, *extra, *args)
     assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_phobos_run_interpret_needs_no_gpu_lowering():
+    # dot does not lower to the GPU yet: --interpret builds the tile stage only
+    r = _phobos("run", GEMM, "--interpret", "--args", "f32[64,32] f32[32,96] f32[64,96] 1.5 0.5")
+    assert r.returncode == 0, r.stderr
+    assert "ran gemm in the interpreter" in r.stdout and "  C: float32[64, 96]" in r.stdout

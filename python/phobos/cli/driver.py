@@ -249,9 +249,12 @@ def _run(args, defines: dict[str, int]) -> None:
     import phobos
     from phobos.cli import run
     from phobos.interpreter import InterpreterError
+    from phobos.runtime.interpret import ENV as interpret_env
 
     if args.file == "-":
         raise UserError("phobos run needs a file, not stdin")
+    if args.interpret:  # interpret mode: the tile stage only, no GPU code (kernels it cannot lower yet run too)
+        os.environ[interpret_env] = "1"
     kernel = phobos.compile(args.file, kernel=args.kernel, defines=defines or None)
     try:
         run.run(
