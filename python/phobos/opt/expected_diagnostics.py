@@ -42,8 +42,38 @@ class Expectation:
         return self.text in message
 
 
+# Python's words for a bad pattern -> the words of LLVM's regerror, which
+# mlir-opt prints ("invalid regex: brackets ([ ]) not balanced").
+_LLVM_REGEX_ERRORS = (
+    ("unterminated character set", "brackets ([ ]) not balanced"),
+    ("missing ), unterminated subpattern", "parentheses not balanced"),
+    ("unbalanced parenthesis", "parentheses not balanced"),
+    ("nothing to repeat", "repetition-operator operand invalid"),
+    ("multiple repeat", "repetition-operator operand invalid"),
+    ("min repeat greater than max repeat", "invalid repetition count(s)"),
+    ("the repetition number is too large", "invalid repetition count(s)"),
+    ("bad character range", "invalid character range"),
+    ("bad escape (end of pattern)", "trailing backslash (\\)"),
+    ("invalid group reference", "invalid backreference number"),
+    ("cannot refer to an open group", "invalid backreference number"),
+)
+
+
+def _regex_error(error: re.error) -> str:
+    for python_words, llvm_words in _LLVM_REGEX_ERRORS:
+        if error.msg.startswith(python_words):
+            return f"invalid regex: {llvm_words}"
+    return f"invalid regex: {error.msg}"
+
+
 def _compile_regex(text: str) -> re.Pattern:
-    """Literal text with `{{regex}}` blocks, as upstream's computeRegex."""
+    """Literal text with `{{regex}}` blocks, as upstream's computeRegex.
+
+    Each block is checked alone, as upstream does, and so is the joined
+    pattern: Python's blocks can be valid alone and clash once joined (a group
+    name defined twice, `(?i)` after literal text). Raises ValueError with
+    mlir-opt's message.
+    """
     out = []
     rest = text
     while rest:
@@ -57,13 +87,17 @@ def _compile_regex(text: str) -> re.Pattern:
         if end < 0:
             raise ValueError("found start of regex with no end '}}'")
         block = rest[:end]
-        try:
-            re.compile(block)
-        except re.error as e:
-            raise ValueError(f"invalid regex: {e}") from None
+        _checked(block)
         out.append(f"({block})")
         rest = rest[end + 2 :]
-    return re.compile("".join(out))
+    return _checked("".join(out))
+
+
+def _checked(pattern: str) -> re.Pattern:
+    try:
+        return re.compile(pattern)
+    except re.error as e:
+        raise ValueError(_regex_error(e)) from None
 
 
 class DiagnosticVerifier:
