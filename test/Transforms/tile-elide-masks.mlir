@@ -235,3 +235,45 @@ func.func @short_runs(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"], til
   %b = "tile.load"(%X, %even) : (memref<?xf32>, tensor<256xi32>) -> tensor<256xf32>
   return
 }
+
+// -----
+
+// A loop with a constant upper bound walks a dimension: the slice stays in
+// bounds only when the bound is at most the static extent. Over a runtime
+// extent (even one promised to be a multiple of the tile) nothing is known:
+// `for k in range(0, 1024, 32)` over N = 100 leaves the tensor, so the mask
+// stays. The bound of another tensor's runtime extent proves nothing either.
+// CHECK-LABEL: func.func @constant_bounds
+// CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: true, false>, vector_width = 4 : i64}
+// CHECK: "tile.load_slice"(%arg1, {{.*}}) {in_bounds = array<i1: true, true>, vector_width = 4 : i64}
+// CHECK: "tile.load_slice"(%arg2, {{.*}}) {in_bounds = array<i1: true, false>, vector_width = 4 : i64}
+// CHECK: "tile.load_slice"(%arg3, {{.*}}) {in_bounds = array<i1: true, true>, vector_width = 4 : i64}
+// CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: true, false>, vector_width = 4 : i64}
+// CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: true, true>, vector_width = 4 : i64}
+func.func @constant_bounds(%X: memref<32x?xf32> {tile.name = "X", tile.dims = ["32", "N"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
+                           %S: memref<32x1024xf32> {tile.name = "S", tile.dims = ["32", "1024"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
+                           %Z: memref<32x512xf32> {tile.name = "Z", tile.dims = ["32", "512"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
+                           %W: memref<32x2048xf32> {tile.name = "W", tile.dims = ["32", "2048"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
+                           %Y: memref<?xf32> {tile.name = "Y", tile.dims = ["K"]})
+    attributes {tile.kernel, tile.aligned = {N = 32 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c1024 = arith.constant 1024 : index
+  %n = memref.dim %X, %c1 : memref<32x?xf32>
+  %nc = "tile.check_multiple"(%n) {divisor = 32 : i64, symbol = "N"} : (index) -> index
+  %k = memref.dim %Y, %c0 : memref<?xf32>
+  scf.for %kt = %c0 to %c1024 step %c32 {
+    %x = "tile.load_slice"(%X, %c0, %kt) : (memref<32x?xf32>, index, index) -> tensor<32x32xf32>
+    %s = "tile.load_slice"(%S, %c0, %kt) : (memref<32x1024xf32>, index, index) -> tensor<32x32xf32>
+    %z = "tile.load_slice"(%Z, %c0, %kt) : (memref<32x512xf32>, index, index) -> tensor<32x32xf32>
+    %w = "tile.load_slice"(%W, %c0, %kt) : (memref<32x2048xf32>, index, index) -> tensor<32x32xf32>
+  }
+  scf.for %kt = %c0 to %k step %c32 {
+    %y = "tile.load_slice"(%X, %c0, %kt) : (memref<32x?xf32>, index, index) -> tensor<32x32xf32>
+  }
+  scf.for %kt = %c0 to %nc step %c32 {
+    %v = "tile.load_slice"(%X, %c0, %kt) : (memref<32x?xf32>, index, index) -> tensor<32x32xf32>
+  }
+  return
+}

@@ -8,7 +8,8 @@ aligned), the mask constant over it; a dropped mask must be all true.
 
 Slice form: random tiles, promises, specialisations and starts of the shapes
 kernels use; for every concrete start the launch can produce (block ids
-below the grid rule's count, every iteration of a loop), an in-bounds
+below the grid rule's count, every iteration of a loop bounded by the
+extent, by the other dimension's extent or by a constant), an in-bounds
 dimension must stay inside the tensor and every vector must start at an
 address that is a multiple of its width, with a masked edge falling between
 vectors.
@@ -109,10 +110,13 @@ def test_slice_facts_hold_for_every_launch(data):
         extents.append(int(step) * data.draw(st.integers(1, 6)))
     if rank == 1 or extents[-1] % stride_spec:
         stride_spec = 1  # the row stride is the extent N
-    starts = [data.draw(st.sampled_from(["block", "block2", "loop", "next", "const0", "const"])) for _ in tile]
+    kinds = ["block", "block2", "loop", "loop_const", "loop_other", "next", "const0", "const"]
+    starts = [data.draw(st.sampled_from(kinds)) for _ in tile]
     factor = [data.draw(st.sampled_from([1, 2])) for _ in tile]
     constant = [data.draw(st.sampled_from([0, 4, 16, 32, 64, 96])) for _ in tile]
     loop_step = [t * data.draw(st.sampled_from([1, 2])) for t in tile]
+    # `for k in range(0, bound, step)` with a constant bound, or the extent of the other dimension
+    loop_bound = [data.draw(st.sampled_from([32, 64, 96, 100, 128, 1024])) for _ in tile]
 
     with context(), ir.Location.unknown():
         i64 = ir.IntegerType.get_signless(64)
@@ -157,9 +161,13 @@ def test_slice_facts_hold_for_every_launch(data):
                         v = arith.MulIOp(pid, c).result
                         if kind == "next":
                             v = arith.AddIOp(v, arith.ConstantOp(index, tile[d]).result).result
-                    elif kind == "loop":
+                    elif kind.startswith("loop"):
+                        if kind == "loop_const":
+                            bound = arith.ConstantOp(index, loop_bound[d]).result
+                        else:
+                            bound = dims[rank - 1 - d] if kind == "loop_other" else dims[d]
                         loop = scf.ForOp(
-                            arith.ConstantOp(index, 0).result, dims[d], arith.ConstantOp(index, loop_step[d]).result
+                            arith.ConstantOp(index, 0).result, bound, arith.ConstantOp(index, loop_step[d]).result
                         )
                         loops.append(loop)
                         v = loop.induction_variable
@@ -184,8 +192,9 @@ def test_slice_facts_hold_for_every_launch(data):
             c = t * (factor[d] if kind == "block2" else 1)
             blocks = range(-(-n // c))
             return [b * c + (t if kind == "next" else 0) for b in blocks]
-        if kind == "loop":
-            return list(range(0, n, loop_step[d]))
+        if kind.startswith("loop"):
+            bound = {"loop": n, "loop_const": loop_bound[d], "loop_other": extents[rank - 1 - d]}[kind]
+            return list(range(0, bound, loop_step[d]))
         return [0 if kind == "const0" else constant[d]]
 
     w = facts.vector_width
