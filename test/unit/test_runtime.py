@@ -983,3 +983,48 @@ def test_fully_contiguous_parameters():
     s.bind([like("f32", (1, 256)), like("f32", (1, 256), strides=(999, 1)), 1.0], check_promises=False)  # extent-1 rows
     with pytest.raises(ValueError, match=r"argument Y must be contiguous \(row-major\), got strides \(300, 1\)"):
         s.bind([like("f32", (64, 256)), like("f32", (64, 256), strides=(300, 1)), 1.0])
+
+
+def _scalar_class_contract(key):
+    return {
+        "format": 1,
+        "kernel": "k",
+        "name": "k",
+        "chip": "sm_90",
+        "threads": 128,
+        "shared_bytes": 0,
+        "params": [tensor("X", ["N"], access="write"), {"name": "n", "kind": "scalar", "dtype": "i32"}],
+        "abi": [{"kind": "ptr", "param": 0}, {"kind": "scalar", "param": 1}],
+        "grid": [4, 1, 1],
+        "promises": [],
+        "bindings": {},
+        "key": key,
+        "fingerprint": "x",
+        "options": {},
+    }
+
+
+def test_integer_scalars_of_another_class_never_reuse_a_plan(tmp_path, stub_runtime):
+    # One variant per divisibility class of n; each launch must run the variant of its own class, whatever
+    # came before: 12 (class 4) after 13 (class 1) or 16 (class 16) must not take their plans.
+    variants = {"": 0x100, "n=4": 0x104, "n=16": 0x116}
+    for key, fn in variants.items():
+        cubin = b"\x7fELF" + fn.to_bytes(2, "little")
+        phcache.Cache(tmp_path).put("fam", key, FakeArtifact(_scalar_class_contract(key), cubin=cubin), {"source": "t"})
+    stub_runtime.device.function = lambda cubin, entry, shared: int.from_bytes(cubin[4:6], "little")
+    stub_runtime.slots = 2
+    k = phobos.load(tmp_path)
+    x = _FakeTensor(1 << 32, (100,))
+    expected = {13: "", 12: "n=4", 16: "n=16", 28: "n=4", 1: "", 0: "n=16", -12: "n=4", -13: ""}
+    order = [13, 12, 16, 12, 16, 12, 13, 28, 1, 0, -12, -13, 16]
+    for n in order:
+        k(x, n, stream=5)
+        last = stub_runtime[-1]
+        assert struct.unpack("<i", last["raw"][1][:4])[0] == n
+        assert last["fn"] == variants[expected[n]], f"n = {n} ran variant {last['fn']:#x}, not '{expected[n]}'"
+    assert len(stub_runtime) == len(order)
+    assert sorted(plan.signature.contract["key"] for plan in k._plans.values()) == ["", "n=16", "n=4"]
+    for n in (12, 13, 16):  # the generated fast path alone (no generic launch) still tells the classes apart
+        k._launch = lambda *a: pytest.fail("took the generic path")
+        k(x, n, stream=5)
+        assert stub_runtime[-1]["fn"] == variants[expected[n]]
