@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
-# The whole test suite: ruff (lint and format), lit regression tests, then the pytest suites.
+# The whole test suite: ruff (lint and format), lit regression tests, the pytest suites, then a
+# bounded, seeded fuzz run (test/fuzz/fuzz.py) that fails on any traceback, crash, hang or
+# unlocated error of the tools.
 # Fails when any test fails and when either runner finds no tests at all
 # (pytest's exit code 5 is a failure here, never a silent pass).
+#
+#   scripts/run-tests.sh               the fuzz step runs FUZZ_CASES cases (default 400, ~2 minutes on 2 cores)
+#   scripts/run-tests.sh --fuzz-long   the fuzz step runs for FUZZ_SECONDS (default 1800) instead
+# Environment: FUZZ_CASES, FUZZ_SECONDS (a time bound instead of a count), FUZZ_SEED (default 1),
+# FUZZ_JOBS (default 2). Reproducers of failures go to test/Output/fuzz/.
 set -u
 cd "$(dirname "$0")/.."
+
+fuzz_long=0
+for arg in "$@"; do
+    case "$arg" in
+        --fuzz-long) fuzz_long=1 ;;
+        *) echo "usage: $0 [--fuzz-long]" >&2; exit 2 ;;
+    esac
+done
 
 status=0
 echo "== ruff (lint and format, settings in pyproject.toml)"
@@ -32,5 +47,21 @@ elif [ "$py_rc" -ne 0 ]; then
     status=1
 fi
 
-if [ "$status" -eq 0 ]; then echo "== all tests passed"; else echo "== TESTS FAILED (ruff rc=$ruff_rc, lit rc=$lit_rc, pytest rc=$py_rc)" >&2; fi
+echo "== fuzz (test/fuzz/fuzz.py)"
+fuzz_bound=(--cases "${FUZZ_CASES:-400}")
+if [ "$fuzz_long" -eq 1 ]; then
+    fuzz_bound=(--seconds "${FUZZ_SECONDS:-1800}")
+elif [ -n "${FUZZ_SECONDS:-}" ]; then
+    fuzz_bound=(--seconds "$FUZZ_SECONDS")
+fi
+rm -rf test/Output/fuzz
+python test/fuzz/fuzz.py --seed "${FUZZ_SEED:-1}" --jobs "${FUZZ_JOBS:-2}" "${fuzz_bound[@]}" --keep test/Output/fuzz
+fuzz_rc=$?
+[ "$fuzz_rc" -eq 0 ] || status=1
+
+if [ "$status" -eq 0 ]; then
+    echo "== all tests passed"
+else
+    echo "== TESTS FAILED (ruff rc=$ruff_rc, lit rc=$lit_rc, pytest rc=$py_rc, fuzz rc=$fuzz_rc)" >&2
+fi
 exit "$status"
