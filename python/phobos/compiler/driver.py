@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from phobos.compiler import containment
 from phobos.compiler.pass_manager import PipelineError, build_pass_manager
 from phobos.compiler.tile_program import ProgramError, to_program
 from phobos.diagnostics import Collector, Diagnostic, from_mlir
@@ -329,6 +330,40 @@ def first_binary(module: ir.Module) -> bytes | None:
     return None
 
 
+def _contained(source, source_name: str, **compile_args) -> _Compiled:
+    """_compile in a child process (containment.py): an abort in MLIR's native code
+    becomes a CompileError naming the input instead of ending the caller's process."""
+    name = _input_name(source, source_name)
+    _refuse_deep_mlir(source, name)
+    if isinstance(source, ir.Module) and containment.mode() == "spawn":  # a Module does not pickle
+        source, source_name = source.operation.get_asm(enable_debug_info=True), "<module>"
+    try:
+        return containment.run(_compile, source, source_name=source_name, **compile_args)
+    except containment.Aborted as e:
+        raise _error(f"MLIR aborted: {e.message}", name) from None
+
+
+def _input_name(source, source_name: str) -> str:
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and _is_path(source)):
+        return os.fspath(source)
+    return "<module>" if isinstance(source, ir.Module) else source_name
+
+
+def _refuse_deep_mlir(source, name: str) -> None:
+    """MLIR text nested deep enough to overflow the parser's stack is refused before parsing."""
+    text = source if isinstance(source, str) and not _is_path(source) and _looks_like_mlir(source) else None
+    if name.endswith(".mlir") and text is None:
+        try:
+            with open(name, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            return  # _Job reports it
+    found = containment.nesting_error(text) if text is not None else None
+    if found is not None:
+        line, col, message = found
+        raise CompileError([Diagnostic("error", message, name, line, col)], {name: text})
+
+
 def compile_stages(
     source,
     *,
@@ -348,7 +383,17 @@ def compile_stages(
     diagnostics and locations give source text."""
     if until not in STAGES:
         raise ValueError(f"until must be one of {', '.join(STAGES)}, got {until!r}")
-    return _compile(source, kernel, key, chip, defines, options, until, debug_info, source_name).asm
+    return _contained(
+        source,
+        source_name,
+        kernel=kernel,
+        key=key,
+        chip=chip,
+        defines=defines,
+        options=options,
+        until=until,
+        debug_info=debug_info,
+    ).asm
 
 
 def compile_artifact(
@@ -369,7 +414,9 @@ def compile_artifact(
     contract ("features" overrides the PTX ISA version, e.g. "+ptx83"; "noalias": False
     keeps read-only tensors from being declared noalias, for kernels whose
     outputs overlap their inputs in other than the elementwise in-place way)."""
-    done = _compile(source, kernel, key, chip, defines, options, "artifact", source_name=source_name)
+    done = _contained(
+        source, source_name, kernel=kernel, key=key, chip=chip, defines=defines, options=options, until="artifact"
+    )
     return Artifact(cubin=done.cubin, contract=done.contract, asm=done.asm, program=done.program)
 
 
@@ -385,5 +432,15 @@ def compile_program(
     """(program, contract) of one kernel of `source` after the tile stage, for the
     interpreter (phobos.interpreter): no GPU lowering, no ptxas. The contract is the
     generic variant's, as the runtime binds arguments with it; its chip is only recorded."""
-    done = _compile(source, kernel, None, chip, defines, options, "tile", source_name=source_name, with_contract=True)
+    done = _contained(
+        source,
+        source_name,
+        kernel=kernel,
+        key=None,
+        chip=chip,
+        defines=defines,
+        options=options,
+        until="tile",
+        with_contract=True,
+    )
     return done.program, done.contract

@@ -362,7 +362,7 @@ def _main_in_process(argv: list[str]) -> int:
         if flags and args.pass_pipeline:
             raise _Usage("--pass-pipeline cannot be combined with individual pass flags")
         pipeline = args.pass_pipeline or (f"builtin.module({','.join(flags)})" if flags else None)
-        return _run(args, pipeline)
+        return _run_contained(args, pipeline)
     except _Usage as e:
         sys.stderr.write(f"{_PROG}: {e}\n")
         return 1
@@ -385,8 +385,44 @@ def _main_in_process(argv: list[str]) -> int:
 _BYTECODE_MAGIC = b"ML\xefR"
 
 
+def _run_contained(args, pipeline: str | None) -> int:
+    """_run in a child process (phobos.compiler.containment): an abort in MLIR's native
+    code becomes a located error and exit code 1 instead of a dead process."""
+    from phobos.compiler import containment
+
+    if pipeline and (problem := containment.pass_option_error(pipeline)):
+        sys.stderr.write(f"<unknown>:0: error: {problem}\n")
+        return 1
+    try:
+        return containment.run(_run, args, pipeline)
+    except containment.Aborted as e:
+        sys.stderr.write(f"{_input_name(args)}: error: MLIR aborted: {e.message}\n")
+        return 1
+
+
+def _input_name(args) -> str:
+    return "<stdin>" if args.input == "-" else args.input
+
+
+def _too_deep(name: str, text: str) -> bool:
+    """Says so (located) when the text nests deep enough to overflow MLIR's parser."""
+    from phobos.compiler.containment import nesting_error
+    from phobos.diagnostics import Diagnostic, Sources, render
+
+    found = nesting_error(text)
+    if found is None:
+        return False
+    line, col, message = found
+    sources = Sources()
+    sources.add(name, text)
+    sys.stderr.write(render(Diagnostic("error", message, name, line, col), sources))
+    return True
+
+
 def _run(args, pipeline: str | None) -> int:
-    name = "<stdin>" if args.input == "-" else args.input
+    from phobos.compiler.containment import drain_stderr
+
+    name = _input_name(args)
     try:
         if args.input == "-":
             data = sys.stdin.buffer.read()
@@ -404,6 +440,8 @@ def _run(args, pipeline: str | None) -> int:
         except UnicodeDecodeError as e:
             sys.stderr.write(f"{name}: error: the input is neither UTF-8 text nor MLIR bytecode (byte {e.start})\n")
             return 1
+        if _too_deep(name, text):
+            return 1
         chunks = _split(text, args.split_input_file) if args.split_input_file else [(text, 1)]
     driver = _Driver(args, pipeline, name, text)
     outputs, ok = [], True
@@ -416,6 +454,7 @@ def _run(args, pipeline: str | None) -> int:
     result_text = separator.join(outputs)
     succeeded = driver.verifier_ok_after_finish() if args.verify_diagnostics is not None else ok
     if args.output == "-":
+        drain_stderr()  # what went to stderr so far comes before the output, as without a child
         sys.stdout.flush()
         sys.stdout.buffer.write(result_text)
         sys.stdout.buffer.flush()
