@@ -91,6 +91,6 @@ def _telling_line(cls: str, stderr: str) -> str:
         for line in reversed(lines):
             if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b", line):
                 return line
-    if cls == UNLOCATED:
-        return lines[0]
+    if cls == UNLOCATED:  # the error, not the IR that --mlir-print-ir-* printed before it
+        return next((line for line in lines if "error" in line), lines[0])
     return lines[-1]
