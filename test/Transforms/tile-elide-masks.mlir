@@ -84,9 +84,12 @@ func.func @specialised_only(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["
 // Tile extents need not be powers of two: 96 rows are in bounds when the
 // extent is a multiple of 96, not when it is only a multiple of 32. A
 // promise smaller than the tile keeps the mask but, being a multiple of 4,
-// still allows 16-byte vectors; f16 vectors hold 8 elements.
+// still allows 16-byte vectors; f16 vectors hold 8 elements. But A and B
+// share their block ids along different extents (M and P, N and Q): the grid
+// rule disagrees, the caller sizes the grid, and A keeps its masks too (see
+// @grid_rule_disagrees; the numeric slice test covers 96-row tiles).
 // CHECK-LABEL: func.func @tile_extents
-// CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: true, true>, vector_width = 8 : i64}
+// CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: false, false>, vector_width = 8 : i64}
 // CHECK: "tile.load_slice"(%arg1, {{.*}}) {in_bounds = array<i1: false, false>, vector_width = 8 : i64}
 func.func @tile_extents(%A: memref<?x?xf16> {tile.name = "A", tile.dims = ["M", "N"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
                         %B: memref<?x?xf16> {tile.name = "B", tile.dims = ["P", "Q"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>})
@@ -275,5 +278,30 @@ func.func @constant_bounds(%X: memref<32x?xf32> {tile.name = "X", tile.dims = ["
   scf.for %kt = %c0 to %nc step %c32 {
     %v = "tile.load_slice"(%X, %c0, %kt) : (memref<32x?xf32>, index, index) -> tensor<32x32xf32>
   }
+  return
+}
+
+// -----
+
+// `block_id(0) * 32` along two extents, M and K: the grid rule disagrees, so
+// the caller sizes the grid (cdiv(max(M, K), 32) would do) and neither start
+// is known to stay inside its tensor: both slices keep the mask along
+// dimension 0, although M and K are promised multiples of 32.
+// CHECK-LABEL: func.func @grid_rule_disagrees
+// CHECK: "tile.load_slice"(%arg0, {{.*}}) {in_bounds = array<i1: false, true>, vector_width = 4 : i64}
+// CHECK: "tile.load_slice"(%arg1, {{.*}}) {in_bounds = array<i1: false, true>, vector_width = 4 : i64}
+func.func @grid_rule_disagrees(%X: memref<?x16xf32> {tile.name = "X", tile.dims = ["M", "16"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
+                               %Y: memref<?x16xf32> {tile.name = "Y", tile.dims = ["K", "16"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>})
+    attributes {tile.kernel, tile.aligned = {M = 32 : i64, K = 32 : i64}} {
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %X, %c0 : memref<?x16xf32>
+  %mc = "tile.check_multiple"(%m) {divisor = 32 : i64, symbol = "M"} : (index) -> index
+  %k = memref.dim %Y, %c0 : memref<?x16xf32>
+  %kc = "tile.check_multiple"(%k) {divisor = 32 : i64, symbol = "K"} : (index) -> index
+  %pm = "tile.block_id"() {dim = 0 : i64} : () -> index
+  %c32 = arith.constant 32 : index
+  %r = arith.muli %pm, %c32 : index
+  %x = "tile.load_slice"(%X, %r, %c0) : (memref<?x16xf32>, index, index) -> tensor<32x16xf32>
+  %y = "tile.load_slice"(%Y, %r, %c0) : (memref<?x16xf32>, index, index) -> tensor<32x16xf32>
   return
 }

@@ -29,9 +29,10 @@ constant start c satisfies 0 <= c and c + T <= E (E static), or when
     static shape, @aligned promises and entry checks, or specialisation), and
   * the start lies inside the tensor (start < E), which holds for the two
     shapes of start that walk a tensor tile by tile:
-      - `block_id(k) * c`: the launch grid along k covers this dimension in
-        steps of c (the grid rule the compiler infers; a grid given by the
-        caller must not be larger);
+      - `block_id(k) * c`: the grid rule the compiler infers for axis k is
+        exactly cdiv(E, c) (a grid given by the caller must not be larger).
+        An axis whose uses disagree (say `block_id(0) * 32` along extents M
+        and K) has no rule: the caller sizes the grid, and nothing is known;
       - the induction variable of an enclosing `scf.for` whose upper bound is
         this extent (the same symbol) or a constant no larger than it.
     Any other start (say `(block_id + 1) * T`, the next tile) stays masked.
@@ -42,6 +43,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mlir import ir
+
+from phobos.lowering.abi import describe_params
+from phobos.lowering.grid import infer_grid
 
 from .axis_info import AxisInfoAnalysis
 from .kernel_facts import TensorFacts, type_facts
@@ -172,18 +176,28 @@ def _inside(analysis: AxisInfoAnalysis, t: TensorFacts, start: ir.Value, d: int)
         return _bounded_by_extent(analysis, t, loop.operation.operands[1], d)
     op = v.owner
     if op.name == "tile.block_id":
-        return True
+        return _grid_covers(t, op, 1, d)
     if op.name == "arith.muli":
         for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
             c = _constant(analysis, b)
-            if (
-                isinstance(_strip(a), ir.OpResult)
-                and _strip(a).owner.name == "tile.block_id"
-                and c is not None
-                and c > 0
-            ):
-                return True
+            block = _strip(a)
+            if isinstance(block, ir.OpResult) and block.owner.name == "tile.block_id" and c is not None and c > 0:
+                return _grid_covers(t, block.owner, c, d)
     return False
+
+
+def _grid_covers(t: TensorFacts, block: ir.Operation, c: int, d: int) -> bool:
+    """Whether the kernel's grid rule for the axis of `block` (a tile.block_id) is
+    cdiv(extent d of `t`, c): then block_id * c < the extent."""
+    fn = block.operation.parent
+    while fn is not None and fn.name != "func.func":
+        fn = fn.parent
+    if fn is None:
+        return False
+    rule = infer_grid(fn, describe_params(fn))[block.opview.dim]
+    if t.static[d] is not None:
+        return rule == -(-t.static[d] // c)
+    return rule == {"symbol": t.dims[d], "tile": c}
 
 
 def _bounded_by_extent(analysis: AxisInfoAnalysis, t: TensorFacts, bound: ir.Value, d: int) -> bool:
