@@ -28,6 +28,7 @@ cannot load).
 from __future__ import annotations
 
 import faulthandler
+import io
 import os
 import pickle
 import re
@@ -147,13 +148,30 @@ def _debuggable(e: BaseException) -> BaseException:
     return e
 
 
+class _Pickler(pickle.Pickler):
+    def reducer_override(self, obj):
+        # Exceptions by their state: default pickling calls cls(*args), and
+        # CompileError(records, sources) keeps only its report in args.
+        if isinstance(obj, BaseException):
+            return _rebuilt_exception, (type(obj), obj.args, obj.__dict__)
+        return NotImplemented
+
+
+def _rebuilt_exception(cls, args, state):
+    e = cls.__new__(cls, *args)
+    e.args = args
+    e.__dict__.update(state)
+    return e
+
+
 def _pickled(outcome) -> bytes:
+    out = io.BytesIO()
     try:
-        return pickle.dumps(outcome)
+        _Pickler(out).dump(outcome)
     except Exception:  # an exception holding MLIR objects: keep its type's name and message
         kind, value = outcome
-        stand_in = type(type(value).__name__, (Exception,), {})(str(value))
-        return pickle.dumps(("raise", stand_in))
+        return pickle.dumps(("raise", RuntimeError(f"{type(value).__name__}: {value}")))
+    return out.getvalue()
 
 
 def _write_all(fd: int, data: bytes) -> None:
