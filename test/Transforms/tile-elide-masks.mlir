@@ -305,3 +305,34 @@ func.func @grid_rule_disagrees(%X: memref<?x16xf32> {tile.name = "X", tile.dims 
   %y = "tile.load_slice"(%Y, %r, %c0) : (memref<?x16xf32>, index, index) -> tensor<32x16xf32>
   return
 }
+
+// -----
+
+// Starts that only look like the shapes that stay inside: a scalar argument
+// (a block argument of the function, not of a loop), a scalar times the tile
+// (not a block id), and a loop bounded by a static extent of another tensor:
+// at most this one's (W, 2048 >= 1024) or larger (X, 1024 > 512).
+// CHECK-LABEL: func.func @look_alikes
+// CHECK: "tile.load_slice"(%arg1, {{.*}}) {in_bounds = array<i1: true, false>, vector_width = 4 : i64}
+// CHECK: "tile.load_slice"(%arg1, {{.*}}) {in_bounds = array<i1: true, false>, vector_width = 4 : i64}
+// CHECK: "tile.load_slice"(%arg1, {{.*}}) {in_bounds = array<i1: true, false>, vector_width = 4 : i64}
+// CHECK: "tile.load_slice"(%arg2, {{.*}}) {in_bounds = array<i1: true, true>, vector_width = 4 : i64}
+func.func @look_alikes(%s: i32 {tile.name = "s", tile.divisibility = array<i64: 16>},
+                       %X: memref<32x512xf32> {tile.name = "X", tile.dims = ["32", "512"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
+                       %W: memref<32x2048xf32> {tile.name = "W", tile.dims = ["32", "2048"], tile.ptr_align = 16 : i64, tile.stride_divisibility = array<i64: 16>},
+                       %S: memref<32x1024xf32> {tile.name = "S", tile.dims = ["32", "1024"]})
+    attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %si = arith.index_cast %s : i32 to index
+  %a = "tile.load_slice"(%X, %c0, %si) : (memref<32x512xf32>, index, index) -> tensor<32x32xf32>
+  %st = arith.muli %si, %c32 : index
+  %b = "tile.load_slice"(%X, %c0, %st) : (memref<32x512xf32>, index, index) -> tensor<32x32xf32>
+  %n = memref.dim %S, %c1 : memref<32x1024xf32>
+  scf.for %kt = %c0 to %n step %c32 {
+    %x = "tile.load_slice"(%X, %c0, %kt) : (memref<32x512xf32>, index, index) -> tensor<32x32xf32>
+    %w = "tile.load_slice"(%W, %c0, %kt) : (memref<32x2048xf32>, index, index) -> tensor<32x32xf32>
+  }
+  return
+}
