@@ -1028,3 +1028,7 @@ def test_integer_scalars_of_another_class_never_reuse_a_plan(tmp_path, stub_runt
         k._launch = lambda *a: pytest.fail("took the generic path")
         k(x, n, stream=5)
         assert stub_runtime[-1]["fn"] == variants[expected[n]]
+    del k._launch
+    for flag in (True, False):  # no integer scalar, on the fast path neither: the generic path says why
+        with pytest.raises(TypeError, match="argument n .* must be an integer, got bool"):
+            k(x, flag, stream=5)
