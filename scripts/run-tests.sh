@@ -8,7 +8,8 @@
 #   scripts/run-tests.sh               the fuzz step runs FUZZ_CASES cases (default 400, ~2 minutes on 2 cores)
 #   scripts/run-tests.sh --fuzz-long   the fuzz step runs for FUZZ_SECONDS (default 1800) instead
 # Environment: FUZZ_CASES, FUZZ_SECONDS (a time bound instead of a count), FUZZ_SEED (default 1),
-# FUZZ_JOBS (default 2). Reproducers of failures go to test/Output/fuzz/.
+# FUZZ_JOBS (default 2). Reproducers of failures go to a new folder of their own (printed), so that
+# runs at the same time in one checkout do not overwrite each other's.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -54,8 +55,7 @@ if [ "$fuzz_long" -eq 1 ]; then
 elif [ -n "${FUZZ_SECONDS:-}" ]; then
     fuzz_bound=(--seconds "$FUZZ_SECONDS")
 fi
-rm -rf test/Output/fuzz
-python test/fuzz/fuzz.py --seed "${FUZZ_SEED:-1}" --jobs "${FUZZ_JOBS:-2}" "${fuzz_bound[@]}" --keep test/Output/fuzz
+python test/fuzz/fuzz.py --seed "${FUZZ_SEED:-1}" --jobs "${FUZZ_JOBS:-2}" "${fuzz_bound[@]}"
 fuzz_rc=$?
 [ "$fuzz_rc" -eq 0 ] || status=1
 
