@@ -85,14 +85,26 @@ def run(fn, *args, **kwargs):
         return fn(*args, **kwargs)
     sys.stdout.flush()
     sys.stderr.flush()
-    with tempfile.TemporaryFile() as capture:
+    # Streams replaced in Python (pytest's capsys, an IDE) do not reach the child's fds:
+    # then the child's stdout is captured too and everything is relayed afterwards.
+    plain = _fd_of(sys.stdout) == 1 and _fd_of(sys.stderr) == 2
+    with tempfile.TemporaryFile() as capture, tempfile.TemporaryFile() as out:
         _set_append(capture.fileno())
+        streams = (capture.fileno(), None if plain else out.fileno(), plain)
         if how == "fork":
-            data = _run_forked(fn, args, kwargs, capture.fileno())
+            data = _run_forked(fn, args, kwargs, streams)
         else:
-            data = _run_spawned(fn, args, kwargs, capture.fileno())
+            data = _run_spawned(fn, args, kwargs, streams)
         capture.seek(0)
-        return _outcome(data, capture.read())
+        out.seek(0)
+        return _outcome(data, capture.read(), out.read())
+
+
+def _fd_of(stream) -> int | None:
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def _set_append(fd: int) -> None:
@@ -102,12 +114,12 @@ def _set_append(fd: int) -> None:
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
 
 
-def _run_forked(fn, args, kwargs, capture_fd: int) -> tuple[bytes, int]:
+def _run_forked(fn, args, kwargs, streams) -> tuple[bytes, int]:
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_end)
-        _child(lambda: fn(*args, **kwargs), capture_fd, write_end, relay_fd=os.dup(2))
+        _child(lambda: fn(*args, **kwargs), streams, write_end, relay_fd=os.dup(2) if streams[2] else None)
     os.close(write_end)
     try:
         with os.fdopen(read_end, "rb") as pipe:
@@ -120,12 +132,17 @@ def _run_forked(fn, args, kwargs, capture_fd: int) -> tuple[bytes, int]:
     return data, status
 
 
-def _child(call, capture_fd: int, result_fd: int, relay_fd: int | None) -> None:
+def _child(call, streams, result_fd: int, relay_fd: int | None) -> None:
     global _in_child, _real_stderr
     _in_child = True
     _real_stderr = relay_fd
     faulthandler.disable()  # our report replaces its Python stack dump
+    capture_fd, out_fd, plain = streams
     os.dup2(capture_fd, 2)
+    if not plain:
+        os.dup2(out_fd, 1)
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=True)
+        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), line_buffering=True)
     try:
         _crash_for_tests()
         outcome = ("ok", call())
@@ -180,16 +197,18 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _run_spawned(fn, args, kwargs, capture_fd: int) -> tuple[bytes, int]:
+def _run_spawned(fn, args, kwargs, streams) -> tuple[bytes, int]:
     # Request and outcome travel through pipes of their own: stdin and stdout stay the caller's.
     request_r, request_w = os.pipe()
     result_r, result_w = os.pipe()
     relay = os.dup(2)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    code = f"from phobos.compiler.containment import _worker; _worker({request_r}, {result_w}, {relay})"
+    code = f"from phobos.compiler.containment import _worker; _worker({request_r}, {result_w}, {relay}, {streams[2]})"
     fds = (request_r, result_w, relay)
     try:
-        child = subprocess.Popen([sys.executable, "-c", code], stderr=capture_fd, pass_fds=fds, env=env)
+        child = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=streams[1], stderr=streams[0], pass_fds=fds, env=env
+        )
     finally:
         for fd in fds:
             os.close(fd)
@@ -206,24 +225,28 @@ def _run_spawned(fn, args, kwargs, capture_fd: int) -> tuple[bytes, int]:
     return data, (-returncode if returncode < 0 else returncode << 8)  # in os.waitpid's form
 
 
-def _worker(request_fd: int, result_fd: int, relay_fd: int) -> None:
+def _worker(request_fd: int, result_fd: int, relay_fd: int, plain: bool) -> None:
     """The spawned child: the request from one pipe, the outcome to another."""
     with os.fdopen(request_fd, "rb") as pipe:
         fn, args, kwargs = pickle.loads(pipe.read())
-    _child(lambda: fn(*args, **kwargs), 2, result_fd, relay_fd)
+    _child(lambda: fn(*args, **kwargs), (2, 1, True), result_fd, relay_fd if plain else None)
 
 
-def _outcome(data: tuple[bytes, int], captured: bytes):
+def _outcome(data: tuple[bytes, int], captured: bytes, output: bytes):
     payload, status = data
     if payload:
         kind, value = pickle.loads(payload)
         _relay(captured)
-        if kind == "raise":
-            raise value
-        return value
-    before, message = _crash_report(captured, status)
-    _relay(before)
-    raise Aborted(message)
+    else:
+        captured, message = _crash_report(captured, status)
+        _relay(captured)
+        kind, value = "raise", Aborted(message)
+    if output:
+        sys.stdout.write(output.decode(errors="replace"))
+        sys.stdout.flush()
+    if kind == "raise":
+        raise value
+    return value
 
 
 def _relay(text: bytes) -> None:
