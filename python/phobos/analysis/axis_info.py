@@ -31,6 +31,7 @@ from math import gcd
 from mlir import ir
 
 from phobos.dialect.tile import HINT_NAMES
+from phobos.lowering.nesting import MAX_NESTING
 
 from . import transfer as R
 from .kernel_facts import KernelFacts, kernel_facts, lcm, pointer_alignment_facts  # noqa: F401  (re-exported)
@@ -74,6 +75,17 @@ def integer_shape(t: ir.Type) -> tuple[tuple[int, ...], int] | None:
     return ((1,), width) if width is not None else None
 
 
+def _multiple_inputs(value: ir.Value) -> list[ir.Value]:
+    """The values _exact_multiple may read the multiples of (a superset)."""
+    if isinstance(value, ir.BlockArgument):
+        parent = value.owner.owner
+        if parent is not None and parent.operation.name == "scf.for" and value.arg_number == 0:
+            return [parent.operation.operands[0], parent.operation.operands[2]]
+        return []
+    op = value.owner
+    return list(op.operands if isinstance(op, ir.Operation) else op.operation.operands)
+
+
 def _name(op) -> str:
     return op.operation.name
 
@@ -107,6 +119,7 @@ class AxisInfoAnalysis:
         self._facts: dict[ir.Value, AxisInfo] = {}
         self._kernels: dict[ir.Operation, KernelFacts] = {}
         self._multiples: dict[ir.Value, int] = {}
+        self._depth = 1  # region levels of the op being visited (a kernel body is 1)
         for fn in functions_in(root):
             self._run_function(fn)
 
@@ -143,17 +156,30 @@ class AxisInfoAnalysis:
         """An exact integer every element of `value` is a multiple of (0: the
         value is 0). Unlike the lattice's powers of two, this knows that
         `block_id * 96` is a multiple of 96."""
-        if value in self._multiples:
-            return self._multiples[value]
-        self._multiples[value] = 1  # cycles (loop-carried values) stay at 1
+        if value not in self._multiples:
+            self._fill_multiples(value)
+        return self._multiples[value]
+
+    def _fill_multiples(self, root: ir.Value) -> None:
+        """known_multiple of `root` and of every value it is computed from, in
+        post-order on an explicit stack: a chain of thousands of `v = v + 1`
+        must not take thousands of Python frames."""
+        stack = [(root, False)]
+        while stack:
+            value, inputs_done = stack.pop()
+            if inputs_done:
+                self._multiples[value] = self._multiple_of(value)
+            elif value not in self._multiples:
+                self._multiples[value] = 1  # until computed: cycles (loop-carried values) stay at 1
+                stack.append((value, True))
+                stack.extend((v, False) for v in _multiple_inputs(value) if v not in self._multiples)
+
+    def _multiple_of(self, value: ir.Value) -> int:
         info = self.get(value)
         pow2 = info.element_divisibility() if info is not None else 1
         if info is not None and info.constant is not None:
-            result = abs(info.constant)
-        else:
-            result = lcm(self._exact_multiple(value), pow2)
-        self._multiples[value] = result
-        return result
+            return abs(info.constant)
+        return lcm(self._exact_multiple(value), pow2)
 
     # ------------------------------------------------------------------ walking
 
@@ -186,6 +212,21 @@ class AxisInfoAnalysis:
             self._visit(op)
 
     def _visit(self, op) -> None:
+        if len(op.operation.regions):
+            if self._depth >= MAX_NESTING:
+                # Too deep to walk on the Python stack: knowing nothing is sound
+                # (values without facts are unknown); the lowering refuses such kernels.
+                self._set_unknown(op.operation.results)
+                return
+            self._depth += 1
+            try:
+                self._visit_op(op)
+            finally:
+                self._depth -= 1
+        else:
+            self._visit_op(op)
+
+    def _visit_op(self, op) -> None:
         name = _name(op)
         if name == "scf.for":
             self._visit_for(op.operation)
@@ -360,14 +401,14 @@ class AxisInfoAnalysis:
             parent = value.owner.owner
             if parent is not None and parent.operation.name == "scf.for" and value.arg_number == 0:
                 lower, step = parent.operation.operands[0], parent.operation.operands[2]
-                return gcd(self.known_multiple(lower), self.known_multiple(step))
+                return gcd(self._multiples[lower], self._multiples[step])
             return 1
         op = value.owner
         if not isinstance(op, ir.Operation):
             op = op.operation
         name = op.name
         operands = list(op.operands)
-        m = self.known_multiple
+        m = self._multiples.__getitem__  # every input is done (_fill_multiples)
         if name in (
             "arith.addi",
             "arith.subi",

@@ -40,6 +40,7 @@ from phobos.lowering.abi import ParamError, TensorParam, abi_entries, describe_p
 from phobos.lowering.grid import contiguous_block_dim
 from phobos.lowering.kernel_layout import vector_width
 from phobos.lowering.layout import Blocked, is_pow2
+from phobos.lowering.nesting import nesting_message, too_deep
 from phobos.lowering.placement import Placement, PlacementError
 
 MAX_TILE_RANK = 3
@@ -110,6 +111,10 @@ class KernelLowering:
         self.noalias = noalias
         self.name = K.kernel_name(fn)
         self.target = target
+        deep = too_deep(fn)
+        if deep is not None:
+            # Before anything walks the kernel recursively (placement, the lowering itself).
+            raise LoweringError(deep, nesting_message())
         try:
             self.params = describe_params(fn)
             self.placement = Placement(fn)
