@@ -35,7 +35,10 @@ Where the language reference (docs/language.md) leaves a choice open, the front 
   written. `@launch(threads[, minBlocks[, maxRegs]])` (also by keyword)
   accepts literals or @autotune constants; threads is at most 1024.
 - Limits (so no input can exhaust the stack): expressions 64 nodes deep, 32
-  nested brackets, 24 nested blocks; tiles of at most 2**24 elements.
+  nested brackets, 24 nested blocks, 128 levels of blocks and `else if`s
+  together (each `else if` nests inside the previous `else`); tiles of at
+  most 2**24 elements. Integer literals must fit i64, float literals a
+  finite f64.
 """
 
 from __future__ import annotations
@@ -66,17 +69,19 @@ def check_source(source: str, filename: str = "<string>", defines: dict[str, int
     diags = Diagnostics(filename, source)
     program = parse(source, diags)
     if not diags.has_errors:
-        _check_defines(defines, diags)
+        _check_defines(defines, program, diags)
     if not diags.has_errors:
         check_program(program, diags, defines)
     diags.raise_if_errors()
     return program
 
 
-def _check_defines(defines, diags: Diagnostics) -> None:
+def _check_defines(defines, program: ast.Program, diags: Diagnostics) -> None:
+    # A -D flag has no place in the file: its errors point at the first kernel, as the checker's do.
+    pos = program.kernels[0].pos if program.kernels else ast.Pos(1, 1)
     for name, value in (defines or {}).items():
         if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
-            diags.error(None, f"-D {name}={value!r}: an @autotune constant must be bound to an integer")
+            diags.error(pos, f"-D {name}={value!r}: an @autotune constant must be bound to an integer")
 
 
 def compile_to_tile_ir(source: str, filename: str = "<string>", defines: dict[str, int] | None = None, context=None):

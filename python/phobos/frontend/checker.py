@@ -114,18 +114,24 @@ class Checker(KernelChecks, BuiltinChecks):
             self.condition(s.cond, "while")
             self.check_block(s.body)
         elif isinstance(s, A.If):
-            self.condition(s.cond, "if")
-            self.check_block(s.then)
-            if isinstance(s.orelse, A.Block):
-                self.check_block(s.orelse)
-            elif s.orelse is not None:
-                self.check_stmt(s.orelse)
+            self.check_if(s)
         elif isinstance(s, A.ExprStmt):
             ty = self.check_expr(s.expr)
             if ty != T.VOID and ty != T.ERROR:
                 self.error(
                     start_pos(s.expr), "the value of this expression is unused (assign it with 'let' or store it)"
                 )
+
+    def check_if(self, s: A.If) -> None:
+        # A loop over the `else if` chain: it may be longer than the Python stack is deep.
+        while True:
+            self.condition(s.cond, "if")
+            self.check_block(s.then)
+            if not isinstance(s.orelse, A.If):
+                break
+            s = s.orelse
+        if s.orelse is not None:
+            self.check_block(s.orelse)
 
     def condition(self, e: A.Expr, what: str) -> None:
         ty = self.value(e)

@@ -12,6 +12,8 @@ numbers are reported and skipped, so the parser still sees the rest.
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass
 
 from .ast import Pos
@@ -205,12 +207,34 @@ def _number(source: str, i: int, line: int, col: int, tokens: list[Token], diags
         diags.error(Pos(line, col, len(text)), f"invalid number '{text}'")
         tokens.append(Token(INT, text, line, col, 0))
         return k
+    pos = Pos(line, col, len(text))
     if is_float:
-        tokens.append(Token(FLOAT, text, line, col, float(text)))
+        tokens.append(Token(FLOAT, text, line, col, _float_value(text, pos, diags)))
     else:
-        value = int(text)
-        if value > INT_MAX:
-            diags.error(Pos(line, col, len(text)), f"integer literal {text} is too large (the limit is {INT_MAX})")
-            value = 0
-        tokens.append(Token(INT, text, line, col, value))
+        tokens.append(Token(INT, text, line, col, _int_value(text, pos, diags)))
     return k
+
+
+def _shown(text: str) -> str:
+    """A literal as a message quotes it: a literal of thousands of digits is abridged."""
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
+
+
+def _int_value(text: str, pos: Pos, diags: Diagnostics) -> int:
+    # Compared as digits first: int() refuses strings past sys.get_int_max_str_digits().
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(INT_MAX)) or int(digits) > INT_MAX:
+        diags.error(pos, f"integer literal {_shown(text)} is too large (the limit is {INT_MAX})")
+        return 0
+    return int(digits)
+
+
+def _float_value(text: str, pos: Pos, diags: Diagnostics) -> float:
+    # float() never fails on these digits, but rounds a too-large value to infinity.
+    value = float(text)
+    if math.isinf(value):
+        diags.error(
+            pos, f"float literal {_shown(text)} is too large (the largest finite float is {sys.float_info.max:.6g})"
+        )
+        return 0.0
+    return value

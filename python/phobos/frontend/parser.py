@@ -4,10 +4,14 @@ Recursive descent, one method per grammar rule. A syntax error is reported
 where it is found and the parser resynchronises at the end of the statement
 (skipping any block the broken statement opened) or, outside kernel bodies,
 at the next `kernel` or attribute, so one run reports several errors.
-Nesting is bounded (MAX_DEPTH) so that no input can exhaust the Python stack.
+Nesting is bounded (the MAX_ constants below, and MAX_NESTING of the lowering
+for blocks plus `else if`s) so that no input can exhaust the Python stack of
+any later phase; an `else if` chain is read in a loop, not by recursion.
 """
 
 from __future__ import annotations
+
+from phobos.lowering.nesting import MAX_NESTING
 
 from . import ast as A
 from .errors import Diagnostics
@@ -19,7 +23,7 @@ COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 
 # Deepest expression tree (in nodes), bracket nesting and block nesting accepted.
 MAX_EXPR_DEPTH = 64
-MAX_NESTING = 32
+MAX_BRACKETS = 32
 MAX_BLOCK_DEPTH = 24
 
 
@@ -38,6 +42,7 @@ class Parser:
         self.diags = diags
         self.block_depth = 0
         self.nesting = 0
+        self.else_ifs = 0  # `else if`s around the current position (see enter_else_if)
         self.lexer_error_lines = {d.line for d in diags.records}
 
     # ------------------------------------------------------------------ tokens
@@ -246,6 +251,11 @@ class Parser:
         if self.block_depth >= MAX_BLOCK_DEPTH and self.at("{"):
             # Not consumed: recovery skips the whole block.
             raise self.error(self.peek(), f"blocks are nested too deeply (more than {MAX_BLOCK_DEPTH} levels)")
+        if self.block_depth + self.else_ifs >= MAX_NESTING and self.at("{"):
+            raise self.error(
+                self.peek(),
+                f"blocks are nested more deeply than {MAX_NESTING} levels (counting each enclosing 'else if')",
+            )
         lbrace = self.expect("{", "to open a block")
         self.block_depth += 1
         try:
@@ -363,25 +373,50 @@ class Parser:
         return A.For(kw.pos, var.text, var.pos, start, stop, step, body)
 
     def parse_if(self) -> A.If:
-        kw = self.advance()
-        cond = self.parse_expr()
-        then = self.parse_block()
+        # An `else if` chain is read in a loop, not by recursion: chains of
+        # thousands of branches are legal (the lowering bounds their length).
+        chain: list[A.If] = []
         orelse = None
-        if self.at(NEWLINE) and self.peek(1).kind == "else":
-            # Report it, then read it as the else it was meant to be.
-            self.advance()
-            self.diags.error(self.peek().pos, "'else' must follow the '}' of the if block on the same line")
-        if self.accept("else"):
-            orelse = self.parse_if() if self.at("if") else self.parse_block()
-        return A.If(kw.pos, cond, then, orelse)
+        outer = self.else_ifs
+        try:
+            while True:
+                kw = self.advance()
+                cond = self.parse_expr()
+                chain.append(A.If(kw.pos, cond, self.parse_block()))
+                if self.at(NEWLINE) and self.peek(1).kind == "else":
+                    # Report it, then read it as the else it was meant to be.
+                    self.advance()
+                    self.diags.error(self.peek().pos, "'else' must follow the '}' of the if block on the same line")
+                if not self.accept("else"):
+                    break
+                if not self.at("if"):
+                    orelse = self.parse_block()
+                    break
+                self.enter_else_if()
+        finally:
+            self.else_ifs = outer
+        for node in reversed(chain):
+            node.orelse, orelse = orelse, node
+        return orelse
+
+    def enter_else_if(self) -> None:
+        # An `else if` is an `if` inside the previous `else`: it nests as a block does
+        # in the lowered kernel, so it counts towards MAX_NESTING (blocks count too).
+        self.else_ifs += 1
+        if self.block_depth + self.else_ifs >= MAX_NESTING:
+            raise self.error(
+                self.peek(),
+                f"'else if' is nested more deeply than {MAX_NESTING} levels "
+                "(each 'else if' nests inside the 'else' before it; use fewer branches or nest less)",
+            )
 
     # ------------------------------------------------------------------ expressions
 
     def parse_expr(self) -> A.Expr:
         # Every nested parenthesis, argument list and subscript comes through
         # here: bound the recursion before it happens.
-        if self.nesting >= MAX_NESTING:
-            raise self.error(self.peek(), f"expression is nested too deeply (more than {MAX_NESTING} levels)")
+        if self.nesting >= MAX_BRACKETS:
+            raise self.error(self.peek(), f"expression is nested too deeply (more than {MAX_BRACKETS} levels)")
         self.nesting += 1
         try:
             return self.parse_or()
