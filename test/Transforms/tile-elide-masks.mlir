@@ -325,7 +325,7 @@ func.func @look_alikes(%s: i32 {tile.name = "s", tile.divisibility = array<i64: 
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index
-  %si = arith.index_cast %s : i32 to index
+  %si = arith.index_castui %s : i32 to index
   %a = "tile.load_slice"(%X, %c0, %si) : (memref<32x512xf32>, index, index) -> tensor<32x32xf32>
   %st = arith.muli %si, %c32 : index
   %b = "tile.load_slice"(%X, %c0, %st) : (memref<32x512xf32>, index, index) -> tensor<32x32xf32>

@@ -2,7 +2,7 @@
 
 A copy kernel is lowered to its "gpu" stage and run on the CPU one thread at a
 time (phobos.lowering.emulate, with the thread loop narrowed to a single
-thread): the elements thread t writes are exactly those that the blocked
+thread): the elements each thread t writes are exactly those that the blocked
 layout of the tile (choose_blocked, as the lowering picks it) assigns to t.
 The tiles are chosen so that the lanes of a warp span two dimensions; there,
 a lowering that computed a lane's row or column the wrong way would still
@@ -56,7 +56,7 @@ def aligned(shape, fill):
 
 @pytest.mark.parametrize(
     "rows, cols, threads, width",
-    [(4, 64, 256, 4), (8, 32, 128, 4), (4, 16, 64, 4), (16, 8, 128, 1)],
+    [(4, 64, 256, 4), (8, 32, 128, 4), (4, 16, 64, 4), (16, 8, 128, 1), (16, 256, 256, 4)],
 )
 def test_each_lane_touches_the_elements_of_its_layout(rows, cols, threads, width):
     key = "X=a16.e16x16.s16;Y=a16.e16x16.s16" if width == 4 else None
@@ -64,13 +64,14 @@ def test_each_lane_touches_the_elements_of_its_layout(rows, cols, threads, width
     gpu = stages["gpu"]
     assert (f"vector<{width}xf32>" in gpu) == (width > 1), "the copy was expected to vectorise (only when keyed)"
     layout = choose_blocked((rows, cols), threads, width)
-    assert layout.threads_per_warp[0] > 1 and layout.threads_per_warp[1] > 1, "lanes must span both dimensions"
+    # lanes over both dimensions, or (the last case) warps over both, where a warp's row counts the warps beside it
+    assert min(layout.threads_per_warp) > 1 or min(layout.warps_per_cta) > 1
     emu = OneThread(gpu)
     # One block, X[i, j] = its flat index, so a written value names the element.
     X = aligned((rows, cols), 0)
     X[:] = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
     first = {}
-    for lane in range(WARP_SIZE):  # warp 0
+    for lane in range(threads):  # every thread; warp 0 for the addresses below
         Y = aligned((rows, cols), np.nan)
         assert not emu((1, 1), lane, X, rows, cols, cols, Y, cols)
         touched = {(int(v) // cols, int(v) % cols) for v in Y[~np.isnan(Y)]}
@@ -83,7 +84,7 @@ def test_each_lane_touches_the_elements_of_its_layout(rows, cols, threads, width
             first[lane] = min(touched)
     # Lanes next to each other along the contiguous dimension start `width` elements apart: coalesced.
     along = layout.threads_per_warp[1]
-    for lane in range(WARP_SIZE - 1):
+    for lane in range(WARP_SIZE - 1):  # warp 0
         if lane % along != along - 1 and lane in first and lane + 1 in first:
             (i0, j0), (i1, j1) = first[lane], first[lane + 1]
             assert i1 == i0 and j1 == j0 + layout.size_per_thread[1], f"lanes {lane}, {lane + 1}: {first}"
