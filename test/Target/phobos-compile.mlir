@@ -31,8 +31,8 @@
 // BOTH: gpu.func @first(
 // BOTH: gpu.func @second(
 
-// SEVERAL: two-kernels.mlir: error: the input has several kernels (first, second); choose one (--kernel NAME
-// NO-SUCH: two-kernels.mlir: error: the input has no kernel 'third' (it has first, second)
+// SEVERAL: phobos: error: {{.*}}two-kernels.mlir has several kernels (first, second); choose one with --kernel NAME
+// NO-SUCH: phobos: error: --kernel: {{.*}}two-kernels.mlir has no kernel 'third' (it has first, second)
 // BAD-KEY: phobos: error: --key: malformed scalar class 'zz' for 'X'
 // OLD-PTX: phobos: error: features '+ptx60' are too old for sm_90: it needs +ptx80 or higher
 // OLD-CHIP: phobos: error: chip 'sm_61' is not supported: Phobos needs sm_70 or newer

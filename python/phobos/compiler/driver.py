@@ -145,18 +145,18 @@ class _Job:
 def _select_kernel(job: _Job, kernel: str | None) -> ir.Operation:
     kernels = K.kernels(job.module)
     names = [K.kernel_name(k) for k in kernels]
-    if not kernels:
-        raise _error("the input has no tile kernel (a func.func with the tile.kernel attribute)", job.filename)
+    if not kernels:  # about the input as a whole: placed at its start
+        raise _error("the input has no tile kernel (a func.func with the tile.kernel attribute)", job.filename, 1, 1)
+    # Choosing among kernels is the caller's option (--kernel on the command line, kernel= from Python).
     if kernel is None:
         if len(kernels) > 1:
             raise _error(
-                f"the input has several kernels ({', '.join(names)}); choose one (--kernel NAME, or kernel= "
-                "from Python)",
-                job.filename,
+                f"{job.filename} has several kernels ({', '.join(names)}); choose one with --kernel NAME "
+                "(kernel= from Python)"
             )
         return kernels[0]
     if kernel not in names:
-        raise _error(f"the input has no kernel '{kernel}' (it has {', '.join(names)})", job.filename)
+        raise _error(f"--kernel: {job.filename} has no kernel '{kernel}' (it has {', '.join(names)})")
     chosen = kernels[names.index(kernel)]
     for other in kernels:
         if other != chosen:

@@ -438,7 +438,9 @@ def _run(args, pipeline: str | None) -> int:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as e:
-            sys.stderr.write(f"{name}: error: the input is neither UTF-8 text nor MLIR bytecode (byte {e.start})\n")
+            line = data.count(b"\n", 0, e.start) + 1
+            col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+            sys.stderr.write(f"{name}:{line}:{col}: error: the input is neither UTF-8 text nor MLIR bytecode\n")
             return 1
         if _too_deep(name, text):
             return 1
