@@ -150,3 +150,10 @@ def test_phobos_run_interpret_needs_no_gpu_lowering():
     r = _phobos("run", GEMM, "--interpret", "--args", "f32[64,32] f32[32,96] f32[64,96] 1.5 0.5")
     assert r.returncode == 0, r.stderr
     assert "ran gemm in the interpreter" in r.stdout and "  C: float32[64, 96]" in r.stdout
+
+
+def test_phobos_run_on_a_file_that_is_not_utf8(tmp_path):
+    bad = tmp_path / "bad.ph"
+    bad.write_bytes(b"kernel k(X: tensor<f32>[N]) {\n \xff }\n")
+    r = _phobos("run", bad, "--interpret", "--args", "f32[4]")
+    assert r.returncode == 1 and "phobos: error: cannot read" in r.stderr and "Traceback" not in r.stderr

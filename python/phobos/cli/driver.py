@@ -253,6 +253,7 @@ def _run(args, defines: dict[str, int]) -> None:
 
     if args.file == "-":
         raise UserError("phobos run needs a file, not stdin")
+    _read(args.file)  # unreadable or not UTF-8: the command line's error, before compiling
     if args.interpret:  # interpret mode: the tile stage only, no GPU code (kernels it cannot lower yet run too)
         os.environ[interpret_env] = "1"
     kernel = phobos.compile(args.file, kernel=args.kernel, defines=defines or None)
