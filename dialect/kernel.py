@@ -41,6 +41,11 @@ Recorded by passes (on tile.load_slice, tile.store_slice, tile.load, tile.store)
   vector_width = 4 : i64           the widest proven access, in elements along the
                                    last dimension (tile-elide-masks; read by
                                    tile-assign-layout and the lowering).
+
+The readers below raise KernelAttributeError (a ValueError) when an attribute
+has the wrong type, naming it and the type expected; tile-verify reports that
+as a located error, and every Phobos pass runs tile-verify's checks first, so
+passes read only attributes of the right type.
 """
 
 from __future__ import annotations
@@ -85,10 +90,22 @@ def kernel_name(op: ir.Operation) -> str:
     return ir.StringAttr(op.attributes["sym_name"]).value
 
 
-def _int_dict(attr: ir.Attribute | None) -> dict[str, int]:
+class KernelAttributeError(ValueError):
+    """A kernel or argument attribute of the wrong type. `name` is the attribute,
+    `index` the argument it sits on (None for a kernel attribute)."""
+
+    def __init__(self, name: str, expected: str, attr: ir.Attribute, index: int | None = None):
+        super().__init__(f"'{name}' must be {expected}, got {attr}")
+        self.name, self.index = name, index
+
+
+def _int_dict(attr: ir.Attribute | None, name: str) -> dict[str, int]:
     if attr is None:
         return {}
-    return {named.name: ir.IntegerAttr(named.attr).value for named in ir.DictAttr(attr)}
+    entries = list(ir.DictAttr(attr)) if isinstance(attr, ir.DictAttr) else None
+    if entries is None or not all(isinstance(n.attr, ir.IntegerAttr) for n in entries):
+        raise KernelAttributeError(name, "a dictionary of integers", attr)
+    return {n.name: ir.IntegerAttr(n.attr).value for n in entries}
 
 
 def _get(op: ir.Operation, name: str) -> ir.Attribute | None:
@@ -97,27 +114,33 @@ def _get(op: ir.Operation, name: str) -> ir.Attribute | None:
 
 def launch(op: ir.Operation) -> dict[str, int]:
     """The kernel's launch facts, with `threads` defaulted."""
-    facts = _int_dict(_get(op, LAUNCH))
+    facts = _int_dict(_get(op, LAUNCH), LAUNCH)
     facts.setdefault("threads", DEFAULT_THREADS)
     return facts
 
 
 def aligned(op: ir.Operation) -> dict[str, int]:
-    return _int_dict(_get(op, ALIGNED))
+    return _int_dict(_get(op, ALIGNED), ALIGNED)
 
 
 def bindings(op: ir.Operation) -> dict[str, int]:
-    return _int_dict(_get(op, BINDINGS))
+    return _int_dict(_get(op, BINDINGS), BINDINGS)
 
 
 def autotune(op: ir.Operation) -> dict[str, list[int]]:
     attr = _get(op, AUTOTUNE)
     if attr is None:
         return {}
-    return {n.name: list(ir.DenseI64ArrayAttr(n.attr)) for n in ir.DictAttr(attr)}
+    entries = list(ir.DictAttr(attr)) if isinstance(attr, ir.DictAttr) else None
+    if entries is None or not all(isinstance(n.attr, ir.DenseI64ArrayAttr) for n in entries):
+        raise KernelAttributeError(AUTOTUNE, "a dictionary of array<i64>", attr)
+    return {n.name: list(ir.DenseI64ArrayAttr(n.attr)) for n in entries}
 
 
 def flags(op: ir.Operation) -> list[str]:
+    for f in (KERNEL, *FLAGS):
+        if f in op.attributes and not isinstance(op.attributes[f], ir.UnitAttr):
+            raise KernelAttributeError(f, "a unit attribute", op.attributes[f])
     return [f for f in FLAGS if f in op.attributes]
 
 
@@ -133,16 +156,35 @@ def arg_attrs(op: ir.Operation, index: int) -> dict[str, ir.Attribute]:
 
 def arg_name(op: ir.Operation, index: int) -> str:
     attr = arg_attrs(op, index).get(ARG_NAME)
-    return ir.StringAttr(attr).value if attr is not None else f"arg{index}"
+    if attr is None:
+        return f"arg{index}"
+    if not isinstance(attr, ir.StringAttr):
+        raise KernelAttributeError(ARG_NAME, "a string", attr, index)
+    return attr.value
 
 
 def arg_dims(op: ir.Operation, index: int) -> list[str] | None:
     attr = arg_attrs(op, index).get(ARG_DIMS)
     if attr is None:
         return None
-    return [ir.StringAttr(a).value for a in ir.ArrayAttr(attr)]
+    if not isinstance(attr, ir.ArrayAttr) or not all(isinstance(a, ir.StringAttr) for a in attr):
+        raise KernelAttributeError(ARG_DIMS, "an array of strings", attr, index)
+    return [ir.StringAttr(a).value for a in attr]
 
 
 def arg_i64_array(op: ir.Operation, index: int, name: str) -> list[int] | None:
     attr = arg_attrs(op, index).get(name)
-    return list(ir.DenseI64ArrayAttr(attr)) if attr is not None else None
+    if attr is None:
+        return None
+    if not isinstance(attr, ir.DenseI64ArrayAttr):
+        raise KernelAttributeError(name, "an array<i64>", attr, index)
+    return list(attr)
+
+
+def arg_int(op: ir.Operation, index: int, name: str) -> int | None:
+    attr = arg_attrs(op, index).get(name)
+    if attr is None:
+        return None
+    if not isinstance(attr, ir.IntegerAttr):
+        raise KernelAttributeError(name, "an integer", attr, index)
+    return attr.value

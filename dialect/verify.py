@@ -4,11 +4,16 @@ IRDL checks each op's operand, attribute and result kinds (tile.irdl.mlir);
 `verify_tile_ir` checks the rest: shapes and element types of every tile op
 (slice starts per dimension, tile rank, offsets and masks, dot shapes,
 reduction axes), hint arrays (one power of two per dimension), where ops may
-appear (inside a kernel; `tile.check_multiple` at its top level), and kernel
-facts (dimension symbols consistent across parameters, launch threads a
+appear (inside a kernel; `tile.check_multiple` at its top level), the facts
+passes record on ops (`in_bounds`, `vector_width`), and kernel facts: the type
+of every kernel and argument attribute (kernel.py's readers name the
+attribute and the type expected), parameters a pass can read (scalars, or
+strided memrefs of rank 1 or more holding integers or floats), a body and no
+results, dimension symbols consistent across parameters, launch threads a
 multiple of 32, every `@aligned` promise positive, about a real dimension and
-checked at entry). The rules of each op are documented on its class in
-tile.py. The `tile-verify` pass and the front end run it.
+checked at entry. The rules of each op are documented on its class in
+tile.py. The `tile-verify` pass and the front end run it; every other Phobos
+pass runs its structural part first (passes/registry.py).
 """
 
 from __future__ import annotations
@@ -44,8 +49,9 @@ def _tensor(t: ir.Type) -> ir.RankedTensorType | None:
 class _Checker:
     """Collects located errors; _DISPATCH names the check of each tile op."""
 
-    def __init__(self):
+    def __init__(self, promises: bool = True):
         self.failed = False
+        self.promises = promises
 
     def error(self, op: ir.Operation, message: str) -> None:
         op.location.emit_error(f"'{op.name}' op {message}")
@@ -68,6 +74,16 @@ class _Checker:
             self.error(op, f"expects the base to be a memref, got {t}")
             return None
         return t
+
+    def _vector_width(self, op: ir.Operation, tile: ir.RankedTensorType) -> None:
+        """`vector_width` (tile-elide-masks) is a power of two of elements along the last dimension."""
+        if K.VECTOR_WIDTH not in op.attributes:
+            return
+        attr = op.attributes[K.VECTOR_WIDTH]
+        if not isinstance(attr, ir.IntegerAttr) or not _is_pow2(attr.value):
+            self.error(op, f"expects vector_width to be a positive power of two integer, got {attr}")
+        elif tile.rank and attr.value > tile.shape[-1]:
+            self.error(op, f"expects vector_width {attr.value} not to exceed the last tile extent {tile.shape[-1]}")
 
     def _in_kernel(self, op: ir.Operation) -> bool:
         parent = op.parent
@@ -141,6 +157,7 @@ class _Checker:
             self.error(op, f"expects the tile element type {tile.element_type} to equal the base's {mem.element_type}")
         if any(d <= 0 for d in tile.shape):
             self.error(op, f"expects positive tile extents, got {list(tile.shape)}")
+        self._vector_width(op, tile)
         if K.IN_BOUNDS in op.attributes:
             attr = op.attributes[K.IN_BOUNDS]
             if not isinstance(attr, ir.DenseBoolArrayAttr) or len(attr) != mem.rank:
@@ -166,6 +183,7 @@ class _Checker:
             self.error(op, f"expects {what} to have the offsets' shape {list(off.shape)}, got {list(tile.shape)}")
         if tile.element_type != mem.element_type:
             self.error(op, f"expects {what} element type {tile.element_type} to equal the base's {mem.element_type}")
+        self._vector_width(op, tile)
         if mask is not None:
             m = self._tile_of(op, mask, "the mask")
             i1 = ir.IntegerType.get_signless(1)
@@ -273,21 +291,71 @@ class _Checker:
 
     # --------------------------------------------------------------- kernels
 
+    def attribute_error(self, fn: ir.Operation, e: K.KernelAttributeError) -> None:
+        """Reports an attribute of the wrong type at the argument that carries it (else the kernel)."""
+        if e.index is None:
+            self.error(fn, f"has a malformed kernel attribute: {e}")
+            return
+        where = fn.location
+        if len(fn.regions[0].blocks):
+            where = fn.regions[0].blocks[0].arguments[e.index].location
+        where.emit_error(f"'{fn.name}' op has a malformed attribute on parameter {e.index}: {e}")
+        self.failed = True
+
+    def _read(self, fn: ir.Operation, reader: Callable, *args):
+        """`reader(fn, *args)`, or _MALFORMED once its error is reported."""
+        try:
+            return reader(fn, *args)
+        except K.KernelAttributeError as e:
+            self.attribute_error(fn, e)
+            return _MALFORMED
+
+    def misplaced_kernel(self, op: ir.Operation) -> None:
+        self.error(op, f"carries {K.KERNEL}, but only a func.func can be a tile kernel")
+
     def kernel(self, fn: ir.Operation) -> None:
         fn_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
         if len(fn_type.results):
             self.error(fn, "tile kernels return nothing; results are stored to tensor parameters")
-        try:
-            threads = K.launch(fn)
-            aligned = K.aligned(fn)
-            bindings = K.bindings(fn)
-            space = K.autotune(fn)
-        except (ValueError, TypeError) as e:
-            self.error(fn, f"has a malformed kernel attribute: {e}")
+        if not len(fn.regions[0].blocks):
+            self.error(fn, "is a tile kernel without a body")
+        self._read(fn, K.flags)
+        self._kernel_layout(fn)
+        launch = self._read(fn, K.launch)
+        if launch is not _MALFORMED:
+            self._launch(fn, launch)
+        space = self._read(fn, K.autotune)
+        bindings = self._read(fn, K.bindings)
+        aligned = self._read(fn, K.aligned)
+        extents: dict[str, list[tuple]] = {}
+        for i, arg_type in enumerate(fn_type.inputs):
+            self._kernel_arg(fn, i, arg_type, extents)
+        if not self.promises:
             return
-        t = threads["threads"]
+        if space is not _MALFORMED:
+            self._autotune(fn, space, {} if bindings is _MALFORMED else bindings)
+        for symbol, uses in extents.items():
+            statics = {s for _, s in uses if s is not None}
+            if len(statics) > 1:
+                names = ", ".join(f"{p}" for p, _ in uses)
+                self.error(fn, f"gives symbol '{symbol}' different static extents {sorted(statics)} (in {names})")
+        if aligned is not _MALFORMED:
+            self._aligned(fn, aligned, extents)
+
+    def _kernel_layout(self, fn: ir.Operation) -> None:
+        # The lowering reads the details (phobos/lowering/layout.py); here only the kind.
+        if K.LAYOUT in fn.attributes and not str(fn.attributes[K.LAYOUT]).startswith("#tile.blocked<"):
+            self.error(fn, f"expects {K.LAYOUT} to be a #tile.blocked layout, got {fn.attributes[K.LAYOUT]}")
+
+    def _launch(self, fn: ir.Operation, launch: dict[str, int]) -> None:
+        t = launch["threads"]
         if t <= 0 or t % 32 or t > 1024:
             self.error(fn, f"expects tile.launch threads to be a multiple of 32 between 32 and 1024, got {t}")
+        for hint in ("min_blocks", "max_regs"):  # they become i32 attributes of the gpu.func
+            if not 0 <= launch.get(hint, 0) < 2**31:
+                self.error(fn, f"expects tile.launch {hint} to be a non-negative 32-bit integer, got {launch[hint]}")
+
+    def _autotune(self, fn: ir.Operation, space: dict[str, list[int]], bindings: dict[str, int]) -> None:
         for name, values in space.items():
             if not values or any(v <= 0 for v in values):
                 self.error(fn, f"expects tile.autotune '{name}' to list positive values, got {values}")
@@ -295,15 +363,7 @@ class _Checker:
             if name in space and value not in space[name]:
                 self.error(fn, f"binds '{name}' = {value}, which is not in its autotune space {space[name]}")
 
-        extents: dict[str, list[tuple]] = {}
-        for i, arg_type in enumerate(fn_type.inputs):
-            self._kernel_arg(fn, i, arg_type, extents)
-        for symbol, uses in extents.items():
-            statics = {s for _, s in uses if s is not None}
-            if len(statics) > 1:
-                names = ", ".join(f"{p}" for p, _ in uses)
-                self.error(fn, f"gives symbol '{symbol}' different static extents {sorted(statics)} (in {names})")
-
+    def _aligned(self, fn: ir.Operation, aligned: dict[str, int], extents: dict[str, list[tuple]]) -> None:
         checks = {}
         body = fn.regions[0].blocks[0] if len(fn.regions[0].blocks) else None
         if body is not None:
@@ -331,36 +391,87 @@ class _Checker:
                 )
 
     def _kernel_arg(self, fn, i, arg_type, extents) -> None:
-        name = K.arg_name(fn, i)
-        dims = K.arg_dims(fn, i)
+        name = self._read(fn, K.arg_name, i)
+        dims = self._read(fn, K.arg_dims, i)
+        if name is _MALFORMED or dims is _MALFORMED:
+            return
+        self._arg_facts(fn, i, name, arg_type)
         if isinstance(arg_type, ir.MemRefType):
-            strides, _ = arg_type.get_strides_and_offset()
-            if strides[-1] != 1:
-                self.error(
-                    fn, f"expects tensor parameter '{name}' to be contiguous along its last dimension, got {arg_type}"
-                )
-            if dims is None:
-                self.error(fn, f"expects tensor parameter '{name}' to name its dimensions with tile.dims")
-                return
-            if len(dims) != arg_type.rank:
-                self.error(fn, f"expects tile.dims of '{name}' to have {arg_type.rank} entries, got {len(dims)}")
-                return
-            for axis, d in enumerate(dims):
-                static = None if arg_type.is_dynamic_dim(axis) else arg_type.get_dim_size(axis)
-                if _LITERAL.match(d):
-                    if static is None or static != int(d):
-                        self.error(
-                            fn, f"gives dimension {axis} of '{name}' the literal extent {d}, but its type is {arg_type}"
-                        )
-                elif _SYMBOL.match(d):
-                    extents.setdefault(d, []).append((name, static))
-                else:
-                    self.error(fn, f"expects dimension names of '{name}' to be identifiers or integers, got '{d}'")
+            self._tensor_param(fn, name, dims, arg_type, extents)
         elif isinstance(arg_type, (ir.IntegerType, ir.IndexType, ir.FloatType)):
-            if dims is not None:
+            if dims is not None and self.promises:
                 self.error(fn, f"gives scalar parameter '{name}' tile.dims")
         else:
             self.error(fn, f"expects parameter '{name}' to be a memref (tensor) or a scalar, got {arg_type}")
+
+    def _arg_facts(self, fn, i, name, arg_type) -> None:
+        """The specialisation facts of parameter `i`: per dimension (tensor) or
+        one entry (integer scalar), positive powers of two."""
+        memref = isinstance(arg_type, ir.MemRefType)
+        integer = isinstance(arg_type, (ir.IntegerType, ir.IndexType))
+        rank = arg_type.rank if memref else 1
+        arrays = ((K.ARG_DIVISIBILITY, rank, memref or integer), (K.ARG_STRIDE_DIVISIBILITY, rank - 1, memref))
+        for attr, length, allowed in arrays:
+            values = self._read(fn, K.arg_i64_array, i, attr)
+            if values is None or values is _MALFORMED:
+                continue
+            if not allowed:
+                self.error(fn, f"gives parameter '{name}' of type {arg_type} {attr}")
+            elif len(values) != length:
+                entries = "entry" if length == 1 else "entries"
+                self.error(fn, f"expects {attr} of '{name}' to have {length} {entries}, got {len(values)}")
+            elif not all(_is_pow2(v) for v in values):
+                self.error(fn, f"expects {attr} of '{name}' to hold positive powers of two, got {values}")
+        align = self._read(fn, K.arg_int, i, K.ARG_PTR_ALIGN)
+        if align is None or align is _MALFORMED:
+            return
+        if not memref:
+            self.error(fn, f"gives parameter '{name}' of type {arg_type} {K.ARG_PTR_ALIGN}")
+        elif not _is_pow2(align):
+            self.error(fn, f"expects {K.ARG_PTR_ALIGN} of '{name}' to be a positive power of two, got {align}")
+
+    def _tensor_param(self, fn, name, dims, arg_type: ir.MemRefType, extents) -> None:
+        if arg_type.rank == 0:
+            self.error(fn, f"expects tensor parameter '{name}' to have rank 1 or more, got {arg_type}")
+            return
+        if arg_type.memory_space is not None:  # the lowering passes tensors as global pointers
+            self.error(fn, f"expects tensor parameter '{name}' in the default memory space, got {arg_type}")
+        elem = arg_type.element_type
+        if not isinstance(elem, (ir.IntegerType, ir.IndexType, ir.FloatType)):
+            self.error(fn, f"expects tensor parameter '{name}' to hold integers or floats, got {arg_type}")
+        try:
+            strides, _ = arg_type.get_strides_and_offset()
+        except (RuntimeError, ValueError):
+            self.error(fn, f"expects tensor parameter '{name}' to have a strided layout, got {arg_type}")
+            return
+        if strides[-1] != 1:
+            self.error(
+                fn, f"expects tensor parameter '{name}' to be contiguous along its last dimension, got {arg_type}"
+            )
+        if dims is None:
+            if self.promises:
+                self.error(fn, f"expects tensor parameter '{name}' to name its dimensions with tile.dims")
+            return
+        if len(dims) != arg_type.rank:
+            self.error(fn, f"expects tile.dims of '{name}' to have {arg_type.rank} entries, got {len(dims)}")
+            return
+        if not self.promises:
+            return
+        for axis, d in enumerate(dims):
+            static = None if arg_type.is_dynamic_dim(axis) else arg_type.get_dim_size(axis)
+            if _LITERAL.match(d):
+                if static is None or static != int(d):
+                    self.error(
+                        fn, f"gives dimension {axis} of '{name}' the literal extent {d}, but its type is {arg_type}"
+                    )
+            elif _SYMBOL.match(d):
+                extents.setdefault(d, []).append((name, static))
+            else:
+                self.error(fn, f"expects dimension names of '{name}' to be identifiers or integers, got '{d}'")
+
+
+# What Checker._read returns for an attribute whose type error it reported.
+_MALFORMED = object()
 
 
 _DISPATCH: dict[str, Callable] = {
@@ -383,9 +494,16 @@ _DISPATCH: dict[str, Callable] = {
 }
 
 
-def verify_tile_ir(module: ir.Operation) -> bool:
-    """Runs the checks on `module`, emitting located errors; True when all hold."""
-    checker = _Checker()
+def verify_tile_ir(module: ir.Operation, promises: bool = True) -> bool:
+    """Runs the checks on `module`, emitting located errors; True when all hold.
+
+    With `promises=False` only what passes read is checked (attribute types
+    and lengths, shapes, parameter types): every Phobos pass runs that much
+    first. The kernel's own rules (promises checked at entry, one extent per
+    symbol, tile.dims on every tensor, bindings inside the autotune space)
+    are tile-verify's: passes can then be tested on kernels that state facts
+    without their entry checks, as the elide-masks tests do."""
+    checker = _Checker(promises)
     context = module.context
 
     def visit(op):
@@ -394,6 +512,8 @@ def verify_tile_ir(module: ir.Operation) -> bool:
             _DISPATCH[name](checker, op)
         elif K.is_kernel(op):
             checker.kernel(op)
+        elif K.KERNEL in op.attributes:
+            checker.misplaced_kernel(op)
         return ir.WalkResult.ADVANCE
 
     # The checks build types (expected results); that needs a default location.
