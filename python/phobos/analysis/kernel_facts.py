@@ -85,6 +85,22 @@ def _identity_layout(t: ir.MemRefType) -> bool:
     return amap == ir.AffineMap.get_identity(amap.n_dims)
 
 
+def _strides_and_offset(t: ir.MemRefType) -> tuple[list[int] | None, int | None]:
+    """The static strides and offset of `t`; (None, None) for a layout that is not strided."""
+    try:
+        return t.get_strides_and_offset()
+    except (RuntimeError, ValueError):
+        return None, None
+
+
+def _name(fn: ir.Operation, i: int) -> str:
+    """The parameter's name for messages; a malformed tile.name is the verifier's business."""
+    try:
+        return K.arg_name(fn, i)
+    except ValueError:
+        return f"arg{i}"
+
+
 def _entry_checks(fn: ir.Operation) -> dict[str, int]:
     """symbol -> divisor of the top-level tile.check_multiple ops."""
     checks: dict[str, int] = {}
@@ -145,25 +161,23 @@ def kernel_facts(fn: ir.Operation) -> KernelFacts:
         strides = _stride_multiples(fn, i, t, extents)
         elem = element_bytes(t.element_type)
         align = max(elem, _attr_int(fn, i, K.ARG_PTR_ALIGN, elem))
-        _, offset = t.get_strides_and_offset()
-        if offset == ir.ShapedType.get_dynamic_stride_or_offset():
+        _, offset = _strides_and_offset(t)
+        if offset is None or offset == ir.ShapedType.get_dynamic_stride_or_offset():
             align = elem
         elif offset:
             align = gcd(align, offset * elem)
-        facts.tensors[i] = TensorFacts(i, K.arg_name(fn, i), dims, static, elem, extents, strides, align)
+        facts.tensors[i] = TensorFacts(i, _name(fn, i), dims, static, elem, extents, strides, align)
     return facts
 
 
 def _dims(fn: ir.Operation, i: int, t: ir.MemRefType) -> list[str]:
     try:
         dims = K.arg_dims(fn, i)
-    except (ValueError, TypeError):
+    except ValueError:
         dims = None
     if dims is None or len(dims) != t.rank:
         # Unnamed dimensions: each is its own symbol (nothing is shared).
-        return [
-            str(t.get_dim_size(d)) if not t.is_dynamic_dim(d) else f"{K.arg_name(fn, i)}#{d}" for d in range(t.rank)
-        ]
+        return [str(t.get_dim_size(d)) if not t.is_dynamic_dim(d) else f"{_name(fn, i)}#{d}" for d in range(t.rank)]
     return dims
 
 
@@ -171,7 +185,7 @@ def _i64s(fn: ir.Operation, i: int, name: str, rank: int) -> list[int]:
     """A per-dimension power-of-two array argument attribute (1s when absent or malformed)."""
     try:
         values = K.arg_i64_array(fn, i, name)
-    except (ValueError, TypeError):
+    except ValueError:
         values = None
     if values is None or len(values) != rank or any(v <= 0 for v in values):
         return [1] * rank
@@ -179,20 +193,21 @@ def _i64s(fn: ir.Operation, i: int, name: str, rank: int) -> list[int]:
 
 
 def _attr_int(fn: ir.Operation, i: int, name: str, default: int) -> int:
-    attr = K.arg_attrs(fn, i).get(name)
-    if attr is None or not isinstance(attr, ir.IntegerAttr):
-        return default
-    return max(1, ir.IntegerAttr(attr).value)
+    try:
+        value = K.arg_int(fn, i, name)
+    except ValueError:
+        value = None
+    return default if value is None else max(1, value)
 
 
 def _stride_multiples(fn: ir.Operation, i: int, t: ir.MemRefType, extents: list[int]) -> list[int]:
     rank = t.rank
     spec = _i64s(fn, i, K.ARG_STRIDE_DIVISIBILITY, max(rank - 1, 0)) + [1]
-    strides, _ = t.get_strides_and_offset()
+    strides, _ = _strides_and_offset(t)
     dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
     result = []
     for d in range(rank):
-        if _identity_layout(t):
+        if _identity_layout(t) or strides is None:
             known = 1  # a leading stride is a runtime value (padded rows are allowed)
         elif strides[d] != dynamic:
             known = strides[d]
@@ -216,9 +231,9 @@ def type_facts(t: ir.MemRefType, name: str = "?") -> TensorFacts:
     """Facts from a memref type alone (a base that is not a parameter)."""
     static = [None if t.is_dynamic_dim(d) else t.get_dim_size(d) for d in range(t.rank)]
     extents = [s if s is not None else 1 for s in static]
-    strides, offset = t.get_strides_and_offset()
+    strides, _ = _strides_and_offset(t)
     dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
-    if _identity_layout(t):
+    if _identity_layout(t) or strides is None:
         stride_multiples = [1] * t.rank  # runtime leading strides, as for parameters
     else:
         stride_multiples = [s if s != dynamic else 1 for s in strides]
