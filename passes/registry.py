@@ -8,6 +8,12 @@ one-line summary that `phobos-opt --help` lists. Options are declared with
 
 Passes report user errors as located diagnostics (`emit_error`) and then call
 `pass_.signal_pass_failure()`; an exception in a pass is a compiler bug.
+
+Every pass but tile-verify first runs the structural part of tile-verify's
+checks (`verify_tile_ir(promises=False)`: attribute types, shapes, parameter
+types) and fails with their diagnostics when they do not hold, so a pass run
+on its own (`phobos-opt --tile-elide-masks`) reads only well-typed attributes
+and shapes the verifier accepts, and needs no checks of its own.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mlir import ir
+
+from phobos.dialect.verify import verify_tile_ir
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,7 @@ class PassInfo:
     argument: str
     run: Callable
     options: dict[str, Option] = field(default_factory=dict)
+    verify_first: bool = True
 
     @property
     def description(self) -> str:
@@ -80,12 +89,15 @@ class PassInfo:
     def bind(self, options_text: str = "") -> Callable[[ir.Operation, Any], None]:
         """A callable for `PassManager.add` with the options applied."""
         values = self.parse_options(options_text)
-        run = self.run
+        run, verify_first = self.run, self.verify_first
 
         def bound(op, pass_):
             # Types and attributes built in a pass need an active context and
             # a default location; ops a pass creates should carry their own.
             with op.context, ir.Location.unknown(op.context):
+                if verify_first and not verify_tile_ir(op, promises=False):
+                    pass_.signal_pass_failure()
+                    return
                 run(op, pass_, **values)
 
         bound.__name__ = self.name
@@ -95,15 +107,16 @@ class PassInfo:
 _PASSES: dict[str, PassInfo] = {}
 
 
-def tile_pass(argument: str, options: dict[str, Option] | None = None):
-    """Registers the decorated function as the pass `argument` (kebab-case, `tile-` prefix)."""
+def tile_pass(argument: str, options: dict[str, Option] | None = None, verify_first: bool = True):
+    """Registers the decorated function as the pass `argument` (kebab-case, `tile-` prefix).
+    `verify_first=False` skips the verifier before it (for tile-verify itself)."""
     if not argument.startswith("tile-") or argument != argument.lower():
         raise ValueError(f"pass argument '{argument}' must be kebab-case and start with 'tile-'")
 
     def register(fn: Callable) -> Callable:
         if argument in _PASSES:
             raise ValueError(f"pass '{argument}' registered twice")
-        _PASSES[argument] = PassInfo(argument, fn, dict(options or {}))
+        _PASSES[argument] = PassInfo(argument, fn, dict(options or {}), verify_first)
         fn.pass_info = _PASSES[argument]
         return fn
 

@@ -8,7 +8,7 @@ from phobos.dialect.verify import verify_tile_ir
 from phobos.passes.registry import tile_pass
 
 
-@tile_pass("tile-verify")
+@tile_pass("tile-verify", verify_first=False)
 def tile_verify(module: ir.Operation, pass_) -> None:
     """Checks the tile IR rules that IRDL cannot express. Shapes and element types
     of every tile op (slice starts per dimension, tile rank, offsets and masks,
