@@ -17,6 +17,11 @@ def target_attr(chip: str, features: str) -> ir.Attribute:
     return ir.Attribute.parse(f'#nvvm.target<chip = "{chip}", features = "{features}">')
 
 
+def _nowhere() -> ir.Location:
+    """Where an option error goes: it is in no place of the input (`<unknown>:0:`, as mlir-opt says)."""
+    return ir.Location.unknown()
+
+
 @tile_pass(
     "tile-lower-to-gpu",
     options={
@@ -53,7 +58,7 @@ def tile_lower_to_gpu(
     try:
         features = check_target(chip, features or None)
     except TargetError as e:
-        fail(pass_, module.location, str(e))
+        fail(pass_, _nowhere(), str(e))
         return
     target = target_attr(chip, features)
     kernels = K.kernels(module)

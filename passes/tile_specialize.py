@@ -53,6 +53,11 @@ def specialize(fn: ir.Operation, key: SpecKey) -> None:
     fn.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
 
 
+def _nowhere() -> ir.Location:
+    """Where an option error goes: it is in no place of the input (`<unknown>:0:`, as mlir-opt says)."""
+    return ir.Location.unknown()
+
+
 @tile_pass(
     "tile-specialize",
     options={
@@ -78,7 +83,7 @@ def tile_specialize(module: ir.Operation, pass_, key: str = "", kernel: str = ""
     try:
         spec = SpecKey.from_text(key)
     except ValueError as e:
-        fail(pass_, module.location, f"tile-specialize: {e}")
+        fail(pass_, _nowhere(), f"tile-specialize: {e}")
         return
     if not spec.params:
         return  # an empty key knows nothing: nothing to record
@@ -89,7 +94,7 @@ def tile_specialize(module: ir.Operation, pass_, key: str = "", kernel: str = ""
         if not kernels:
             fail(
                 pass_,
-                module.location,
+                _nowhere(),
                 f"tile-specialize: no kernel named '{kernel}' (kernels: {', '.join(names) or 'none'})",
             )
             return
@@ -97,7 +102,7 @@ def tile_specialize(module: ir.Operation, pass_, key: str = "", kernel: str = ""
         # A key describes the arguments of one launch: say which kernel.
         fail(
             pass_,
-            module.location,
+            _nowhere(),
             f"tile-specialize: the module has several kernels ({', '.join(names)}); name one with kernel=...",
         )
         return
