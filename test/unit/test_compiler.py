@@ -221,7 +221,10 @@ def test_unsupported_op_is_a_located_error_naming_it():
     errors = [d for d in info.value.diagnostics if d[3] == "error"]
     assert len(errors) == 1
     filename, line, col, _, message = errors[0]
-    assert message == "tile.dot is not supported by tile-lower-to-gpu yet"
+    assert message == (
+        "tile.dot is not supported by tile-lower-to-gpu yet: dot cannot run on the GPU yet "
+        "(`phobos run --interpret` runs the kernel on the CPU)"
+    )
     assert (filename, line) == ("<text>", 5)
     assert "tile.dot" in DOT.split("\n")[line - 1]
 

@@ -56,8 +56,26 @@ class LoweringError(Exception):
         self.op = op
 
 
+# What a kernel author wrote, for the ops the GPU lowering does not handle yet.
+_SOURCE_NAMES = {
+    "tile.dot": "dot",
+    "tile.reduce": "reductions (sum, rowsum, rowmax, tmax, ...)",
+    "tile.scan": "scans (cumsum)",
+    "tile.transpose": "transpose",
+    "tile.grid_barrier": "grid_barrier",
+    "scf.while": "while loops",
+    "tensor.extract": "single-element reads",
+}
+
+
+def _not_yet(name: str) -> str:
+    """The message's tail in the language's words, where the op comes from one of its constructs."""
+    what = _SOURCE_NAMES.get(name)
+    return f": {what} cannot run on the GPU yet (`phobos run --interpret` runs the kernel on the CPU)" if what else ""
+
+
 def _unsupported(op: ir.Operation) -> LoweringError:
-    return LoweringError(op, f"{op.name} is not supported by {PASS} yet")
+    return LoweringError(op, f"{op.name} is not supported by {PASS} yet{_not_yet(op.name)}")
 
 
 _DIMS = (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)
@@ -441,7 +459,7 @@ class KernelLowering:
         elif name.split(".")[0] in ("arith", "math", "index") and not len(op.regions):
             self._elementwise(op)
         else:
-            raise LoweringError(op, f"'{name}' op cannot be lowered by {PASS}")
+            raise LoweringError(op, f"'{name}' op cannot be lowered by {PASS}{_not_yet(name)}")
 
     def _elementwise(self, op: ir.Operation) -> None:
         if op.name == "arith.constant":
@@ -879,7 +897,7 @@ class KernelLowering:
 
 
 def _dot(self: KernelLowering, op: ir.Operation) -> None:
-    raise LoweringError(op, f"tile.dot is not supported by {PASS} yet")
+    raise _unsupported(op)
 
 
 _HANDLERS: dict[str, Callable[[KernelLowering, ir.Operation], None]] = {
