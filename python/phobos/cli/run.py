@@ -19,18 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from phobos.runtime.aot import like, parse_args_text
-
-# Phobos element type -> the numpy dtype of the host array (bf16 as float32 values, rounded to bf16).
-_NUMPY = {
-    "f16": np.float16,
-    "bf16": np.float32,
-    "f32": np.float32,
-    "f64": np.float64,
-    "i1": np.bool_,
-    "i8": np.int8,
-    "i32": np.int32,
-    "i64": np.int64,
-}
+from phobos.runtime.interpret import HOST_DTYPES
 
 
 class RunError(ValueError):
@@ -53,8 +42,8 @@ def _random_array(rng: np.random.Generator, placeholder: like) -> np.ndarray:
     if dtype == "i1":
         return rng.random(shape) < 0.5
     if dtype in ("i8", "i32", "i64"):
-        return rng.integers(-100, 100, size=shape).astype(_NUMPY[dtype])
-    values = rng.uniform(-1.0, 1.0, size=shape).astype(_NUMPY[dtype])
+        return rng.integers(-100, 100, size=shape).astype(HOST_DTYPES[dtype])
+    values = rng.uniform(-1.0, 1.0, size=shape).astype(HOST_DTYPES[dtype])
     if dtype == "bf16":  # representable values only
         values = (values.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
     return values

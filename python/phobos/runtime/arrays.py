@@ -91,7 +91,8 @@ def _numpy(a) -> ArrayArg:
 _torch_dtypes: dict[object, str] = {}
 
 
-def _torch(t) -> ArrayArg:
+def torch_dtype_name(t) -> str:
+    """The Phobos element type of a torch tensor (the torch name when there is none)."""
     if not _torch_dtypes:
         torch = sys.modules["torch"]
         _torch_dtypes.update(
@@ -106,7 +107,11 @@ def _torch(t) -> ArrayArg:
                 torch.int64: "i64",
             }
         )
-    dtype = _torch_dtypes.get(t.dtype) or str(t.dtype)
+    return _torch_dtypes.get(t.dtype) or str(t.dtype)
+
+
+def _torch(t) -> ArrayArg:
+    dtype = torch_dtype_name(t)
     device = t.get_device()
     if device < 0:
         raise _WrongDevice(f"a torch tensor on '{t.device}'; pass a CUDA tensor (x.cuda()) or a numpy array")

@@ -22,13 +22,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .arrays import HOST, ArrayArg
+from .arrays import HOST, ArrayArg, torch_dtype_name
 from .binding import Signature
 
 ENV = "PHOBOS_INTERPRET"
 
 # Phobos element type -> the numpy dtype the interpreter holds it in (bf16 as float32 values).
-_HOST_DTYPES = {
+HOST_DTYPES = {
     "f16": np.float16,
     "bf16": np.float32,
     "f32": np.float32,
@@ -66,16 +66,7 @@ class _HostArguments:
         return a, None  # not an array the interpreter takes: the binder's checks say what is wrong
 
     def _torch(self, torch, t) -> tuple[np.ndarray, ArrayArg]:
-        dtype = {
-            torch.bfloat16: "bf16",
-            torch.float16: "f16",
-            torch.float32: "f32",
-            torch.float64: "f64",
-            torch.bool: "i1",
-            torch.int8: "i8",
-            torch.int32: "i32",
-            torch.int64: "i64",
-        }.get(t.dtype, str(t.dtype))
+        dtype = torch_dtype_name(t)
         if t.device.type == "cpu" and t.dtype != torch.bfloat16:
             host = t.detach().numpy()  # shares memory: writes land in the tensor
         else:
@@ -94,7 +85,7 @@ class _HostArguments:
 
 
 def _dtype_name(dtype: np.dtype) -> str:
-    for name, np_dtype in _HOST_DTYPES.items():
+    for name, np_dtype in HOST_DTYPES.items():
         if name != "bf16" and np.dtype(np_dtype) == dtype:
             return name
     return str(dtype)
