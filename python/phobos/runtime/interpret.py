@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .arrays import HOST, ArrayArg, torch_dtype_name
+from .arrays import HOST, ArrayArg, describe, torch_dtype_name
 from .binding import Signature
 
 ENV = "PHOBOS_INTERPRET"
@@ -59,7 +59,7 @@ class _HostArguments:
 
     def _host(self, a) -> tuple[object, ArrayArg | None]:
         if isinstance(a, np.ndarray):
-            return a, _view(a, _dtype_name(a.dtype))
+            return a, describe(a)  # the launch's own reading of a numpy array
         torch = sys.modules.get("torch")
         if torch is not None and isinstance(a, torch.Tensor):
             return self._torch(torch, a)
@@ -82,18 +82,6 @@ class _HostArguments:
     def finish(self) -> None:
         for copy_back in self._copy_back:
             copy_back()
-
-
-def _dtype_name(dtype: np.dtype) -> str:
-    for name, np_dtype in HOST_DTYPES.items():
-        if name != "bf16" and np.dtype(np_dtype) == dtype:
-            return name
-    return str(dtype)
-
-
-def _view(a: np.ndarray, dtype: str) -> ArrayArg:
-    strides = tuple(s // a.itemsize for s in a.strides)
-    return ArrayArg(None, a.shape, strides, dtype, HOST, "numpy", a)
 
 
 def run(sig: Signature, program: dict, args: Sequence[object], grid=None, check: bool = True, trace=None) -> None:
