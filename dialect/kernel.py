@@ -14,6 +14,8 @@ Function attributes (on the `func.func`):
   tile.pipeline, tile.tensorcore, tile.persistent
                                    unit flags (software pipelining, tensor cores,
                                    persistent grid).
+  tile.assert_coalesced            unit flag (`@assert_coalesced`): a global access whose
+                                   lanes are strided is an error (tile-check-coalesced).
 
 Argument attributes:
   tile.name = "X"                  the parameter's source name (used in messages and
@@ -60,7 +62,8 @@ BINDINGS = "tile.bindings"
 PIPELINE = "tile.pipeline"
 TENSORCORE = "tile.tensorcore"
 PERSISTENT = "tile.persistent"
-FLAGS = (PIPELINE, TENSORCORE, PERSISTENT)
+ASSERT_COALESCED = "tile.assert_coalesced"
+FLAGS = (PIPELINE, TENSORCORE, PERSISTENT, ASSERT_COALESCED)
 
 ARG_NAME = "tile.name"
 ARG_DIMS = "tile.dims"

@@ -64,6 +64,12 @@ class AccessFacts:
     vector_width: int = 1
     possible_width: int = 1  # what the element size and tile shape would allow
     missing: list[str] = field(default_factory=list)  # why not possible_width
+    # The same reasons with their kind, for reports (phobos explain): (kind, bound, text), kind one of
+    # "start", "stride", "base", "extent", "contiguity", "offset-alignment", "mask".
+    limits: list[tuple[str, int, str]] = field(default_factory=list)
+    # Slice ops: per dimension, why the mask stays (or "" where it is dropped; "promised" for in_bounds
+    # already on the op).
+    mask_reasons: list[str] | None = None
 
 
 def _pow2(multiple: int) -> int:
@@ -83,17 +89,22 @@ class _Widths:
         self.elem_bytes = elem_bytes
         self.width = possible
         self.missing: list[str] = []
+        self.limits: list[tuple[str, int, str]] = []
 
-    def limit(self, bound: int, reason: str) -> None:
+    def limit(self, bound: int, reason: str, kind: str) -> None:
         if bound < self.possible:
-            self.missing.append(reason.format(n=self.possible, bytes=self.possible * self.elem_bytes))
+            text = reason.format(n=self.possible, bytes=self.possible * self.elem_bytes)
+            self.missing.append(text)
+            self.limits.append((kind, bound, text))
         self.width = min(self.width, bound)
 
     def facts(self, **kw) -> AccessFacts:
         width = 1
         while width * 2 <= self.width:
             width *= 2
-        return AccessFacts(vector_width=width, possible_width=self.possible, missing=self.missing, **kw)
+        return AccessFacts(
+            vector_width=width, possible_width=self.possible, missing=self.missing, limits=self.limits, **kw
+        )
 
 
 def _aligned_hint(t: TensorFacts, symbol_dims: list[int]) -> str:
@@ -111,13 +122,18 @@ def slice_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
     t = _tensor_facts(analysis, view.base)
     rank = len(starts)
     promised = view.in_bounds
-    in_bounds = [promised[d] or _slice_dim_in_bounds(analysis, t, starts[d], tile[d], d) for d in range(rank)]
+    verdicts = [
+        (True, "promised") if promised[d] else slice_dim_verdict(analysis, t, starts[d], tile[d], d)
+        for d in range(rank)
+    ]
+    in_bounds = [ok for ok, _ in verdicts]
 
     last = rank - 1
     widths = _Widths(min(max(1, VECTOR_BYTES // t.elem_bytes), pow2_part(tile[last])), t.elem_bytes)
     widths.limit(
         _pow2(analysis.known_multiple(starts[last])),
         "the start of the last dimension is not known to be a multiple of {n}",
+        "start",
     )
     for k in range(last):
         stride = t.stride_multiple[k]
@@ -127,28 +143,55 @@ def slice_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
             _pow2(stride),
             f"the stride of dimension {k} of '{t.name}' is not known to be a multiple of {{n}} "
             f"(leading strides are runtime values: a specialisation key with '{t.name}=...s16' provides it)",
+            "stride",
         )
     widths.limit(
         t.ptr_align // t.elem_bytes,
         f"the base of '{t.name}' is not known to be "
         f"{{bytes}}-byte aligned (a specialisation key with '{t.name}=a16...' provides it)",
+        "base",
     )
     if not in_bounds[last]:
         widths.limit(
             _pow2(t.extent_multiple[last]),
             f"the extent {t.extent_text(last)} is not known to be a multiple of {{n}}" + _aligned_hint(t, [last]),
+            "extent",
         )
-    return widths.facts(in_bounds=in_bounds)
+    return widths.facts(in_bounds=in_bounds, mask_reasons=[why if not ok else "" for ok, why in verdicts])
 
 
 def _slice_dim_in_bounds(analysis: AxisInfoAnalysis, t: TensorFacts, start: ir.Value, extent: int, d: int) -> bool:
+    return slice_dim_verdict(analysis, t, start, extent, d)[0]
+
+
+def slice_dim_verdict(
+    analysis: AxisInfoAnalysis, t: TensorFacts, start: ir.Value, extent: int, d: int
+) -> tuple[bool, str]:
+    """Whether dimension d of a slice (start, tile extent) never leaves the
+    tensor, and when it may, the first fact that is missing (for reports)."""
     info = analysis.get(start)
     static = t.static[d]
     if info.constant is not None:
-        return static is not None and 0 <= info.constant and info.constant + extent <= static
-    if not info.non_negative or not _inside(analysis, t, start, d):
-        return False
-    return analysis.known_multiple(start) % extent == 0 and t.extent_multiple[d] % extent == 0
+        c = info.constant
+        if static is None:
+            return False, f"the start {c} is a constant but the extent {t.extent_text(d)} is a runtime value"
+        if 0 <= c and c + extent <= static:
+            return True, ""
+        return False, f"the constant start {c} plus the tile extent {extent} is not inside the extent {static}"
+    if not info.non_negative:
+        return False, "the start is not known to be non-negative"
+    if not _inside(analysis, t, start, d):
+        return False, (
+            "the start is not known to lie inside the tensor (only block_id * tile under the grid rule "
+            "and a loop index bounded by the extent are)"
+        )
+    if analysis.known_multiple(start) % extent:
+        return False, f"the start is not known to be a multiple of the tile extent {extent}"
+    if t.extent_multiple[d] % extent:
+        return False, (
+            f"the extent {t.extent_text(d)} is not known to be a multiple of {extent}" + _aligned_hint(t, [d])
+        )
+    return True, ""
 
 
 _CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui")
@@ -235,6 +278,7 @@ def offset_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
             run,
             f"the offsets are contiguous only in runs of {run} along the last dimension "
             "(max_contiguous can promise more)",
+            "contiguity",
         )
     # A short run must start aligned too: [1, 2, 3, 4] is a run of 4 but no 4-wide access.
     aligned = aligned_run(offsets, last, run)
@@ -242,15 +286,17 @@ def offset_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
         widths.limit(
             aligned,
             "the offsets that start each run are not known to be multiples of {n} (multiple_of can promise it)",
+            "offset-alignment",
         )
     widths.limit(
         t.ptr_align // t.elem_bytes,
         f"the base of '{t.name}' is not known to be "
         f"{{bytes}}-byte aligned (a specialisation key with '{t.name}=a16...' provides it)",
+        "base",
     )
     if mask is not None and not drop_mask:
         constancy = analysis.get(mask).constancy[last]
-        widths.limit(constancy, f"the mask is constant only over runs of {constancy} along the last dimension")
+        widths.limit(constancy, f"the mask is constant only over runs of {constancy} along the last dimension", "mask")
     return widths.facts(drop_mask=drop_mask)
 
 

@@ -730,6 +730,7 @@ def build_kernel(
     pipeline: bool = False,
     tensorcore: bool = False,
     persistent: bool = False,
+    assert_coalesced: bool = False,
     loc=None,
     arg_locs: Sequence[ir.Location] | None = None,
 ) -> func.FuncOp:
@@ -754,7 +755,8 @@ def build_kernel(
         fn.attributes[K.AUTOTUNE] = ir.DictAttr.get({k: ir.DenseI64ArrayAttr.get(list(v)) for k, v in autotune.items()})
     if bindings:
         fn.attributes[K.BINDINGS] = _dict_attr(bindings)
-    for flag, on in ((K.PIPELINE, pipeline), (K.TENSORCORE, tensorcore), (K.PERSISTENT, persistent)):
+    flags = ((K.PIPELINE, pipeline), (K.TENSORCORE, tensorcore), (K.PERSISTENT, persistent))
+    for flag, on in flags + ((K.ASSERT_COALESCED, assert_coalesced),):
         if on:
             fn.attributes[flag] = ir.UnitAttr.get()
     arg_attrs = []

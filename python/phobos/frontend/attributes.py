@@ -13,7 +13,7 @@ from . import types as T
 from .symbols import KernelInfo, Symbol
 
 MAX_THREADS = 1024
-FLAG_ATTRIBUTES = ("pipeline", "tensorcore", "persistent")
+FLAG_ATTRIBUTES = ("pipeline", "tensorcore", "persistent", "assert_coalesced")
 KNOWN_ATTRIBUTES = ("autotune", "launch", "aligned") + FLAG_ATTRIBUTES
 LAUNCH_FIELDS = ("threads", "minBlocks", "maxRegs")
 
