@@ -30,9 +30,9 @@ kernel third(Z: tensor<f32>[M]) {
 // stays quiet (no cascade from `bad` to its uses).
 // TYPES: type-errors.ph:4:13: error: unknown identifier 'nope'
 // TYPES-NOT: error:
-// TYPES: type-errors.ph:6:17: error: operands of '+' have different types: i32 and index (convert one with f32(...), i32(...), ...)
+// TYPES: type-errors.ph:6:17: error: operands of '+' have different types: i32 and bool (convert the bool with i32(...))
 // TYPES-NOT: error:
 // TYPES: type-errors.ph:8:11: error: dot shapes do not agree: [4, 8] x [4, 8]
 // TYPES-NOT: error:
-// TYPES: type-errors.ph:9:23: error: cannot store f32 values into 'I', a tensor of i32 (convert with i32(...))
+// TYPES: type-errors.ph:9:23: error: cannot store f32 values into 'I', a tensor of bool
 // TYPES: 4 errors generated.

@@ -12,6 +12,8 @@ import math
 from . import ast as A
 from . import types as T
 
+# The element type a dot of operands of each element type accumulates in.
+DOT_ACCUMULATOR = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
 CONVERSIONS = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64")
 ELEMENTWISE_FLOAT = ("exp", "log", "sqrt", "tanh")
 BUILTINS = frozenset(
@@ -128,12 +130,15 @@ class BuiltinChecks:
                     f"{T.fmt_shape(b.shape)} (dot_t(a, b) needs a: [M, K] and b: [N, K])",
                 )
             return self.error(e.callee.pos, f"dot shapes do not agree: {T.fmt_shape(a.shape)} x {T.fmt_shape(b.shape)}")
-        if a.element != b.element:
-            return self.error(e.callee.pos, f"'{name}' operands have different element types: {a} and {b}")
-        acc = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
-        if a.element not in acc:
-            return self.error(e.args[0].pos, f"'{name}' is not defined on {a.element} tiles")
-        return self.tile_type(acc[a.element], (m, n), e.pos)
+        # Operands of different types meet as in arithmetic (f16 with bf16 at
+        # f32, an integer with a float at the float); the lowering converts both,
+        # so that tile.dot multiplies operands of one element type.
+        elem = T.promote(a.element, b.element)
+        for t, arg in zip(ts, e.args):
+            if t.element not in DOT_ACCUMULATOR:
+                return self.error(arg.pos, f"'{name}' is not defined on {t.element} tiles")
+        e.operand_element = elem
+        return self.tile_type(DOT_ACCUMULATOR[elem], (m, n), e.pos)
 
     def call_dot_t(self, e, ts):
         return self.call_dot(e, ts, transposed=True)
@@ -149,16 +154,15 @@ class BuiltinChecks:
         return ts[0]
 
     def _elementwise(self, e: A.Call, name: str, args: list[A.Expr], ts: list[T.Type]) -> tuple[str, tuple] | None:
-        elem = ts[0].element
-        shape: tuple | None = T.shape(ts[0])
-        for t in ts[1:]:
-            elem = self.unify_elements(e.callee.pos, f"'{name}'", T.Scalar(elem), t) if elem is not None else None
-            if elem is None:
-                return None
-            shape = T.broadcast(shape, T.shape(t))
-            if shape is None:
-                self.error(e.callee.pos, f"the operands of '{name}' do not broadcast: {', '.join(str(t) for t in ts)}")
-                return None
+        """The element type and shape two operands meet at (as in arithmetic)."""
+        (lt, rt), (lhs, rhs) = ts, args
+        elem = self.unify_elements(e.callee.pos, f"'{name}'", lt, rt, lhs, rhs)
+        if elem is None:
+            return None
+        shape = T.broadcast(T.shape(lt), T.shape(rt))
+        if shape is None:
+            self.error(e.callee.pos, f"the operands of '{name}' do not broadcast: {', '.join(str(t) for t in ts)}")
+            return None
         for arg in args:
             if not self.fits(arg, elem):
                 return None

@@ -9,11 +9,15 @@ it would cause further up), and annotates the tree for the lowering:
   Kernel.info              a KernelInfo (autotune space and bindings, launch,
                            aligned promises, flags, parameters, dimensions)
 
-Integer scalars: extents, block ids and loop counters are `index`. Integer
-types never convert implicitly (an `i32` parameter combined with an `index`
-is a type error; write `i32(x)`), except where a position only makes sense as
-an index (slice starts, range bounds), which accept any integer scalar.
-Untyped literals take the type of the other operand and must fit it.
+Integer scalars: extents, block ids and loop counters are `index`.
+Mixed numeric types meet (types.promote: f16 with bf16 at f32, a float with an
+integer at the float, a narrower integer at the wider; a scalar constant meets
+a tile at the tile's element type where its value converts exactly), and
+`Binary.operand_element` / `Call.operand_element` record the type the operands
+meet at, which the lowering converts them to. Values assigned to declared
+variables or stored into tensors convert to the declared or the tensor's
+element type; bool never mixes with numbers. Untyped literals take the type of
+the other operand and must fit it.
 """
 
 from __future__ import annotations
@@ -195,8 +199,14 @@ class Checker(KernelChecks, BuiltinChecks):
             declared = T.with_element(value_ty, T.default_element(value_ty.element))
             self.fits(s.value, declared.element)
         const = s.value.const if not s.mutable and isinstance(declared, T.Scalar) else None
+        value_elem = T.element(value_ty)
+        if const is not None and value_elem != declared.element and not T.is_untyped(value_elem):
+            # A converted constant stays one only where the conversion keeps its value.
+            const = const if T.exactly(const, declared.element) else None
         if const is not None and T.is_float(declared.element) and not isinstance(const, float):
             const = float(const)
+        if const is not None and T.is_int(declared.element) and isinstance(const, float):
+            const = int(const)
         s.symbol = Symbol("var" if s.mutable else "let", s.name, declared, s.pos, const=const)
         self.declare(s.symbol)
 
@@ -267,8 +277,9 @@ class Checker(KernelChecks, BuiltinChecks):
         return True
 
     def assignable(self, value_ty: T.Type, value: A.Expr, target: T.Type, pos: A.Pos, message) -> bool:
-        ve, te = value_ty.element, target.element
-        ok = ve == te or (ve == T.INT_LITERAL and T.is_numeric(te)) or (ve == T.FLOAT_LITERAL and T.is_float(te))
+        """A value for a declared variable: a number of another type converts to
+        the variable's type; bool and numbers do not mix."""
+        ok = converts(value_ty.element, target.element)
         if ok:
             if isinstance(target, T.Scalar):
                 ok = isinstance(value_ty, T.Scalar)
@@ -276,21 +287,20 @@ class Checker(KernelChecks, BuiltinChecks):
                 ok = isinstance(value_ty, T.Scalar) or T.broadcast(value_ty.shape, target.shape) == target.shape
         if not ok:
             hint = ""
-            if ve != te and T.is_numeric(ve) and te in CONVERSIONS and not T.is_untyped(ve):
-                hint = f" (convert with {te}(...))"
+            if value_ty.element == "bool" and target.element in CONVERSIONS and type(value_ty) is type(target):
+                hint = f" (convert with {target.element}(...))"
             self.error(pos, message() + hint)
             return False
-        return self.fits(value, te)
+        return self.fits(value, target.element)
 
     def storable(self, value_ty: T.Type, value: A.Expr, target_ty: T.Type, target: A.Index) -> None:
+        """A value stored into a tensor converts to the tensor's element type
+        (numbers only: bool and numbers do not mix)."""
         tensor_name = target.base.name
         ve, te = value_ty.element, target_ty.element
-        if not (ve == te or (ve == T.INT_LITERAL and T.is_numeric(te)) or (ve == T.FLOAT_LITERAL and T.is_float(te))):
-            self.error(
-                start_pos(value),
-                f"cannot store {ve} values into '{tensor_name}', a tensor of {te}"
-                + (f" (convert with {te}(...))" if te in CONVERSIONS and T.is_numeric(ve) else ""),
-            )
+        if not converts(ve, te):
+            hint = f" (convert with {te}(...))" if ve == "bool" and te in CONVERSIONS else ""
+            self.error(start_pos(value), f"cannot store {ve} values into '{tensor_name}', a tensor of {te}{hint}")
             return
         if isinstance(value_ty, T.Tile):
             target_shape = T.shape(target_ty)
@@ -412,7 +422,12 @@ class Checker(KernelChecks, BuiltinChecks):
                 )
         return ty
 
-    def unify_elements(self, pos: A.Pos, what: str, lt: T.Type, rt: T.Type) -> str | None:
+    def unify_elements(
+        self, pos: A.Pos, what: str, lt: T.Type, rt: T.Type, lhs: A.Expr | None = None, rhs: A.Expr | None = None
+    ) -> str | None:
+        """The element type operands of types `lt` and `rt` meet at (see
+        types.promote); `lhs`/`rhs`, where given, are the operand expressions,
+        whose constants may meet a tile at its element type."""
         le, re_ = lt.element, rt.element
         if le == re_:
             return le
@@ -425,25 +440,38 @@ class Checker(KernelChecks, BuiltinChecks):
             return re_
         if le == T.FLOAT_LITERAL and T.is_float(re_):
             return re_
+        if le == T.FLOAT_LITERAL and T.is_int(re_):
+            return "f32"  # a float with an integer goes to the float (a float literal is an f32)
         if T.is_untyped(le):
             self.error(pos, f"cannot combine a {le} with {rt} in {what}")
-        else:
-            self.error(
-                pos,
-                f"operands of {what} have different types: {lt} and {rt}"
-                + (
-                    " (convert one with f32(...), i32(...), ...)"
-                    if T.is_numeric(lt.element) and T.is_numeric(rt.element)
-                    else ""
-                ),
-            )
-        return None
+            return None
+        joined = self.constant_meets_tile(lt, rt, lhs, rhs) or self.constant_meets_tile(rt, lt, rhs, lhs)
+        joined = joined or T.promote(le, re_)
+        if joined is None:
+            numeric = [t for t in (lt, rt) if T.is_numeric(t.element)]
+            hint = f" (convert the bool with {T.default_element(numeric[0].element)}(...))" if len(numeric) == 1 else ""
+            self.error(pos, f"operands of {what} have different types: {lt} and {rt}{hint}")
+        return joined
+
+    @staticmethod
+    def constant_meets_tile(scalar: T.Type, tile: T.Type, e: A.Expr | None, _other) -> str | None:
+        """A scalar constant meets a tile at the tile's element type where its
+        value converts exactly (`x * TM` keeps an f16 or i32 tile `x`); a float
+        constant never turns an integer tile into integers."""
+        if not (isinstance(scalar, T.Scalar) and isinstance(tile, T.Tile) and e is not None):
+            return None
+        se, te = scalar.element, tile.element
+        if e.const is None or not T.is_numeric(se) or not T.is_numeric(te):
+            return None
+        if T.is_float(se) and not T.is_float(te):
+            return None
+        return te if T.exactly(e.const, te) else None
 
     def binary_type(self, e: A.Binary, lt: T.Type, rt: T.Type) -> T.Type:
         if lt == T.ERROR or rt == T.ERROR:
             return T.ERROR
         what = f"'{e.op}'"
-        elem = self.unify_elements(e.pos, what, lt, rt)
+        elem = self.unify_elements(e.pos, what, lt, rt, e.lhs, e.rhs)
         if elem is None:
             return T.ERROR
         shape = T.broadcast(T.shape(lt), T.shape(rt))
@@ -579,6 +607,20 @@ class Checker(KernelChecks, BuiltinChecks):
             self.error(sub.pos, f"a slice of {length} elements is longer than dimension {axis} of '{name}' ({extent})")
             return None
         return length
+
+
+def converts(value: str, target: str) -> bool:
+    """Whether a value of element type `value` may be assigned or stored where
+    `target` is declared: the same type, an integer literal into any number, a
+    float literal into any float, and any typed number into any other."""
+    if value == target:
+        return True
+    if value == T.INT_LITERAL:
+        return T.is_numeric(target)
+    if value == T.FLOAT_LITERAL:
+        return T.is_float(target)
+    typed = T.FLOATS + T.INTS
+    return value in typed and target in typed
 
 
 def check_program(program: A.Program, diags: Diagnostics, defines: dict[str, int] | None = None) -> None:

@@ -8,6 +8,13 @@ of a later pass). `var`s live in SSA form: a loop or branch that assigns a
 `var` declared outside it carries it as an `scf.for`/`scf.while` iter_arg or
 an `scf.if` result.
 
+Mixed element types are made explicit here: wherever the checker let values
+of one numeric type meet another (operands of arithmetic, comparisons,
+`tmax`/`tmin`/`where` and `dot`, values assigned to declared variables or
+stored into tensors), `lower_as` converts with arith.extf/truncf/sitofp/
+fptosi/extsi/trunci/index_cast, so that the tile IR has one element type per
+op.
+
 The lowering trusts the checker: it runs only on programs without errors,
 and anything unexpected here is a compiler bug (an exception), not a user error.
 """
@@ -169,11 +176,11 @@ class KernelLowering:
     def lower_assign(self, s: A.Assign) -> None:
         sym = s.target.symbol
         value = s.value
-        if s.op == "+=" and isinstance(value, A.Call) and value.builtin in _ACCUMULATE and value.ty == sym.ty:
-            # acc += dot(a, b) accumulates in the dot itself.
+        if s.op == "+=" and accumulates_into(value, sym.ty):
+            # acc += dot(a, b) accumulates in the dot itself, in the accumulator's type.
             new = self.lower_dot(value, acc=self.env[sym])
         elif s.combined is not None:
-            new = self.lower_expr(s.combined)
+            new = self.lower_as(s.combined, sym.ty)
         else:
             new = self.lower_as(value, sym.ty)
         self.env[sym] = self.coerce(new, sym.ty, value.pos)
@@ -286,9 +293,12 @@ class KernelLowering:
         starts = self.slice_starts(idx)
         target_ty = idx.ty
         if s.combined is not None:
-            old = self.load_slice(idx, starts)
-            rhs = self.lower_as(s.value, T.with_element(s.combined.ty, s.combined.operand_element))
-            value = tb.binary(_ARITH_KIND[s.combined.op], old, rhs, loc=self.loc(s.combined.pos))
+            combined = s.combined
+            operand_ty = T.with_element(combined.ty, combined.operand_element)
+            old = self.convert(self.load_slice(idx, starts), target_ty.element, combined.operand_element, loc)
+            rhs = self.lower_as(s.value, operand_ty)
+            value = tb.binary(_ARITH_KIND[combined.op], old, rhs, loc=self.loc(combined.pos))
+            value = self.convert(value, combined.operand_element, target_ty.element, loc)
         else:
             value = self.lower_as(s.value, target_ty)
         full = [sub.length for sub in idx.subscripts]
@@ -310,12 +320,21 @@ class KernelLowering:
     def lower_as(self, e: A.Expr, ty: T.Type) -> tb.Value:
         """Lowers `e` where a value of element type `ty.element` is wanted: an
         untyped constant becomes a constant of that type (a dense tile constant
-        when `ty` is a tile)."""
+        when `ty` is a tile), and so does a typed scalar constant whose value the
+        type holds exactly; any other value of another numeric type is converted."""
         if isinstance(e.ty, T.Scalar) and T.is_untyped(e.ty.element):
             elem = T.default_element(ty.element) if ty is not None else T.default_element(e.ty.element)
             target = T.with_element(ty, elem) if isinstance(ty, T.Tile) else T.Scalar(elem)
             return tb.constant(e.const, mlir_type(target), loc=self.loc(e.pos))
-        return self.lower_expr(e)
+        if ty is None or not T.is_value(e.ty):
+            return self.lower_expr(e)
+        src, dst = e.ty.element, T.default_element(ty.element)
+        if src == dst or src == "bool" or dst == "bool":
+            return self.lower_expr(e)
+        if isinstance(e.ty, T.Scalar) and e.const is not None and T.exactly(e.const, dst):
+            value = float(e.const) if T.is_float(dst) else int(e.const)
+            return tb.constant(value, mlir_element(dst), loc=self.loc(e.pos))
+        return self.convert(self.lower_expr(e), src, dst, self.loc(e.pos))
 
     def lower_expr(self, e: A.Expr) -> tb.Value:
         ty = e.ty
@@ -356,8 +375,10 @@ class KernelLowering:
 
     def lower_dot(self, e: A.Call, acc: tb.Value | None = None) -> tb.Value:
         loc = self.loc(e.pos)
-        a = self.lower_expr(e.args[0])
-        b = self.lower_expr(e.args[1])
+        # Operands of different types are converted to the type they meet at.
+        operand = e.operand_element
+        a = self.lower_as(e.args[0], T.Scalar(operand))
+        b = self.lower_as(e.args[1], T.Scalar(operand))
         if e.builtin == "dot_t":
             b = tb.transpose(b, (1, 0), loc=loc)
         if acc is None:
@@ -434,6 +455,20 @@ class KernelLowering:
         if {src, dst} == {"f16", "bf16"}:
             v = tb.cast(v, tb.f32, loc=loc)
         return tb.cast(v, tb.ScalarType(dst), loc=loc)
+
+
+def accumulates_into(value: A.Expr, target: T.Type) -> bool:
+    """Whether `target += value` is one tile.dot accumulating in `target`: a
+    dot whose result has the accumulator's shape and whose accumulator kind
+    (float or integer) matches; the accumulator's type is the one it keeps."""
+    return (
+        isinstance(value, A.Call)
+        and value.builtin in _ACCUMULATE
+        and isinstance(target, T.Tile)
+        and isinstance(value.ty, T.Tile)
+        and value.ty.shape == target.shape
+        and T.is_float(value.ty.element) == T.is_float(target.element)
+    )
 
 
 def lower_program(program: A.Program, filename: str, context: ir.Context) -> ir.Module:

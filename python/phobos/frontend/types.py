@@ -4,10 +4,18 @@ Scalars are named by their element type (`f32`, `i32`, `bool`, and `index`
 for extents, block ids and loop counters). Integer and float literals start
 out untyped (`INT_LITERAL`, `FLOAT_LITERAL`) and take the type of the other
 operand; alone they default to `index` and `f32`.
+
+Mixed element types meet by `promote`: f16 and bf16 at f32, a float with an
+integer at the float, a narrower integer at the wider (at equal width a
+declared integer type wins over `index`). `exactly` says whether a constant
+converts to a type without changing its value (a scalar constant meets a tile
+at the tile's element type when it does).
 """
 
 from __future__ import annotations
 
+import math
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -158,3 +166,60 @@ def broadcast(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | None:
 
 def fmt_shape(s: Sequence[int]) -> str:
     return "[" + ", ".join(map(str, s)) + "]"
+
+
+def promote(a: str, b: str) -> str | None:
+    """The element type that typed elements `a` and `b` meet at in arithmetic;
+    None where they do not meet (bool with a number)."""
+    if a == b:
+        return a
+    if a not in FLOATS + INTS or b not in FLOATS + INTS:
+        return None
+    if a in FLOATS and b in FLOATS:
+        if FLOAT_WIDTH[a] == FLOAT_WIDTH[b]:
+            return "f32"  # f16 and bf16: neither holds the other's values
+        return a if FLOAT_WIDTH[a] > FLOAT_WIDTH[b] else b
+    if a in FLOATS:
+        return a
+    if b in FLOATS:
+        return b
+    if INT_WIDTH[a] != INT_WIDTH[b]:
+        return a if INT_WIDTH[a] > INT_WIDTH[b] else b
+    return b if a == "index" else a
+
+
+def _round_bf16(x: float) -> float:
+    """x rounded to bf16 (nearest even), through the bits of its f32 rounding."""
+    (bits,) = struct.unpack("<I", struct.pack("<f", x))
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def exactly(value, elem: str) -> bool:
+    """Whether the constant `value` (int, float or bool) is a value of `elem`."""
+    if isinstance(value, bool) or elem not in FLOATS + INTS:
+        return False
+    try:
+        return _exactly(value, elem)
+    except OverflowError:
+        return False
+
+
+def _exactly(value, elem: str) -> bool:
+    if elem in INTS:
+        if isinstance(value, float) and not value.is_integer():
+            return False
+        lo, hi = int_range(elem)
+        return math.isfinite(value) and lo <= value <= hi
+    if not math.isfinite(value):
+        return True
+    if elem == "f64":
+        return float(value) == value
+    as_f32 = struct.unpack("<f", struct.pack("<f", value))[0]
+    if as_f32 != value:
+        return False
+    if elem == "f16":
+        return struct.unpack("<e", struct.pack("<e", as_f32))[0] == value
+    if elem == "bf16":
+        return _round_bf16(as_f32) == value
+    return True
