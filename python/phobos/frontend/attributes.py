@@ -13,6 +13,12 @@ from . import types as T
 from .symbols import KernelInfo, Symbol
 
 MAX_THREADS = 1024
+# What an sm_90 multiprocessor holds, and PTX's range of .maxnreg: @launch
+# values past these are refused by the hardware or ptxas, so they are errors here.
+SM_MAX_CTAS = 32
+SM_MAX_THREADS = 2048
+SM_REGISTERS = 65536
+MIN_REGS, MAX_REGS = 16, 255
 FLAG_ATTRIBUTES = ("pipeline", "tensorcore", "persistent", "assert_coalesced")
 KNOWN_ATTRIBUTES = ("autotune", "launch", "aligned") + FLAG_ATTRIBUTES
 LAUNCH_FIELDS = ("threads", "minBlocks", "maxRegs")
@@ -225,10 +231,7 @@ class KernelChecks:
         elif threads > MAX_THREADS:
             self.error(pos, f"@launch threads must be at most {MAX_THREADS}, got {threads}")
             ok = False
-        for name in ("minBlocks", "maxRegs"):
-            if name in values and values[name][0] <= 0:
-                self.error(values[name][1], f"@launch {name} must be positive, got {values[name][0]}")
-                ok = False
+        ok = self._launch_limits(threads, values) and ok
         if not ok:
             return None
         out = {"threads": threads}
@@ -237,6 +240,55 @@ class KernelChecks:
         if "maxRegs" in values:
             out["max_regs"] = values["maxRegs"][0]
         return out
+
+    def _launch_limits(self, threads: int, values: dict[str, tuple[int, A.Pos]]) -> bool:
+        """minBlocks and maxRegs within what the multiprocessor and ptxas allow."""
+        ok = True
+        blocks, blocks_pos = values.get("minBlocks", (None, None))
+        regs, regs_pos = values.get("maxRegs", (None, None))
+        if blocks is not None and blocks <= 0:
+            self.error(blocks_pos, f"@launch minBlocks must be positive, got {blocks}")
+            blocks, ok = None, False
+        elif blocks is not None and blocks > SM_MAX_CTAS:
+            self.error(
+                blocks_pos,
+                f"@launch minBlocks must be at most {SM_MAX_CTAS} (the CTAs an sm_90 multiprocessor holds), "
+                f"got {blocks}",
+            )
+            blocks, ok = None, False
+        if regs is not None and not MIN_REGS <= regs <= MAX_REGS:
+            self.error(
+                regs_pos,
+                f"@launch maxRegs must be between {MIN_REGS} and {MAX_REGS} registers per thread "
+                f"(PTX .maxnreg), got {regs}",
+            )
+            regs, ok = None, False
+        if not ok or not 0 < threads <= MAX_THREADS or threads % 32:
+            return ok
+        if regs is not None and threads * regs > SM_REGISTERS:
+            self.error(
+                regs_pos,
+                f"@launch maxRegs {regs} with {threads} threads needs {threads * regs} registers per CTA, more than "
+                f"the {SM_REGISTERS} of a multiprocessor (at most {SM_REGISTERS // threads} per thread)",
+            )
+            return False
+        if blocks is not None and blocks * threads > SM_MAX_THREADS:
+            self.error(
+                blocks_pos,
+                f"@launch minBlocks {blocks} with {threads} threads asks for {blocks * threads} resident threads, "
+                f"more than the {SM_MAX_THREADS} of an sm_90 multiprocessor (at most {SM_MAX_THREADS // threads} "
+                f"CTAs of {threads} threads)",
+            )
+            return False
+        if blocks is not None and regs is not None and blocks * threads * regs > SM_REGISTERS:
+            self.error(
+                regs_pos,
+                f"@launch asks for {blocks} resident CTAs of {threads} threads with {regs} registers each, "
+                f"{blocks * threads * regs} registers, more than the {SM_REGISTERS} of a multiprocessor "
+                f"(at most {SM_REGISTERS // (blocks * threads)} per thread with minBlocks {blocks})",
+            )
+            return False
+        return True
 
     def _aligned(self, attr: A.Attribute, info: KernelInfo) -> None:
         if not attr.args:
