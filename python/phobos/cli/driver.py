@@ -3,6 +3,7 @@
     phobos check FILE.ph [-D TM=32 ...]
     phobos compile FILE.ph|FILE.mlir [--emit=tile|gpu|llvm|ptx|cubin|contract] [--chip sm_90] [--key KEY] [-o OUT]
     phobos aot FILE.ph -o DIR [--args 'f32[4096,4096] f32[4096,4096] 2.0' ...] [--key KEY ...]
+    phobos explain FILE.ph [--key KEY] [--kernel NAME] [--json]   (cli/explain.py)
 
 `check` parses and checks; `compile` runs the compile driver (phobos.compiler)
 up to a stage and prints it (the stages of passes/pipelines.py, the same
@@ -118,6 +119,9 @@ def _parser() -> argparse.ArgumentParser:
         help="example arguments, e.g. 'f32[1024,1024] f32[1024,1024] 2.0' (repeatable)",
     )
     a.add_argument("--no-check", action="store_true", help="accept examples that break @aligned promises")
+    from phobos.cli import explain  # phobos explain (cli/explain.py)
+
+    explain.register(sub, common, target)
     return p
 
 
@@ -298,6 +302,11 @@ def run(argv: list[str] | None = None) -> int:
         from phobos.frontend import check_source
 
         check_source(source, filename, defines)
+        return 0
+    if args.command == "explain":
+        from phobos.cli import explain
+
+        _write(args.output, explain.run(args, source, filename, defines))
         return 0
     _write(args.output, _compile(args, source, filename, defines))
     return 0

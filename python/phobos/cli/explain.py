@@ -1,0 +1,47 @@
+"""phobos explain: what the compiler decided about every global load and store.
+
+    phobos explain FILE.ph [--key KEY] [--kernel NAME] [-D NAME=VALUE ...] [--json] [-o OUT]
+
+For each access, at its file:line:col: the vector width and, when narrower
+than 16 bytes, the missing fact; whether its mask was dropped and by what,
+or kept and why; how warp 0's lanes walk the tensor; the 128-byte lines one
+warp request touches against the ideal. The report is built by
+phobos.analysis.explain from the compiler's own analyses and passes.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def register(sub, common, target) -> None:
+    """Adds the `explain` subcommand to the driver's subparsers."""
+    e = sub.add_parser(
+        "explain",
+        help="report the vector width, mask, lanes and 128-byte lines of every global load and store",
+        description="Compile a .ph or .mlir file through the tile stage and report, for every global load "
+        "and store, what the compiler decided and why (docs/explain.md).",
+    )
+    common(e)
+    target(e)
+    e.add_argument("--json", action="store_true", help="print the report as JSON")
+    e.add_argument("-o", dest="output", default="-", metavar="OUT", help="output file (default: stdout)")
+
+
+def run(args, source: str, filename: str, defines: dict[str, int]) -> str:
+    """The report's text (or JSON) for the parsed command line."""
+    from phobos.analysis.explain import explain_source, render_text
+    from phobos.cli.driver import _check_key
+
+    _check_key(args.key)
+    reports = explain_source(
+        filename if filename != "<stdin>" else source,
+        kernel=args.kernel,
+        key=args.key or None,
+        chip=args.chip,
+        defines=defines or None,
+        source_name=filename,
+    )
+    if args.json:
+        return json.dumps([r.to_json() for r in reports], indent=1) + "\n"
+    return render_text(reports)
