@@ -834,7 +834,7 @@ def remark_message(a: Access) -> str:
     """One access as one remark line (tile-explain)."""
     parts = [f"{a.op} of '{a.tensor}': {_width_text(a)}"]
     if a.limits:
-        parts.append("narrower than 16 bytes: " + "; ".join(f"{x.fact}: {x.text}" for x in a.limits))
+        parts += [f"narrower than 16 bytes, missing {x.fact}: {x.text}" for x in a.limits]
     parts += a.notes
     if a.mask is not None:
         parts.append(f"mask: {a.mask.text}")
@@ -845,7 +845,7 @@ def remark_message(a: Access) -> str:
         else:
             parts.append(f"lanes {kind}: dimension {a.lanes.dim}, stride {a.lanes.stride_text}")
     if a.lines is not None:
-        parts.append(f"{a.lines.touched} of 128-byte lines per warp request (ideal {a.lines.ideal})")
+        parts.append(f"128-byte lines per warp request: {a.lines.touched} (ideal {a.lines.ideal})")
     return "; ".join(parts)
 
 
@@ -860,7 +860,7 @@ def coalescing_error(a: Access) -> str:
     lines = f"; one warp request touches {a.lines.touched} 128-byte lines (ideal {a.lines.ideal})" if a.lines else ""
     return (
         f"@assert_coalesced: the lanes of this {a.kind} of '{a.tensor}' are strided: "
-        f"the lane-varying term {term} is multiplied by {lanes.stride_text}{lines}"
+        f"the lane-varying term ({term}) is multiplied by {lanes.stride_text}{lines}"
     )
 
 
