@@ -49,7 +49,14 @@ from phobos.lowering.layout import WARP_SIZE, Blocked
 
 from .access import OFFSET_OPS, SLICE_OPS, VECTOR_BYTES, access_facts
 from .axis_info import AxisInfoAnalysis
-from .kernel_facts import TensorFacts, _entry_checks, _strides_and_offset, element_bytes, type_facts
+from .kernel_facts import (
+    TensorFacts,
+    _entry_checks,
+    _identity_layout,
+    _strides_and_offset,
+    element_bytes,
+    type_facts,
+)
 
 LINE_BYTES = 128
 MEMORY_OPS = SLICE_OPS + OFFSET_OPS
@@ -480,7 +487,7 @@ def _slice_strides(t: TensorFacts, mem: ir.MemRefType) -> list[int | None]:
     """Element strides of each dimension: 1 for the last, a static stride of a strided layout, else None."""
     strides, _ = _strides_and_offset(mem)
     dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
-    identity = isinstance(mem.layout, ir.AffineMapAttr)
+    identity = _identity_layout(mem)
     out = []
     for d in range(t.rank):
         if d == t.rank - 1:
@@ -778,8 +785,7 @@ def explain_module(module: ir.Operation, key: str = "") -> tuple[list[KernelRepo
 
 
 def _width_text(a: Access) -> str:
-    unit = "element" if a.vector_width == 1 else "elements"
-    return f"{a.vector_width} {unit} ({a.vector_bytes} bytes) per access"
+    return f"{_plural(a.vector_width, 'element')} ({_plural(a.vector_bytes, 'byte')}) per access"
 
 
 def render_text(reports: list[KernelReport]) -> str:
