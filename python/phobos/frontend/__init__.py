@@ -14,9 +14,16 @@ MLIR; only `compile_to_tile_ir` needs it.
 Where the language reference (docs/language.md) leaves a choice open, the front end decides:
 
 - Integers: extents, block ids, loop variables and unannotated integer
-  literals are `index`. Integer types never convert implicitly (`i32 + index`
-  is an error; write `i32(x)`), but slice starts and range bounds accept any
-  integer scalar. Literals take the other operand's type and must fit it;
+  literals are `index` (64 bits; `i32 + index` is `index`, `i64 + index` is
+  `i64`). Slice starts and range bounds accept any integer scalar.
+- Mixed types: f16 and bf16 meet at f32, a float with an integer at the
+  float, a narrower integer at the wider; a scalar constant meets a tile at
+  the tile's element type where its value converts exactly. Assigning to a
+  declared variable and storing into a tensor convert to its element type
+  (floats round to nearest even, float to int truncates toward zero, int to
+  a narrower int wraps); bool never mixes with numbers. `dot` of different
+  operand types converts both to the type they meet at before tile.dot.
+  Literals take the other operand's type and must fit it;
   arithmetic on literals alone is integer arithmetic (`7 / 2` is 3; `/` and
   `%` truncate toward zero, as in C). `&&`/`||` evaluate both sides.
 - Slices: `A[i]` reads one element (a 1x..x1 slice, then tensor.extract);
@@ -28,7 +35,7 @@ Where the language reference (docs/language.md) leaves a choice open, the front 
   `rowsum`/`rowmax` reduce the last dimension to extent 1; `cumsum` scans
   the last dimension; `transpose`/`tril` take 2-D tiles. `dot` accumulates
   f16/bf16/f32 in f32, i8 in i32; `acc += dot(a, b)` accumulates in the
-  tile.dot itself. Conversions: f16 bf16 f32 f64 i8 i32 i64 (float to int
+  tile.dot itself, in the accumulator's declared type. Conversions: f16 bf16 f32 f64 i8 i32 i64 (float to int
   truncates; bool converts to 0/1). `grid_barrier()` needs `@persistent`.
 - Attributes: a two-value space `[lo, hi]` with lo < hi means the powers of
   two from lo to hi (both must be powers of two); other lists are taken as

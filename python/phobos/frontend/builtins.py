@@ -105,7 +105,9 @@ class BuiltinChecks:
             if const is not None and isinstance(ty, T.Scalar) and (T.is_int(name) or T.is_untyped(src)):
                 # Fold: integer results may size slices; literals need a type anyway.
                 if T.is_float(name):
-                    e.const = float(const)
+                    # The constant is the converted value (f16(0.1) is 0.0999755859375).
+                    value = T.rounded(float(const), name)
+                    e.const = value if value is not None and math.isfinite(value) else float(const)
                     return T.Scalar(name)
                 if isinstance(const, float) and not math.isfinite(const):
                     return self.error(e.args[0].pos, f"cannot convert {const} to {name}")

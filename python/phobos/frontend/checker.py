@@ -254,7 +254,8 @@ class Checker(KernelChecks, BuiltinChecks):
     def combine(self, s: A.Assign, target_ty: T.Type, value_ty: T.Type) -> T.Type:
         """Types `target op value` of a compound assignment (kept in s.combined)."""
         s.combined = A.Binary(s.op_pos, s.op[0], s.target, s.value)
-        return self.binary_type(s.combined, target_ty, value_ty)
+        s.combined.ty = self.binary_type(s.combined, target_ty, value_ty)
+        return s.combined.ty
 
     def fits(self, e: A.Expr, elem: str) -> bool:
         """An untyped constant `e` used as `elem`: reports if it does not fit."""

@@ -188,11 +188,33 @@ def promote(a: str, b: str) -> str | None:
     return b if a == "index" else a
 
 
+BF16_MAX = 3.3895313892515355e38
+
+
 def _round_bf16(x: float) -> float:
-    """x rounded to bf16 (nearest even), through the bits of its f32 rounding."""
-    (bits,) = struct.unpack("<I", struct.pack("<f", x))
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return struct.unpack("<f", struct.pack("<I", bits))[0]
+    """x rounded to bf16 (8 significant bits, nearest even; subnormals below 2^-126)."""
+    if x == 0 or not math.isfinite(x):
+        return x
+    mantissa, exponent = math.frexp(x)
+    bits = 8 - max(0, -125 - exponent)  # fewer bits below the smallest normal 2^-126
+    r = math.ldexp(round(math.ldexp(mantissa, bits)), exponent - bits)
+    if abs(r) > BF16_MAX:
+        raise OverflowError
+    return r
+
+
+def rounded(value: float, elem: str) -> float | None:
+    """`value` rounded to the float type `elem` (nearest even); None where it overflows."""
+    try:
+        if elem == "f64":
+            return float(value)
+        if elem == "f16":
+            return struct.unpack("<e", struct.pack("<e", value))[0]
+        if elem == "bf16":
+            return _round_bf16(value)
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:
+        return None
 
 
 def exactly(value, elem: str) -> bool:
@@ -221,5 +243,5 @@ def _exactly(value, elem: str) -> bool:
     if elem == "f16":
         return struct.unpack("<e", struct.pack("<e", as_f32))[0] == value
     if elem == "bf16":
-        return _round_bf16(as_f32) == value
+        return _round_bf16(value) == value
     return True
