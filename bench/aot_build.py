@@ -101,6 +101,43 @@ def plan():
     jobs.append(("scale_aligned", {"TM": 32, "TN": 128}, two_d([(4097, 129)], pads=()), False))
     jobs.append(("rowwalk", {}, p(["f32[4096,4096] f32[4096,4096]"]), True))
     jobs.append(("colwalk", {}, p(["f32[4096,4096] f32[4096,4096]"]), True))
+    jobs.extend(gemm_jobs())
+    return jobs
+
+
+# GEMM shapes (M, N, K) of test_gemm_gpu.py and bench_gemm.py.
+GEMM_TESTS = [(1, 1, 1), (17, 33, 5), (255, 257, 129), (4095, 4097, 4093), (256, 512, 128), (4096, 4096, 4096)]
+GEMM_PADS = [(3, 1, 5), (1, 0, 0), (0, 2, 0), (0, 0, 3)]
+GEMM_BENCH = [(4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093)]
+
+
+def gemm_args(m, n, k, dtype="f32", pads=(0, 0, 0), scalars=(1.5, 0.5), transposed=False):
+    from phobos.runtime.aot import like
+
+    def mat(rows, cols, pad):
+        return like(dtype, (rows, cols), strides=(cols + pad, 1))
+
+    b = mat(n, k, pads[1]) if transposed else mat(k, n, pads[1])
+    return (mat(m, k, pads[0]), b, like("f32", (m, n), strides=(n + pads[2], 1))) + tuple(scalars)
+
+
+def gemm_jobs():
+    shapes = GEMM_TESTS + GEMM_BENCH
+    masked = [gemm_args(*s) for s in shapes]
+    masked += [gemm_args(*s, pads=pad) for s in ((255, 257, 129), (64, 64, 64)) for pad in GEMM_PADS]
+    jobs = [("gemm", {}, masked, True), ("gemm_sync", {}, [gemm_args(*s) for s in shapes], True)]
+    aligned = [gemm_args(*s) for s in ((256, 512, 128), (4096, 4096, 4096), (8192, 8192, 8192))]
+    jobs.append(("gemm_aligned", {}, aligned, True))
+    few = [(1, 1, 1), (255, 257, 129), (4096, 4096, 4096)]
+    jobs.append(("gemm_nt", {}, [gemm_args(*s, scalars=(), transposed=True) for s in few], True))
+    jobs.append(("gemm_f16", {}, [gemm_args(*s, dtype="f16", scalars=()) for s in few], True))
+    # the bench's tile sweep
+    from bench_gemm import SWEEP
+
+    for defines in SWEEP:
+        bench = [gemm_args(*s) for s in GEMM_BENCH]
+        jobs.append(("gemm", defines, bench, True))
+        jobs.append(("gemm_aligned", defines, bench[:2], True))
     return jobs
 
 

@@ -78,3 +78,52 @@ def launch_walk(kind, x, y, block=256, warps=8):
         rowwalk[(n // block, m)](x, y, n, BLOCK=block, num_warps=warps)
     else:
         colwalk[(n, m // block)](x, y, n, BLOCK=block, num_warps=warps)
+
+
+# fp32 matmul (no TF32: input_precision="ieee"), tuned over the usual tile configs.
+_MATMUL_CONFIGS = [
+    triton.Config({"BM": bm, "BN": bn, "BK": bk, "G": 8}, num_warps=w, num_stages=s)
+    for bm, bn, bk, w, s in [
+        (128, 128, 32, 8, 3),
+        (128, 128, 16, 8, 4),
+        (128, 64, 32, 4, 4),
+        (64, 128, 32, 4, 4),
+        (128, 256, 16, 8, 3),
+        (64, 64, 32, 4, 4),
+        (256, 128, 16, 8, 3),
+    ]
+]
+
+
+@triton.autotune(configs=_MATMUL_CONFIGS, key=["m", "n", "k"])
+@triton.jit
+def matmul_f32(a_ptr, b_ptr, c_ptr, m, n, k, sam, sak, sbk, sbn, scm, scn, BM: tl.constexpr, BN: tl.constexpr,
+               BK: tl.constexpr, G: tl.constexpr):
+    pid = tl.program_id(0)
+    grid_m, grid_n = tl.cdiv(m, BM), tl.cdiv(n, BN)
+    group = pid // (G * grid_n)
+    first_m = group * G
+    size_m = min(grid_m - first_m, G)
+    pm = first_m + (pid % (G * grid_n)) % size_m
+    pn = (pid % (G * grid_n)) // size_m
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, k, BK):
+        a = tl.load(a_ptr + rm[:, None] * sam + (k0 + rk)[None, :] * sak,
+                    mask=(rm[:, None] < m) & ((k0 + rk)[None, :] < k), other=0.0)
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * sbk + rn[None, :] * sbn,
+                    mask=((k0 + rk)[:, None] < k) & (rn[None, :] < n), other=0.0)
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc, mask=(rm[:, None] < m) & (rn[None, :] < n))
+
+
+def launch_matmul_f32(a, b, c):
+    m, k = a.shape
+    n = b.shape[1]
+
+    def grid(meta):
+        return (cdiv(m, meta["BM"]) * cdiv(n, meta["BN"]),)
+
+    matmul_f32[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))

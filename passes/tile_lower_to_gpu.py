@@ -72,7 +72,7 @@ def tile_lower_to_gpu(
             fail(pass_, fn.location, f"kernel '{K.kernel_name(fn)}' has an invalid tile.layout: {e}")
             continue
         try:
-            KernelLowering(fn, layout, target, noalias).run()
+            KernelLowering(fn, layout, target, noalias, chip).run()
         except LoweringError as e:
             fail(pass_, e.op.location, str(e))
             return

@@ -54,10 +54,14 @@ def choose_kernel_layout(fn: ir.Operation) -> Blocked | None:
     """The layout for `fn`'s tiles (None when it has none): shaped by its
     largest tile of the highest rank, preferring tiles that touch memory, with
     lanes along the last dimension, the widest proven vector width of its
-    memory ops per thread, and warps from `tile.launch`."""
+    memory ops per thread, and warps from `tile.launch`. A kernel with a
+    `tile.dot` is laid out for its largest accumulator instead (dot_layout)."""
     shapes = _tile_shapes(fn)
     if not shapes:
         return None
+    dots = [tuple(ir.RankedTensorType(op.results[0].type).shape) for op in _walk(fn, ("tile.dot",))]
+    if dots and max(len(s) for s in shapes) == 2:
+        return dot_layout(max(dots, key=lambda s: (_size(s), s)), K.launch(fn)["threads"])
     rank = max(len(s) for s in shapes)
     memory = [(tuple(memory_tile(op).shape), vector_width(op)) for op in _walk(fn, MEMORY_OPS)]
     top = [m for m in memory if len(m[0]) == rank]
@@ -65,6 +69,35 @@ def choose_kernel_layout(fn: ir.Operation) -> Blocked | None:
     shape = max(candidates, key=lambda s: (_size(s), s))
     width = max([w for _, w in top] or [w for _, w in memory] or [1])
     return choose_blocked(shape, K.launch(fn)["threads"], width)
+
+
+def dot_layout(shape: tuple[int, ...], threads: int) -> Blocked:
+    """Register blocking for a [M, N] accumulator: each thread owns an rm x rn
+    sub-tile (rm * rn = M * N / threads, rn >= rm, squarish), held as runs of
+    up to 4 consecutive elements per dimension (16-byte shared-memory reads
+    for f32 operands) that wrap across the tile; lanes are 4 x 8 (rows x
+    columns) where the tile allows, so a warp reads few distinct rows of the
+    left operand and 8 runs of the right one's row. Tiles too small to give
+    every thread a 2 x 2 sub-tile take the elementwise layout."""
+    m, n = shape
+    per_thread = m * n // threads
+    if per_thread < 4:
+        return choose_blocked(shape, threads)
+    rm = 1
+    while (rm * 2) * (rm * 2) <= per_thread and rm * 2 <= m:
+        rm *= 2
+    rn = per_thread // rm
+    while rn > n:
+        rn //= 2
+        rm *= 2
+    tm, tn = m // rm, n // rn  # threads along each dimension
+    tpw_n = min(8, tn)
+    tpw_m = 32 // tpw_n
+    if tpw_m > tm:
+        return choose_blocked(shape, threads)
+    layout = Blocked((min(4, rm), min(4, rn)), (tpw_m, tpw_n), (tm // tpw_m, tn // tpw_n), (1, 0))
+    layout.check()
+    return layout
 
 
 def _size(shape) -> int:

@@ -46,6 +46,9 @@ PTX_MAX = 88
 
 DEFAULT_CHIP = "sm_90"
 
+# The most shared memory one CTA may use (bytes, with the dynamic opt-in), by compute capability.
+_MAX_SHARED = {70: 98304, 72: 98304, 75: 65536, 80: 166912, 86: 101376, 87: 166912, 89: 101376, 90: 232448}
+
 _CHIP = re.compile(r"^sm_(\d+)(a?)$")
 _FEATURES = re.compile(r"^\+ptx(\d+)$")
 
@@ -69,6 +72,12 @@ def check_chip(chip: str) -> str:
         known = ", ".join(CHIP_MIN_PTX)
         raise TargetError(f"chip '{chip}' is not known to the toolchain (known: {known})")
     return chip
+
+
+def max_shared_bytes(chip: str) -> int:
+    """The shared memory a CTA may use on `chip` (227 KB on Hopper; Blackwell as Hopper)."""
+    number = _chip_number(check_chip(chip))
+    return _MAX_SHARED.get(number, 232448 if number >= 90 else 98304)
 
 
 def required_ptx(chip: str) -> int:

@@ -37,11 +37,13 @@ from mlir.dialects import arith, gpu, memref, scf, vector
 
 from phobos.dialect import kernel as K
 from phobos.lowering.abi import ParamError, TensorParam, abi_entries, describe_params
+from phobos.lowering.dot import DotEmitter, DotError, plan_dots
 from phobos.lowering.grid import contiguous_block_dim
 from phobos.lowering.kernel_layout import vector_width
 from phobos.lowering.layout import Blocked, is_pow2
 from phobos.lowering.nesting import nesting_message, too_deep
 from phobos.lowering.placement import Placement, PlacementError
+from phobos.lowering.target import DEFAULT_CHIP
 
 MAX_TILE_RANK = 3
 MAX_REGISTERS = 1024  # elements of one tile per thread
@@ -58,7 +60,6 @@ class LoweringError(Exception):
 
 # What a kernel author wrote, for the ops the GPU lowering does not handle yet.
 _SOURCE_NAMES = {
-    "tile.dot": "dot",
     "tile.reduce": "reductions (sum, rowsum, rowmax, tmax, ...)",
     "tile.scan": "scans (cumsum)",
     "tile.transpose": "transpose",
@@ -124,7 +125,14 @@ class KernelLowering:
     """Builds `gpu.module @<kernel>_module { gpu.func @<kernel> }` before the
     kernel `fn` and erases `fn`. Raises LoweringError for what it cannot do."""
 
-    def __init__(self, fn: ir.Operation, layout: Blocked | None, target: ir.Attribute, noalias: bool = True):
+    def __init__(
+        self,
+        fn: ir.Operation,
+        layout: Blocked | None,
+        target: ir.Attribute,
+        noalias: bool = True,
+        chip: str = DEFAULT_CHIP,
+    ):
         self.fn = fn
         self.noalias = noalias
         self.name = K.kernel_name(fn)
@@ -157,6 +165,11 @@ class KernelLowering:
         self.fast_block_dim = contiguous_block_dim(fn, self.params)
         self._const_cache: dict[tuple[str, str], ir.Value] = {}
         self._coord_cache: dict[tuple[int, int], ir.Value] = {}
+        try:
+            plan = plan_dots(fn, layout, self.threads, chip)
+        except DotError as e:
+            raise LoweringError(e.op, str(e)) from None
+        self.dots = DotEmitter(self, plan) if plan is not None else None
 
     # ================================================================== driver
 
@@ -169,9 +182,15 @@ class KernelLowering:
             module.bodyRegion.blocks.append()
             with ir.InsertionPoint(module.bodyRegion.blocks[0]):
                 func = self._make_func(abi, stored)
+            if self.dots is not None:
+                self.dots.declare(module.bodyRegion.blocks[0])
         with ir.InsertionPoint(func.body.blocks[0]), self.fn.location:
             self._prologue(func, abi)
+            if self.dots is not None:
+                self.dots.make_views()
             self._block(self.fn.regions[0].blocks[0])
+        if self.dots is not None:
+            self.dots.annotate(func)
         self.fn.erase()
         return module.operation
 
@@ -267,7 +286,7 @@ class KernelLowering:
             ir.FunctionType.get(types, []), sym_name=self.name, kernel=True, known_block_size=[self.threads, 1, 1]
         )
         func.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
-        # Occupancy hints of tile.launch: PTX .minnctapersm and .maxnreg.
+        # tile.launch: PTX .maxntid (the CTA size), .minnctapersm and .maxnreg.
         launch = K.launch(self.fn)
         i32 = ir.IntegerType.get_signless(32)
         for fact, attr in (("min_blocks", "nvvm.minctasm"), ("max_regs", "nvvm.maxnreg")):
@@ -451,6 +470,8 @@ class KernelLowering:
 
     def _op(self, op: ir.Operation) -> None:
         name = op.name
+        if self.dots is not None and self._dot_op(op):
+            return
         handler = _HANDLERS.get(name)
         if handler is not None:
             handler(self, op)
@@ -460,6 +481,21 @@ class KernelLowering:
             self._elementwise(op)
         else:
             raise LoweringError(op, f"'{name}' op cannot be lowered by {PASS}{_not_yet(name)}")
+
+    def _dot_op(self, op: ir.Operation) -> bool:
+        """Ops the dot lowering owns: dots, staged loads, folded transposes, pipelined loops."""
+        plan = self.dots.plan
+        if op.name == "tile.dot":
+            self.dots.dot(op)
+        elif op in plan.staged:
+            self.dots.staged_load(op)
+        elif op in plan.skipped:
+            pass
+        elif op in plan.pipelined:
+            self.dots.pipelined_for(op)
+        else:
+            return False
+        return True
 
     def _elementwise(self, op: ir.Operation) -> None:
         if op.name == "arith.constant":
@@ -896,10 +932,6 @@ class KernelLowering:
             self._store_chunks(op, o.value, p, shape, dims, width, elem, acc)
 
 
-def _dot(self: KernelLowering, op: ir.Operation) -> None:
-    raise _unsupported(op)
-
-
 _HANDLERS: dict[str, Callable[[KernelLowering, ir.Operation], None]] = {
     "tile.block_id": KernelLowering._grid_index,
     "tile.grid_dim": KernelLowering._grid_index,
@@ -912,7 +944,6 @@ _HANDLERS: dict[str, Callable[[KernelLowering, ir.Operation], None]] = {
     "tile.store_slice": KernelLowering._store_slice,
     "tile.load": KernelLowering._load,
     "tile.store": KernelLowering._store,
-    "tile.dot": _dot,
     "tensor.splat": KernelLowering._splat,
     "tensor.expand_shape": KernelLowering._reshape,
     "tensor.collapse_shape": KernelLowering._reshape,
