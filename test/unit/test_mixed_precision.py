@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,6 +33,7 @@ from phobos.dialect import make_context  # noqa: E402
 from phobos.interpreter import run_program  # noqa: E402
 
 RNG = np.random.default_rng(29)
+ROOT = Path(__file__).resolve().parents[2]
 TYPES = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64")
 
 # Row type + column type -> the type they meet at (written out, not derived).
@@ -454,3 +456,14 @@ def test_launch_values_the_hardware_refuses_are_located_errors(attribute, where,
 def test_launch_values_within_the_limits_are_accepted(attribute):
     text = tile_ir(f"{attribute}\nkernel k(X: tensor<f32>[N]) {{\n  X[0 :+ 32] = 1.0\n}}\n")
     assert "tile.kernel" in text
+
+
+# ----------------------------------------------------------------------------- the reference's examples
+
+
+def test_every_example_of_the_language_reference_compiles():
+    with open(ROOT / "docs" / "language.md", encoding="utf-8") as f:
+        blocks = re.findall(r"```ph\n(.*?)```", f.read(), re.S)
+    assert len(blocks) >= 10
+    for block in blocks:
+        assert "tile.kernel" in tile_ir(block, "language.md")
