@@ -46,8 +46,13 @@ def tile_explain(module: ir.Operation, pass_) -> None:
         pass_.signal_pass_failure()
         return
     for r in reports:
-        shared = ", ".join(f"{b.name} at {b.offset} ({b.bytes} bytes)" for b in r.shared_buffers) or "none planned"
-        barriers = ", ".join(f"{b.location} {'kept' if b.kept else 'elided'}" for b in r.barriers) or "none"
+        later = "planned by the dot lowering, not reported yet"
+        shared = ", ".join(f"{b.name} at {b.offset} ({b.bytes} bytes)" for b in r.shared_buffers) or (
+            "none planned" if r.shared_memory_reported else later
+        )
+        barriers = ", ".join(f"{b.location} {'kept' if b.kept else 'elided'}" for b in r.barriers) or (
+            "none" if r.shared_memory_reported else later
+        )
         emit_remark(
             _kernel_location(r.location),
             f"kernel '{r.name}': {r.threads} threads, layout {r.layout or 'none'}; "

@@ -317,3 +317,13 @@ def test_passes_alone_on_hostile_input(pass_, tmp_path, capfd, monkeypatch):
         err = capfd.readouterr().err
         assert code == 0, (name, err)
         assert "Traceback" not in err, (name, err)
+
+
+def test_dot_operands_are_staged_not_pictured():
+    r = only(explain_source(str(ROOT / "examples" / "gemm_fp32.ph")))
+    a, b, c_load, c_store = r.accesses
+    for staged in (a, b):
+        assert staged.lanes is None and staged.lines is None
+        assert any(n.startswith("staged: the dot lowering copies this tile") for n in staged.notes)
+    assert c_load.lanes is not None and not c_load.lanes.strided
+    assert not r.shared_memory_reported and r.shared_buffers == [] and r.barriers == []

@@ -197,6 +197,8 @@ class KernelReport:
     accesses: list[Access] = field(default_factory=list)
     shared_buffers: list[SharedBuffer] = field(default_factory=list)
     barriers: list[Barrier] = field(default_factory=list)
+    # False where the lowering plans shared memory (tile.dot) that the two lists above do not show yet
+    shared_memory_reported: bool = True
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -681,6 +683,9 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
         except PlacementError as e:
             report.notes.append(f"no lane picture: {e}")
     ops = _memory_ops(fn)
+    staged = _staged_loads(fn, layout, report) if layout is not None else {}
+    if _ops_named(fn, "tile.dot"):
+        report.shared_memory_reported = False
     for index, (op, b) in enumerate(zip(ops, before)):
         loc_text, filename, line, col = _where(b.location)
         value = _tile_value(op)
@@ -691,7 +696,9 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
         proven = max(1, ir.IntegerAttr(op.attributes[K.VECTOR_WIDTH]).value) if K.VECTOR_WIDTH in op.attributes else 1
         limits = [Limit(kind, FACT_OF_KIND[kind], bound, text) for kind, bound, text in facts.limits]
         width = proven
-        if layout is not None and placement is not None:
+        if op in staged:
+            width = staged[op]
+        elif layout is not None and placement is not None:
             placed = placement.placed_shape(value)
             last = placement.dims_of(value)[-1]
             width = _chunk_width(op, layout, placed, last, elem)
@@ -730,10 +737,44 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
                 f"{VECTOR_BYTES}-byte vectors are out of reach: the tile's last extent {access.tile[-1]} "
                 f"and {eb}-byte elements allow at most {facts.possible_width} per access"
             )
-        if placement is not None:
+        if op in staged:
+            access.notes.append(
+                "staged: the dot lowering copies this tile into shared memory cooperatively "
+                f"({_plural(width, 'element')} per copy, lowering/dot.py); its lanes are not the kernel layout's "
+                "and are not reported yet"
+            )
+        elif placement is not None:
             _lanes_and_lines(access, b, op, layout, placement, analysis)
         report.accesses.append(access)
     return report
+
+
+def _staged_loads(fn: ir.Operation, layout: Blocked, report: KernelReport) -> dict:
+    """The loads the dot lowering stages through shared memory (its own plan,
+    lowering/dot.py), each with its copy width; {} for kernels without tile.dot."""
+    if not _memory_ops(fn) or not _ops_named(fn, "tile.dot"):
+        return {}
+    from phobos.lowering.dot import DotError, copy_width, plan_dots
+    from phobos.lowering.target import DEFAULT_CHIP
+
+    try:
+        plan = plan_dots(fn, layout, K.launch(fn)["threads"], DEFAULT_CHIP)
+    except DotError as e:
+        report.notes.append(f"the dot lowering refuses this kernel: {e}")
+        return {}
+    return {op: copy_width(op) for op in plan.staged} if plan is not None else {}
+
+
+def _ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
+    found = []
+
+    def visit(op):
+        if op.name == name:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return found
 
 
 class _Pass:
@@ -820,7 +861,7 @@ def render_text(reports: list[KernelReport]) -> str:
             + (
                 ", ".join(f"{b.name} at {b.offset} ({b.bytes} bytes)" for b in r.shared_buffers)
                 if r.shared_buffers
-                else "none planned"
+                else ("none planned" if r.shared_memory_reported else "planned by the dot lowering, not reported yet")
             )
         )
         out.append(
@@ -828,7 +869,7 @@ def render_text(reports: list[KernelReport]) -> str:
             + (
                 ", ".join(f"{b.location} {'kept' if b.kept else 'elided'}" for b in r.barriers)
                 if r.barriers
-                else "none"
+                else ("none" if r.shared_memory_reported else "planned by the dot lowering, not reported yet")
             )
         )
         for note in r.notes:
