@@ -119,9 +119,13 @@ def _parser() -> argparse.ArgumentParser:
         help="example arguments, e.g. 'f32[1024,1024] f32[1024,1024] 2.0' (repeatable)",
     )
     a.add_argument("--no-check", action="store_true", help="accept examples that break @aligned promises")
+    a.add_argument("--all-candidates", action="store_true", help="every @autotune candidate (phobos.load tunes)")
     from phobos.cli import explain  # phobos explain (cli/explain.py)
 
     explain.register(sub, common, target)
+    from phobos.cli import tune  # phobos tune (cli/tune.py)
+
+    tune.add_parser(sub, common, target)
     return p
 
 
@@ -229,6 +233,10 @@ def _aot(args, defines: dict[str, int]) -> None:
     options = {"features": args.features} if args.features else None
     from phobos.frontend import CompileError
 
+    if args.all_candidates:
+        from phobos.cli import tune
+
+        return tune.aot_all_candidates(args, defines, examples, options, UserError)
     try:
         keys = compile_ahead(
             args.file,
@@ -297,6 +305,10 @@ def run(argv: list[str] | None = None) -> int:
     if args.command == "run":
         _run(args, defines)
         return 0
+    if args.command == "tune":
+        from phobos.cli import tune
+
+        return tune.run(args, defines, UserError)
     source, filename = _read(args.file)
     if args.command == "check":
         from phobos.frontend import check_source

@@ -125,3 +125,39 @@ def compile_ahead(
         stored.append(k.key(*args).to_text())
         k.warmup(*args, check=check)
     return list(dict.fromkeys(stored))
+
+
+def compile_all_candidates(
+    source,
+    out_dir,
+    *,
+    kernel: str | None = None,
+    chip: str = DEFAULT_CHIP,
+    defines: dict | None = None,
+    options: dict | None = None,
+    keys: Iterable = (),
+    examples: Iterable[Sequence[object]] = (),
+    check: bool = True,
+    jobs: int | None = None,
+    progress: bool | None = None,
+) -> dict:
+    """Compile every @autotune candidate of a .ph kernel into `out_dir` (in a process pool), each as an
+    ahead-of-time folder with the generic variant and one per key / example, plus the manifest
+    autotune.json; phobos.load(out_dir) then tunes on a machine without MLIR. `defines` fix
+    constants (their space shrinks to the one value). Returns the manifest (see
+    phobos.runtime.autotune.compile_candidates)."""
+    from .autotune import compile_candidates
+
+    return compile_candidates(
+        source,
+        out_dir,
+        kernel=kernel,
+        chip=chip,
+        defines=defines,
+        options=options,
+        keys=keys,
+        examples=examples,
+        check=check,
+        jobs=jobs,
+        progress=progress,
+    )

@@ -31,6 +31,7 @@ from pathlib import Path
 from phobos.lowering.target import DEFAULT_CHIP
 
 from . import arrays, driver, fastpath
+from . import autotune as _autotune
 from . import cache as _cache
 from . import interpret as _interpret
 from .arrays import HOST
@@ -68,6 +69,13 @@ class _Launchable:
         self._interpreting = _interpret.enabled()  # PHOBOS_INTERPRET: every call runs in the interpreter
         if self._interpreting:
             self._front = self._interpret_front
+        # @autotune (phobos.runtime.autotune): the tuner is made on first need
+        self._tuner = None
+        self._tuner_made = False
+        self._autotune = None  # True/False: tune on launch or not; None: PHOBOS_AUTOTUNE decides
+        self.autotune_key = None  # what picks a config (like Triton's key=); None: extents bucketed
+        self.best_config: dict | None = None  # the config the last new argument layout launched with
+        self.tuning = None  # the TuneResult of the last tuning
 
     # subclasses: the contract of the kernel, and the variant for a key
     def _get_signature(self) -> Signature:
@@ -177,10 +185,15 @@ class _Launchable:
         return tuple(layout)
 
     def _plan(self, sig: Signature, args, views, grid, check: bool, layout: tuple) -> Plan:
-        binding = sig.bind(args, views, grid=grid, check_promises=check)
-        variant = self._variant(binding.key, sig)
-        if variant.signature.contract is not sig.contract and variant.signature.abi != sig.abi:
+        tuner = self._launch_tuner()
+        if tuner is not None:  # the tuned candidate's variant (tuning now on a new key)
+            variant = self._tuned_variant(tuner, sig, args, views, grid)
             binding = variant.signature.bind(args, views, grid=grid, check_promises=check)
+        else:
+            binding = sig.bind(args, views, grid=grid, check_promises=check)
+            variant = self._variant(binding.key, sig)
+            if variant.signature.contract is not sig.contract and variant.signature.abi != sig.abi:
+                binding = variant.signature.bind(args, views, grid=grid, check_promises=check)
         ordinal = binding.device
         unknown = [views[i] for i in sig.tensors if views[i].device is None]
         for view in unknown:  # generic arrays whose device _launch could not learn: the driver's error now
@@ -212,6 +225,109 @@ class _Launchable:
                 self._fast = fastpath.FastPath(self.signature)
             if self._fast.register(args, grid, plan.fire):
                 self._front = self._fast.front
+
+    # ------------------------------------------------------------------------- @autotune
+
+    def _make_tuner(self, explicit: bool):
+        """The kernel's tuner (phobos.runtime.autotune.Tuner), None when there is nothing to tune:
+        subclasses. explicit: for k.autotune(), which also times a single candidate."""
+        return None
+
+    def _get_tuner(self, explicit: bool = False):
+        if explicit and (self._tuner is None or not self._tuner_made):
+            self._tuner, self._tuner_made = self._make_tuner(True), True
+        elif not self._tuner_made:
+            self._tuner, self._tuner_made = self._make_tuner(False), True
+        if self._tuner is not None and (explicit or len(self._tuner) > 1):
+            self._tuner.key = self.autotune_key
+            return self._tuner
+        return None
+
+    def _launch_tuner(self):
+        """The tuner a new argument layout consults: None with PHOBOS_AUTOTUNE=0 (or autotune=False),
+        in the interpreter, without a CUDA driver (the launch then fails as before, without compiling
+        every candidate first), and for kernels with at most one candidate."""
+        on = self._autotune if self._autotune is not None else _autotune.enabled()
+        if not on or self._interpreting or not driver.available():
+            return None
+        return self._get_tuner()
+
+    def _tuned_variant(self, tuner, sig: Signature, args, views, grid) -> Variant:
+        # every check but the grid and the promises, which depend on the candidate
+        loose = sig.bind(args, views, grid=(0, 0, 0), check_promises=False)
+        before = tuner.last_result
+        index = tuner.decide(sig, args, views, loose.key.to_text(), grid=grid)
+        if tuner.last_result is not before:
+            self.tuning = tuner.last_result
+        self.best_config = dict(tuner.configs[index])
+        return tuner.candidate_kernel(index)._variant(loose.key, None)
+
+    def autotune(
+        self,
+        *args,
+        reference=None,
+        grid=None,
+        key=None,
+        timer=None,
+        runner=None,
+        force: bool = True,
+        jobs: int | None = None,
+        progress: bool | None = None,
+        rtol: float | None = None,
+        atol: float | None = None,
+        store: bool = True,
+    ):
+        """Tune on `args` now: every @autotune candidate compiled (in parallel, into the kernel cache),
+        run once on copies of the arguments and compared with the reference, timed on the device,
+        the fastest stored on disk; later launches with arguments of the same specialisation and
+        tuning key use it. Returns a phobos.runtime.autotune.TuneResult (`.table()`, `.best_config`).
+
+        reference: f(*host_args) that writes the outputs in place or returns them (default: the most
+        conservative candidate); grid: as for a launch (a callable sees each candidate's bindings);
+        key: what picks a config (parameter or dimension names, or a callable of the arguments;
+        default: the tensors' extents bucketed to powers of two), kept for later launches;
+        timer(fn, candidate) -> samples in ms (default: CUDA events, L2 flushed, median);
+        force=False: return the stored winner without running anything when there is one;
+        jobs: compile processes; progress: the bar (default: on a terminal); rtol/atol: override
+        the dtype's tolerance; store=False: keep the winner in this process only."""
+        if key is not None:
+            self.autotune_key = key
+        tuner = self._get_tuner(explicit=True)
+        if tuner is None:
+            raise ValueError(
+                f"{self!r} has no @autotune space to search: tuning rebinds the constants of .ph kernels "
+                "(MLIR input has them bound in the IR)"
+            )
+        if runner is None:
+            driver.init()  # no GPU: say so before compiling every candidate
+        sig = self.signature
+        views = sig.describe(args)
+        for i in sig.tensors:
+            if views[i].device is None and runner is None:
+                views[i].device = 0 if driver.single_device() else driver.pointer_device(views[i].ptr)
+        loose = sig.bind(args, views, grid=(0, 0, 0), check_promises=False)
+        result = tuner.tune(
+            sig,
+            args,
+            views,
+            loose.key.to_text(),
+            grid=grid,
+            reference=reference,
+            timer=timer,
+            runner=runner,
+            force=force,
+            jobs=jobs,
+            progress=progress,
+            rtol=rtol,
+            atol=atol,
+            store=store,
+        )
+        self.tuning = result
+        self.best_config = result.best_config
+        self._plans.clear()  # layouts planned before launch the new winner from now on
+        if self._fast is not None:
+            self._fast.clear()
+        return result
 
     # ------------------------------------------------------------------------- introspection
 
@@ -317,8 +433,12 @@ class Kernel(_Launchable):
         defines: dict | None = None,
         options: dict | None = None,
         cache_dir: os.PathLike | None = None,
+        autotune: bool | None = None,
+        autotune_key=None,
     ):
         super().__init__()
+        self._autotune = autotune
+        self.autotune_key = autotune_key
         self._text, self.origin, self._compile_source = _source(source)
         self.kernel_name = kernel
         self.chip = chip
@@ -331,6 +451,12 @@ class Kernel(_Launchable):
 
     def __repr__(self):
         return f"<phobos.Kernel {self.kernel_name or '?'} from {self.origin} for {self.chip}>"
+
+    def _make_tuner(self, explicit: bool):
+        space = _autotune.source_space(self._text, self.origin, self.kernel_name, self.defines)
+        if space is None or (len(space.configs) < 2 and not explicit):
+            return None
+        return _autotune.SourceTuner(self, space, key=self.autotune_key)
 
     def _get_signature(self) -> Signature:
         if self._interpreting:  # no GPU code is needed: the contract of the tile stage
@@ -438,9 +564,23 @@ def compile(
     defines: dict | None = None,
     options: dict | None = None,
     cache_dir: os.PathLike | None = None,
+    autotune: bool | None = None,
+    autotune_key=None,
 ) -> Kernel:
-    """A launchable kernel from a .ph/.mlir path, its text or an MLIR module (compiled lazily per key)."""
-    return Kernel(source, kernel=kernel, chip=chip, defines=defines, options=options, cache_dir=cache_dir)
+    """A launchable kernel from a .ph/.mlir path, its text or an MLIR module (compiled lazily per key).
+
+    autotune: tune @autotune constants on the first launch of each new argument layout (None:
+    unless PHOBOS_AUTOTUNE=0); autotune_key: what picks a config (docs/autotune.md)."""
+    return Kernel(
+        source,
+        kernel=kernel,
+        chip=chip,
+        defines=defines,
+        options=options,
+        cache_dir=cache_dir,
+        autotune=autotune,
+        autotune_key=autotune_key,
+    )
 
 
 # ----------------------------------------------------------------------------- loaded from a folder
@@ -489,11 +629,59 @@ class LoadedKernel(_Launchable):
         return _artifact(self._variant(SpecKey.from_text(_key_text(key)), None))
 
 
-def load(folder: str | os.PathLike, name: str | None = None) -> LoadedKernel:
-    """The kernel `name` of an ahead-of-time folder (written by phobos.runtime.aot or a PHOBOS cache)."""
+class TunedLoadedKernel(_Launchable):
+    """A kernel launched from a folder of every @autotune candidate (phobos aot --all-candidates):
+    tuned on the first launch of each new argument layout (or with k.autotune), without MLIR."""
+
+    def __init__(self, folder: Path, manifest: dict, autotune: bool | None = None, autotune_key=None):
+        super().__init__()
+        self._autotune = autotune
+        self.autotune_key = autotune_key
+        self.folder = folder
+        self.manifest = manifest
+        self.kernel_name = manifest["kernel"]
+        self.candidates: dict[int, LoadedKernel] = {}
+        for i, entry in enumerate(manifest["candidates"]):
+            if entry.get("status") == "ok" and (folder / entry["folder"]).is_dir():
+                self.candidates[i] = load(folder / entry["folder"])
+        if not self.candidates:
+            raise FileNotFoundError(f"{str(folder)!r}: none of the candidates in autotune.json was compiled")
+        self._default = self.candidates[min(self.candidates)]  # PHOBOS_AUTOTUNE=0 launches it
+
+    def __repr__(self):
+        return (
+            f"<phobos.TunedLoadedKernel {self.kernel_name} from {self.folder} "
+            f"({len(self.candidates)} of {len(self.manifest['candidates'])} candidates)>"
+        )
+
+    def _get_signature(self) -> Signature:
+        return self._default.signature
+
+    def _variant(self, key: SpecKey, signature: Signature | None) -> Variant:
+        return self._default._variant(key, signature)
+
+    def _make_tuner(self, explicit: bool):
+        if len(self.manifest["candidates"]) < 2 and not explicit:
+            return None
+        return _autotune.FolderTuner(self.folder, self.manifest, self.candidates, key=self.autotune_key)
+
+    def artifact(self, key=None):
+        return self._default.artifact(key)
+
+
+def load(
+    folder: str | os.PathLike, name: str | None = None, *, autotune: bool | None = None, autotune_key=None
+) -> LoadedKernel | TunedLoadedKernel:
+    """The kernel `name` of an ahead-of-time folder (written by phobos.runtime.aot or a PHOBOS cache);
+    a folder of @autotune candidates (phobos aot --all-candidates) gives a kernel that tunes."""
     root = Path(folder)
     if not root.is_dir():
         raise FileNotFoundError(f"no ahead-of-time folder at {str(root)!r}")
+    manifest = _autotune.load_manifest(root)
+    if manifest is not None:
+        if name is not None and name != manifest["kernel"]:
+            raise KeyError(f"{str(root)!r} has no kernel '{name}' (it has {manifest['kernel']})")
+        return TunedLoadedKernel(root, manifest, autotune=autotune, autotune_key=autotune_key)
     entries = list(_cache.Cache(root).entries())
     names = sorted({e.kernel for e in entries})
     if not entries:
