@@ -957,12 +957,14 @@ def _compile_job(job: tuple) -> tuple:
             k._variant(SpecKey.from_text(key) if key else SpecKey(), None)
             stored.append(key)
         for args in examples:
-            try:
-                k.warmup(*args, check=check)
+            sig = k.signature
+            try:  # the grid does not change the variant (kernels without a grid rule need none here)
+                binding = sig.bind(args, sig.describe(args), grid=(0, 0, 0), check_promises=check)
             except ValueError as e:  # a broken @aligned promise of this candidate: not its arguments
                 skipped.append(str(e))
                 continue
-            stored.append(k.key(*args).to_text())
+            k._variant(binding.key, None)
+            stored.append(binding.key.to_text())
     except Exception as e:  # a CompileError, a missing compiler: the candidate's reason
         return index, first_error(e), time.perf_counter() - t0, stored, skipped
     return index, None, time.perf_counter() - t0, list(dict.fromkeys(stored)), skipped
