@@ -21,7 +21,11 @@ import common
 SWEEP = [
     {},
     {"TILE_K": 16},
+    {"MINB": 2},
+    {"MINB": 2, "TILE_K": 16},
     {"TILE_M": 64, "W": 128},
+    {"TILE_M": 64, "W": 128, "TILE_K": 16},
+    {"TILE_N": 64, "W": 128, "TILE_K": 16},
     {"TILE_M": 64, "TILE_N": 64, "W": 128},
 ]
 SIZES = [(4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093)]
@@ -36,7 +40,9 @@ def _resources(kernel, args) -> dict:
     err, module = cu.cuModuleLoadData(variant.cubin)
     _, fn = cu.cuModuleGetFunction(module, sig.entry.encode())
     if sig.shared_bytes > 48 * 1024:
-        cu.cuFuncSetAttribute(fn, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, sig.shared_bytes)
+        cu.cuFuncSetAttribute(
+            fn, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, sig.shared_bytes
+        )
     attr = cu.CUfunction_attribute
     _, regs = cu.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_NUM_REGS, fn)
     _, local = cu.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn)
@@ -44,76 +50,72 @@ def _resources(kernel, args) -> dict:
     return {"regs": regs, "local": local, "shared": sig.shared_bytes, "threads": sig.threads, "ctas_per_sm": ctas}
 
 
+def _check(c, ref, scale, k, what):
+    err = ((c - ref).abs() / (scale + 1e-30)).max().item()
+    if not err <= 4 * (k + 8) * 2.0**-24:
+        raise AssertionError(f"{what}: relative error {err}")
+
+
+def measure(m: int, n: int, k: int) -> dict:
+    """cuBLAS, Triton and every Phobos variant at one size, each checked before it is timed."""
+    import torch
+    import triton_kernels as tk
+
+    a = torch.randn(m, k, device="cuda")
+    b = torch.randn(k, n, device="cuda")
+    ref = (a.double() @ b.double()).float()
+    scale = (a.abs().double() @ b.abs().double()).float()
+    c = torch.empty(m, n, device="cuda")
+    torch.mm(a, b, out=c)
+    _check(c, ref, scale, k, f"cuBLAS at {m}x{n}x{k}")
+    entry = {"m": m, "n": n, "k": k, "phobos": []}
+    entry["cublas_ms"] = common.gpu_time_ms(lambda: torch.mm(a, b, out=c))
+    tk.launch_matmul_f32(a, b, c)
+    _check(c, ref, scale, k, f"Triton at {m}x{n}x{k}")
+    entry["triton_ms"] = common.gpu_time_ms(lambda: tk.launch_matmul_f32(a, b, c))
+    aligned = m % 128 == 0 and n % 128 == 0 and k % 16 == 0
+    for name in ("gemm", "gemm_aligned") if aligned else ("gemm",):
+        for defines in SWEEP:
+            if not common.aot_folder(name, defines).is_dir():
+                continue
+            kern = common.phobos_kernel(name, defines)
+            c.normal_()
+            kern(a, b, c, 1.0, 0.0)
+            _check(c, ref, scale, k, f"phobos {name} {defines} at {m}x{n}x{k}")
+            t = common.gpu_time_ms(lambda kern=kern: kern(a, b, c, 1.0, 0.0))
+            res = _resources(kern, (a, b, c, 1.0, 0.0))
+            entry["phobos"].append({"kernel": name, "defines": defines, "ms": t, **res})
+    entry["best"] = min(entry["phobos"], key=lambda e: e["ms"])
+    return entry
+
+
+def _rows(entry: dict) -> list:
+    m, n, k = entry["m"], entry["n"], entry["k"]
+    size = f"{m}x{n}x{k}"
+    flops = 2.0 * m * n * k
+    cublas, triton = entry["cublas_ms"], entry["triton_ms"]
+    rows = []
+    for e in entry["phobos"]:
+        tiles = ",".join(f"{name}={v}" for name, v in e["defines"].items()) or "default"
+        rows.append(
+            [size, e["kernel"], tiles, f"{flops / e['ms'] / 1e9:.1f}", f"{cublas / e['ms']:.2f}"]
+            + [f"{triton / e['ms']:.2f}", e["regs"], e["local"], e["shared"], e["ctas_per_sm"]]
+        )
+    rows.append([size, "cuBLAS", "", f"{flops / cublas / 1e9:.1f}", "1.00", "", "", "", "", ""])
+    rows.append([size, "Triton", "", f"{flops / triton / 1e9:.1f}", f"{cublas / triton:.2f}", "", "", "", "", ""])
+    return rows
+
+
 def main():
     import torch
 
-    import triton_kernels as tk
-
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
-    rows = []
-    record = {"sizes": [list(s) for s in SIZES], "results": []}
-    for m, n, k in SIZES:
-        flops = 2.0 * m * n * k
-        a = torch.randn(m, k, device="cuda")
-        b = torch.randn(k, n, device="cuda")
-        ref = (a.double() @ b.double()).float()
-        scale = (a.abs().double() @ b.abs().double()).float()
-
-        def ok(c, what):
-            err = ((c - ref).abs() / (scale + 1e-30)).max().item()
-            if not err <= 4 * (k + 8) * 2.0**-24:
-                raise AssertionError(f"{what} at {m}x{n}x{k}: relative error {err}")
-
-        c = torch.empty(m, n, device="cuda")
-        torch.mm(a, b, out=c)
-        ok(c, "cuBLAS")
-        t_cublas = common.gpu_time_ms(lambda: torch.mm(a, b, out=c))
-        tk.launch_matmul_f32(a, b, c)
-        ok(c, "Triton")
-        t_triton = common.gpu_time_ms(lambda: tk.launch_matmul_f32(a, b, c))
-        entry = {"m": m, "n": n, "k": k, "cublas_ms": t_cublas, "triton_ms": t_triton, "phobos": []}
-        aligned = m % 128 == 0 and n % 128 == 0 and k % 16 == 0
-        for name in ("gemm", "gemm_aligned") if aligned else ("gemm",):
-            for defines in SWEEP:
-                folder = common.aot_folder(name, defines)
-                if not folder.is_dir():
-                    continue
-                kern = common.phobos_kernel(name, defines)
-                c.normal_()
-                kern(a, b, c, 1.0, 0.0)
-                ok(c, f"phobos {name} {defines}")
-                t = common.gpu_time_ms(lambda: kern(a, b, c, 1.0, 0.0))
-                res = _resources(kern, (a, b, c, 1.0, 0.0))
-                entry["phobos"].append({"kernel": name, "defines": defines, "ms": t, **res})
-        best = min(entry["phobos"], key=lambda e: e["ms"])
-        entry["best"] = best
-        record["results"].append(entry)
-        tf = lambda ms: flops / ms / 1e9  # noqa: E731
-        for e in entry["phobos"]:
-            rows.append(
-                [
-                    f"{m}x{n}x{k}",
-                    e["kernel"],
-                    ",".join(f"{k_}={v}" for k_, v in e["defines"].items()) or "default",
-                    f"{tf(e['ms']):.1f}",
-                    f"{t_cublas / e['ms']:.2f}",
-                    f"{t_triton / e['ms']:.2f}",
-                    e["regs"],
-                    e["local"],
-                    e["shared"],
-                    e["ctas_per_sm"],
-                ]
-            )
-        rows.append([f"{m}x{n}x{k}", "cuBLAS", "", f"{tf(t_cublas):.1f}", "1.00", "", "", "", "", ""])
-        rows.append([f"{m}x{n}x{k}", "Triton", "", f"{tf(t_triton):.1f}", f"{t_cublas / t_triton:.2f}", "", "", "", "", ""])
+    record = {"sizes": [list(s) for s in SIZES], "results": [measure(*s) for s in SIZES]}
     path = common.save("gemm", record)
-    print(
-        common.table(
-            rows,
-            ["size", "kernel", "tiles", "TFLOP/s", "x cuBLAS", "x Triton", "regs", "local", "smem", "CTA/SM"],
-        )
-    )
+    rows = [r for entry in record["results"] for r in _rows(entry)]
+    headers = ["size", "kernel", "tiles", "TFLOP/s", "x cuBLAS", "x Triton", "regs", "local", "smem", "CTA/SM"]
+    print(common.table(rows, headers))
     print(f"saved {path}")
 
 

@@ -97,8 +97,24 @@ _MATMUL_CONFIGS = [
 
 @triton.autotune(configs=_MATMUL_CONFIGS, key=["m", "n", "k"])
 @triton.jit
-def matmul_f32(a_ptr, b_ptr, c_ptr, m, n, k, sam, sak, sbk, sbn, scm, scn, BM: tl.constexpr, BN: tl.constexpr,
-               BK: tl.constexpr, G: tl.constexpr):
+def matmul_f32(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    m,
+    n,
+    k,
+    sam,
+    sak,
+    sbk,
+    sbn,
+    scm,
+    scn,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    G: tl.constexpr,
+):
     pid = tl.program_id(0)
     grid_m, grid_n = tl.cdiv(m, BM), tl.cdiv(n, BN)
     group = pid // (G * grid_n)
@@ -111,10 +127,16 @@ def matmul_f32(a_ptr, b_ptr, c_ptr, m, n, k, sam, sak, sbk, sbn, scm, scn, BM: t
     rk = tl.arange(0, BK)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k0 in range(0, k, BK):
-        a = tl.load(a_ptr + rm[:, None] * sam + (k0 + rk)[None, :] * sak,
-                    mask=(rm[:, None] < m) & ((k0 + rk)[None, :] < k), other=0.0)
-        b = tl.load(b_ptr + (k0 + rk)[:, None] * sbk + rn[None, :] * sbn,
-                    mask=((k0 + rk)[:, None] < k) & (rn[None, :] < n), other=0.0)
+        a = tl.load(
+            a_ptr + rm[:, None] * sam + (k0 + rk)[None, :] * sak,
+            mask=(rm[:, None] < m) & ((k0 + rk)[None, :] < k),
+            other=0.0,
+        )
+        b = tl.load(
+            b_ptr + (k0 + rk)[:, None] * sbk + rn[None, :] * sbn,
+            mask=((k0 + rk)[:, None] < k) & (rn[None, :] < n),
+            other=0.0,
+        )
         acc = tl.dot(a, b, acc, input_precision="ieee")
     tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc, mask=(rm[:, None] < m) & (rn[None, :] < n))
 

@@ -1,7 +1,7 @@
 // C = alpha * A @ B + beta * C in fp32 with ragged edges: masks on M, N and K
 // (zero-filled copies), a cp.async ring over K (@pipeline).
-@autotune(TILE_M in [128, 64], TILE_N in [128, 64], TILE_K in [8, 16], W in [256, 128])
-@launch(W)
+@autotune(TILE_M in [128, 64], TILE_N in [128, 64], TILE_K in [8, 16], W in [256, 128], MINB in [1, 2])
+@launch(W, MINB)
 @pipeline
 kernel gemm(A: tensor<f32>[M, K], B: tensor<f32>[K, N], C: tensor<f32>[M, N], alpha: f32, beta: f32) {
   let pm = ctx.block.x

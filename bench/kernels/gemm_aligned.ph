@@ -1,7 +1,7 @@
 // The seed GEMM with its promise: @aligned on M, N and K drops every mask and
 // the K remainder; the kernel checks the promise at entry.
-@autotune(TILE_M in [128, 64], TILE_N in [128, 64], TILE_K in [8, 16], W in [256, 128])
-@launch(W)
+@autotune(TILE_M in [128, 64], TILE_N in [128, 64], TILE_K in [8, 16], W in [256, 128], MINB in [1, 2])
+@launch(W, MINB)
 @pipeline
 @aligned(M = TILE_M, N = TILE_N, K = TILE_K)
 kernel gemm(A: tensor<f32>[M, K], B: tensor<f32>[K, N], C: tensor<f32>[M, N], alpha: f32, beta: f32) {

@@ -291,6 +291,8 @@ def _compile(
                 fn = _select_kernel(job, kernel)
                 contract = _contract(fn, chip, key_text, options)
                 program = _program(fn)
+        if stage == "gpu" and contract is not None:
+            _record_shared_memory(module, contract)
         output = pipelines.OUTPUT_OF[stage]
         if output == "object-bytes":
             cubin = first_binary(module)
@@ -302,6 +304,20 @@ def _compile(
     if until == "artifact" and (cubin is None or not cubin.startswith(b"\x7fELF")):
         raise _error(f"gpu-module-to-binary produced no cubin for '{contract['name']}'")
     return _Compiled(asm, contract, cubin, program)
+
+
+def _record_shared_memory(module: ir.Module, contract: dict) -> None:
+    """The dynamic shared memory the lowering planned (the launch passes it) and its plan."""
+    import json
+
+    def visit(op):
+        if op.name == "gpu.func" and "phobos.shared_bytes" in op.attributes:
+            contract["shared_bytes"] = ir.IntegerAttr(op.attributes["phobos.shared_bytes"]).value
+            contract["shared_memory"] = json.loads(ir.StringAttr(op.attributes["phobos.shared_plan"]).value)
+        return ir.WalkResult.ADVANCE
+
+    with module.context:
+        module.operation.walk(visit)
 
 
 @dataclass

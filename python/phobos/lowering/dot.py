@@ -145,7 +145,7 @@ def plan_dots(fn: ir.Operation, layout: Blocked | None, threads: int, chip: str)
     pipelining = K.PIPELINE in fn.attributes
     if pipelining:
         _plan_pipelines(plan, fn)
-    for (dot, role), operand in plan.operands.items():
+    for operand in plan.operands.values():
         operand.buffer = len(plan.buffers)
         plan.buffers.append(_buffer(plan, operand, layout))
     program, points = _events(plan, fn.regions[0].blocks[0])
@@ -277,7 +277,8 @@ def _not_affine_in_iv(v: ir.Value, iv: ir.Value, inside: set) -> str | None:
     op = v.owner
     if op not in inside:
         return None
-    if op.name.split(".")[0] not in ("arith", "index") or len(op.regions):
+    pure = op.name.split(".")[0] in ("arith", "index") or op.name in ("tile.block_id", "tile.grid_dim")
+    if not pure or len(op.regions):
         return f"'{op.name}'"
     for x in op.operands:
         bad = _not_affine_in_iv(x, iv, inside)
@@ -372,7 +373,9 @@ def _events(plan: DotPlan, block: ir.Block) -> tuple[list, list]:
             op = op.operation
             if op in plan.staged and op not in plan.ring_of:
                 o = plan.staged[op]
-                events.append(Access((op, "copy"), (o.buffer,), "write", f"the copy of the {o.role} tile at {_where(op)}"))
+                events.append(
+                    Access((op, "copy"), (o.buffer,), "write", f"the copy of the {o.role} tile at {_where(op)}")
+                )
             elif op.name == "tile.dot":
                 plain, ringed = [], []
                 for role in ("lhs", "rhs"):
@@ -380,7 +383,10 @@ def _events(plan: DotPlan, block: ir.Block) -> tuple[list, list]:
                     if o.source is None:
                         events.append(
                             Access(
-                                (op, "stage-" + role), (o.buffer,), "write", f"the {role} registers stored at {_where(op)}"
+                                (op, "stage-" + role),
+                                (o.buffer,),
+                                "write",
+                                f"the {role} registers stored at {_where(op)}",
                             )
                         )
                     (ringed if o.source in plan.ring_of else plain).append(o)
@@ -409,9 +415,13 @@ def _events(plan: DotPlan, block: ir.Block) -> tuple[list, list]:
                 else:
                     ring_buffers = tuple(plan.staged[ld].buffer for ld in p.loads)
                     events.append(
-                        Access((op, "prologue"), ring_buffers, "write", f"the pipeline prologue at {_where(op)}", p.ring)
+                        Access(
+                            (op, "prologue"), ring_buffers, "write", f"the pipeline prologue at {_where(op)}", p.ring
+                        )
                     )
-                    refill = Access((op, "refill"), ring_buffers, "write", f"the next stage's copies at {_where(op)}", p.ring)
+                    refill = Access(
+                        (op, "refill"), ring_buffers, "write", f"the next stage's copies at {_where(op)}", p.ring
+                    )
                     events.append(Loop([refill, *body], pipelined=p.ring, what=_where(op)))
             elif op.name == "scf.if":
                 arms = [walk(r.blocks[0]) for r in op.regions if len(r.blocks)]
@@ -585,9 +595,13 @@ class DotEmitter:
             return value if mask is None else arith.SelectOp(mask, value, zero).result
 
         def load_all():
-            return [load(g, m) for _, g, m, _ in pieces]
+            # A thread past the tile's last chunk loads nothing real (its address may be out of bounds).
+            return [
+                load(g, m if guard is None else guard if m is None else arith.AndIOp(m, guard).result)
+                for _, g, m, guard in pieces
+            ]
 
-        if any(m is not None for _, _, m, _ in pieces):
+        if any(m is not None or guard is not None for _, _, m, guard in pieces):
             nonempty = None
             for axis in (0, 1):
                 pos = arith.CmpIOp(arith.CmpIPredicate.ugt, kl.extents[(p, axis)], kl.index(0)).result
@@ -624,7 +638,7 @@ class DotEmitter:
         kl = self.kl
         src_elements = None
         if mask is not None:
-            gidx = arith.SelectOp(mask, gidx, kl.index(0)).result
+            # Zero source bytes: the chunk is zero-filled and its (out-of-bounds) address never read.
             src_elements = arith.SelectOp(mask, kl.index(w), kl.index(0)).result
         token_t = ir.Type.parse("!nvgpu.device.async.token")
         operands = [smem, sidx, view, gidx] + ([src_elements] if src_elements is not None else [])
@@ -690,7 +704,9 @@ class DotEmitter:
             if k_extent > K_CHUNK and k_extent % K_CHUNK == 0:
                 loop = scf.ForOp(kl.index(0), kl.index(k_extent), kl.index(K_CHUNK), [acc])
                 with ir.InsertionPoint(loop.body):
-                    inner = self._products(op, lhs, rhs, loop.inner_iter_args[0], m, n, K_CHUNK, loop.induction_variable)
+                    inner = self._products(
+                        op, lhs, rhs, loop.inner_iter_args[0], m, n, K_CHUNK, loop.induction_variable
+                    )
                     scf.YieldOp([inner])
                 result = loop.results[0]
             else:
@@ -708,8 +724,12 @@ class DotEmitter:
         a_bcast = [i for i in range(cm) for _ in range(cn)]
         b_bcast = [j for _ in range(cm) for j in range(cn)]
         for k in range(k_count):
-            a = self._convert(vector.FromElementsOp(ir.VectorType.get([cm], _elem(a_cols[k][0])), a_cols[k]).result, acc_elem)
-            b = self._convert(vector.FromElementsOp(ir.VectorType.get([cn], _elem(b_rows[k][0])), b_rows[k]).result, acc_elem)
+            a = self._convert(
+                vector.FromElementsOp(ir.VectorType.get([cm], _elem(a_cols[k][0])), a_cols[k]).result, acc_elem
+            )
+            b = self._convert(
+                vector.FromElementsOp(ir.VectorType.get([cn], _elem(b_rows[k][0])), b_rows[k]).result, acc_elem
+            )
             aa = vector.ShuffleOp(a, a, a_bcast).result
             bb = vector.ShuffleOp(b, b, b_bcast).result
             if isinstance(acc_elem, ir.FloatType):

@@ -47,6 +47,7 @@ from phobos.lowering.target import DEFAULT_CHIP
 
 MAX_TILE_RANK = 3
 MAX_REGISTERS = 1024  # elements of one tile per thread
+GROUP_M = 8  # row tiles per group in the launch order of dot kernels
 PASS = "tile-lower-to-gpu"
 
 
@@ -567,6 +568,8 @@ class KernelLowering:
         bijection onto the same grid; only the launch order changes)."""
         if d in self._block_ids:
             return self._block_ids[d]
+        if self.dots is not None and d < 2:
+            return self._grouped_block_index(d)
         if self.fast_block_dim != 1:
             value = self.at_entry(lambda: gpu.BlockIdOp(_DIMS[d]).result)
         else:
@@ -582,6 +585,28 @@ class KernelLowering:
             value = self.at_entry(build)
         self._block_ids[d] = value
         return value
+
+    def _grouped_block_index(self, d: int) -> ir.Value:
+        """Dot kernels: CTAs in groups of GROUP_M rows of tiles (Triton's grouped
+        order). With l = x + y * nctaid.x, each run of GROUP_M * nctaid.y
+        consecutive CTAs covers GROUP_M row tiles by every column tile, column
+        by column, so the CTAs resident at once share operand tiles in L2. A
+        bijection onto the same grid: only the launch order changes."""
+
+        def build():
+            x, y = gpu.BlockIdOp(gpu.Dimension.x).result, gpu.BlockIdOp(gpu.Dimension.y).result
+            nx, ny = gpu.GridDimOp(gpu.Dimension.x).result, gpu.GridDimOp(gpu.Dimension.y).result
+            linear = arith.AddIOp(x, arith.MulIOp(y, nx).result).result
+            per_group = arith.MulIOp(ny, self.index(GROUP_M)).result
+            group = arith.DivUIOp(linear, per_group).result
+            first = arith.MulIOp(group, self.index(GROUP_M)).result
+            rows = arith.MinUIOp(arith.SubIOp(nx, first).result, self.index(GROUP_M)).result
+            within = arith.RemUIOp(linear, per_group).result
+            self._block_ids[0] = arith.AddIOp(first, arith.RemUIOp(within, rows).result).result
+            self._block_ids[1] = arith.DivUIOp(within, rows).result
+            return self._block_ids[d]
+
+        return self.at_entry(build)
 
     def _range(self, op: ir.Operation) -> None:
         o = op.opview
