@@ -51,7 +51,8 @@ DOT = """
 func.func @gemm(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "K"]}) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
   %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x32xf32>
-  %d = "tile.dot"(%a, %a, %a) : (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %s = "tile.scan"(%a) {kind = "sum", axis = 1 : i64} : (tensor<32x32xf32>) -> tensor<32x32xf32>
+  %d = "tile.dot"(%a, %a, %s) : (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
   "tile.store_slice"(%d, %A, %c0, %c0) : (tensor<32x32xf32>, memref<?x?xf32>, index, index) -> ()
   return
 }
@@ -222,16 +223,25 @@ def test_unsupported_op_is_a_located_error_naming_it():
     assert len(errors) == 1
     filename, line, col, _, message = errors[0]
     assert message == (
-        "tile.dot is not supported by tile-lower-to-gpu yet: dot cannot run on the GPU yet "
+        "tile.scan is not supported by tile-lower-to-gpu yet: scans (cumsum) cannot run on the GPU yet "
         "(`phobos run --interpret` runs the kernel on the CPU)"
     )
     assert (filename, line) == ("<text>", 5)
-    assert "tile.dot" in DOT.split("\n")[line - 1]
+    assert "tile.scan" in DOT.split("\n")[line - 1]
+
+
+def test_dot_reading_one_tile_as_both_operands_and_accumulator():
+    """A tile the dot reads twice (and adds) cannot be staged straight from memory: it goes
+    through registers, and the module lowers to PTX."""
+    src = DOT.replace('  %s = "tile.scan"(%a) {kind = "sum", axis = 1 : i64} : (tensor<32x32xf32>) -> tensor<32x32xf32>\n', "")
+    src = src.replace("(%a, %a, %s)", "(%a, %a, %a)")
+    ptx = compile_stages(src, until="ptx")["ptx"]
+    assert "fma.rn.f32" in ptx and "bar.sync" in ptx
 
 
 def test_unsupported_dtype_is_a_located_error():
     src = DOT.replace("f32", "f8E5M2").replace(
-        '%d = "tile.dot"(%a, %a, %a) '
+        '%d = "tile.dot"(%a, %a, %s) '
         ": (tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>, tensor<32x32xf8E5M2>) -> tensor<32x32xf8E5M2>\n",
         "",
     )

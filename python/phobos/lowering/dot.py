@@ -69,8 +69,10 @@ def _element_bytes(t: ir.Type) -> int:
 
 
 def _single_use(v: ir.Value, user: ir.Operation) -> bool:
+    """Whether `user` is the only use of `v` (a value the dot also reads as its other operand
+    or accumulator must stay in registers)."""
     uses = list(v.uses)
-    return len(uses) >= 1 and all(u.owner == user for u in uses)
+    return len(uses) == 1 and uses[0].owner == user
 
 
 @dataclass
