@@ -7,12 +7,14 @@
 // BAD: error: invalid chip 'gfx90a': expected sm_XX (for example sm_90)
 // PTX: error: features '+ptx70' are too old for sm_90: it needs +ptx80 or higher
 
-func.func @gemm(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "K"]}) attributes {tile.kernel} {
+func.func @huge(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "K"]}, %B: memref<?x?xf32> {tile.name = "B", tile.dims = ["K", "N"]}, %C: memref<?x?xf32> {tile.name = "C", tile.dims = ["M", "N"]}) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
-  %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x32xf32>
-  // expected-error@+1 {{tile.dot is not supported by tile-lower-to-gpu yet}}
-  %d = "tile.dot"(%a, %a, %a) : (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-  "tile.store_slice"(%d, %A, %c0, %c0) : (tensor<32x32xf32>, memref<?x?xf32>, index, index) -> ()
+  %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<512x64xf32>
+  %b = "tile.load_slice"(%B, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<64x512xf32>
+  %z = arith.constant dense<0.0> : tensor<512x512xf32>
+  // expected-error@+1 {{the dot operands need 270336 bytes of shared memory (lhs of the dot at}}
+  %d = "tile.dot"(%a, %b, %z) : (tensor<512x64xf32>, tensor<64x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  "tile.store_slice"(%d, %C, %c0, %c0) : (tensor<512x512xf32>, memref<?x?xf32>, index, index) -> ()
   return
 }
 

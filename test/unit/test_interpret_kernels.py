@@ -39,6 +39,14 @@ def _gemm(args):
     return {"C": args["alpha"] * product + args["beta"] * args["C"].astype(np.float64)}
 
 
+def _gemm_nt(args):
+    return {"C": args["A"].astype(np.float64) @ args["B"].astype(np.float64).T}
+
+
+def _matmul(args):
+    return {"C": args["A"].astype(np.float64) @ args["B"].astype(np.float64)}
+
+
 # source -> (reference, the tensors it writes without reading them first)
 KERNELS = {
     "examples/scale.ph": (_scale, {"Y"}),
@@ -56,6 +64,11 @@ KERNELS = {
     "bench/kernels/saxpy_offsets_aligned.mlir": (_saxpy, set()),
     "bench/kernels/rowwalk.ph": (_double, {"Y"}),
     "bench/kernels/colwalk.ph": (_double, {"Y"}),
+    "bench/kernels/gemm.ph": (_gemm, set()),
+    "bench/kernels/gemm_aligned.ph": (_gemm, set()),
+    "bench/kernels/gemm_sync.ph": (_gemm, set()),
+    "bench/kernels/gemm_nt.ph": (_gemm_nt, {"C"}),
+    "bench/kernels/gemm_f16.ph": (_matmul, {"C"}),
 }
 RAGGED = [37, 129, 1, 200]  # extents for dimensions no promise covers
 
@@ -89,8 +102,9 @@ def _arguments(contract: dict, extents: dict[str, int], poisoned: set) -> dict:
             args[p["name"]] = float(RNG.uniform(0.5, 2.0)) * RNG.choice([-1.0, 1.0])
             continue
         shape = tuple(int(d) if d.isdigit() else extents[d] for d in p["dims"])
-        values = RNG.uniform(0.5, 1.5, shape).astype(np.float32) * RNG.choice([-1, 1], shape).astype(np.float32)
-        args[p["name"]] = np.full(shape, np.nan, np.float32) if p["name"] in poisoned else values
+        dtype = {"f16": np.float16, "f64": np.float64}.get(p["dtype"], np.float32)
+        values = (RNG.uniform(0.5, 1.5, shape) * RNG.choice([-1, 1], shape)).astype(dtype)
+        args[p["name"]] = np.full(shape, np.nan, dtype) if p["name"] in poisoned else values
     return args
 
 
