@@ -20,6 +20,10 @@ if $PY -c "from phobos.runtime import driver; driver.init()" 2>/dev/null; then
   $PY bench/bench_launch.py || status=1
   $PY bench/bench_bandwidth.py || status=1
   $PY bench/bench_coalescing.py || status=1
+  if [ -d .cache/autotune ]; then  # the tuner's candidates, from bench/autotune_build.py
+    $PY -m pytest -q -m gpu test/unit/test_autotune_gpu.py -p no:cacheprovider -rs $timeout_flag > "$RESULTS/autotune_gpu_tests.log" 2>&1 || status=1
+    $PY bench/bench_autotune.py || status=1
+  fi
   if [ "${1:-}" = "--handwritten" ]; then
     $PY bench/bench_launch.py --handwritten || status=1
     $PY bench/bench_bandwidth.py --handwritten || status=1

@@ -51,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .arrays import HOST, ITEMSIZE
+from .arrays import HOST, ITEMSIZE, contiguous_strides
 from .specialization import SpecKey
 
 ENV = "PHOBOS_AUTOTUNE"  # 0: never tune, launch candidate 0 (the first value of every space)
@@ -689,9 +689,12 @@ class _DeviceTensor:
         if self.nbytes:
             driver.check(driver.cu.cuMemcpyDtoH(raw.ctypes.data, self.ptr, self.nbytes), "cuMemcpyDtoH")
         item = np.dtype(host).itemsize
-        out = np.lib.stride_tricks.as_strided(
-            raw.view(host), self.shape, tuple(s * item for s in self.strides), writeable=False
-        ).copy()
+        if self.nbytes and self.strides == contiguous_strides(self.shape):  # packed: no second copy
+            out = raw.view(host).reshape(self.shape)
+        else:
+            out = np.lib.stride_tricks.as_strided(
+                raw.view(host), self.shape, tuple(s * item for s in self.strides), writeable=False
+            ).copy()
         return _bf16_to_f32(out) if self.dtype == "bf16" else out
 
     def free(self) -> None:
