@@ -57,6 +57,7 @@ ACCESS_TESTS = [LIT + ["test/Transforms/tile-elide-masks.mlir"], PYTEST + ["test
 RUNTIME_TESTS = [PYTEST + ["test/unit/test_runtime.py", "test/unit/test_specialization.py"]]
 LAYOUT_TESTS = [PYTEST + ["test/unit/test_layout_coordinates.py"]]
 CHECKER_TESTS = [LIT + ["test/Frontend"], PYTEST + ["test/unit/test_frontend_api.py", "test/unit/test_diagnostics.py"]]
+MIXED_TESTS = [PYTEST + ["test/unit/test_mixed_precision.py", "-x"]]
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,28 @@ TARGETS = [
     ),
     Target("python/phobos/runtime/binding.py", RUNTIME_TESTS, []),
     Target("python/phobos/frontend/checker.py", CHECKER_TESTS, []),
+    Target(
+        "python/phobos/frontend/types.py",
+        MIXED_TESTS,
+        [
+            "if FLOAT_WIDTH[a] == FLOAT_WIDTH[b]:",
+            "return a if FLOAT_WIDTH[a] > FLOAT_WIDTH[b] else b",
+            "if INT_WIDTH[a] != INT_WIDTH[b]:",
+            "return a if INT_WIDTH[a] > INT_WIDTH[b] else b",
+            'return b if a == "index" else a',
+        ],
+    ),
+    Target(
+        "python/phobos/frontend/attributes.py",
+        MIXED_TESTS,
+        [
+            "elif blocks is not None and blocks > SM_MAX_CTAS:",
+            "if regs is not None and not MIN_REGS <= regs <= MAX_REGS:",
+            "if regs is not None and threads * regs > SM_REGISTERS:",
+            "if blocks is not None and blocks * threads > SM_MAX_THREADS:",
+            "if blocks is not None and regs is not None and blocks * threads * regs > SM_REGISTERS:",
+        ],
+    ),
     Target(
         "python/phobos/lowering/to_gpu.py",
         LAYOUT_TESTS,

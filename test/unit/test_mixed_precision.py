@@ -433,7 +433,7 @@ def test_original_style_half_gemm_checks_compiles_and_runs():
 @pytest.mark.parametrize(
     "attribute, where, message",
     [
-        ("@launch(256, 40)", "1:14", "@launch minBlocks must be at most 32 (the CTAs an sm_90 multiprocessor holds)"),
+        ("@launch(256, 33)", "1:14", "@launch minBlocks must be at most 32 (the CTAs an sm_90 multiprocessor holds)"),
         ("@launch(256, 0)", "1:14", "@launch minBlocks must be positive, got 0"),
         ("@launch(256, 1, 15)", "1:17", "@launch maxRegs must be between 16 and 255 registers per thread"),
         ("@launch(maxRegs = 256, threads = 64)", "1:19", "(PTX .maxnreg), got 256"),
@@ -451,7 +451,15 @@ def test_launch_values_the_hardware_refuses_are_located_errors(attribute, where,
 
 @pytest.mark.parametrize(
     "attribute",
-    ["@launch(1024, 2, 32)", "@launch(256, 8, 32)", "@launch(32, 32)", "@launch(256, 1, 255)", "@launch(64)"],
+    [
+        "@launch(1024, 2, 32)",  # 2048 threads and 65536 registers: both limits exactly
+        "@launch(256, 8, 32)",
+        "@launch(512, 1, 128)",  # 65536 registers per CTA
+        "@launch(32, 32)",  # 32 CTAs
+        "@launch(256, 1, 255)",
+        "@launch(threads = 64, maxRegs = 16)",
+        "@launch(64)",
+    ],
 )
 def test_launch_values_within_the_limits_are_accepted(attribute):
     text = tile_ir(f"{attribute}\nkernel k(X: tensor<f32>[N]) {{\n  X[0 :+ 32] = 1.0\n}}\n")
