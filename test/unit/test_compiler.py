@@ -233,7 +233,9 @@ def test_unsupported_op_is_a_located_error_naming_it():
 def test_dot_reading_one_tile_as_both_operands_and_accumulator():
     """A tile the dot reads twice (and adds) cannot be staged straight from memory: it goes
     through registers, and the module lowers to PTX."""
-    src = DOT.replace('  %s = "tile.scan"(%a) {kind = "sum", axis = 1 : i64} : (tensor<32x32xf32>) -> tensor<32x32xf32>\n', "")
+    src = DOT.replace(
+        '  %s = "tile.scan"(%a) {kind = "sum", axis = 1 : i64} : (tensor<32x32xf32>) -> tensor<32x32xf32>\n', ""
+    )
     src = src.replace("(%a, %a, %s)", "(%a, %a, %a)")
     ptx = compile_stages(src, until="ptx")["ptx"]
     assert "fma.rn.f32" in ptx and "bar.sync" in ptx

@@ -326,4 +326,9 @@ def test_dot_operands_are_staged_not_pictured():
         assert staged.lanes is None and staged.lines is None
         assert any(n.startswith("staged: the dot lowering copies this tile") for n in staged.notes)
     assert c_load.lanes is not None and not c_load.lanes.strided
-    assert not r.shared_memory_reported and r.shared_buffers == [] and r.barriers == []
+    # the planner's buffers and barrier decisions, as the lowering made them
+    assert r.shared_memory_reported
+    assert [b.name.split(" of ")[0] for b in r.shared_buffers] == ["lhs", "rhs"]
+    assert r.shared_buffers[0].offset == 0 and r.shared_buffers[1].offset >= r.shared_buffers[0].bytes
+    kept = [b for b in r.barriers if b.kept]
+    assert len(kept) == 1 and "pipelined loop" in kept[0].location

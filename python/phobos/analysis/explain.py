@@ -684,7 +684,7 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
             report.notes.append(f"no lane picture: {e}")
     ops = _memory_ops(fn)
     staged = _staged_loads(fn, layout, report) if layout is not None else {}
-    if _ops_named(fn, "tile.dot"):
+    if _ops_named(fn, "tile.dot") and not report.shared_buffers:
         report.shared_memory_reported = False
     for index, (op, b) in enumerate(zip(ops, before)):
         loc_text, filename, line, col = _where(b.location)
@@ -762,7 +762,21 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, report: KernelReport) -> di
     except DotError as e:
         report.notes.append(f"the dot lowering refuses this kernel: {e}")
         return {}
-    return {op: copy_width(op) for op in plan.staged} if plan is not None else {}
+    if plan is None:
+        return {}
+    report.shared_buffers = [
+        SharedBuffer(
+            b.name,
+            b.offset,
+            b.bytes,
+            b.read_wavefronts - b.ideal_read_wavefronts if b.reads is not None else None,
+            b.where,
+        )
+        for b in plan.buffers
+    ]
+    report.barriers = [Barrier(d.what, d.kept, d.reason) for d in plan.sync.decisions]
+    report.shared_memory_reported = True
+    return {op: copy_width(op) for op in plan.staged}
 
 
 def _ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
