@@ -64,11 +64,17 @@ KERNELS = {
     "bench/kernels/saxpy_offsets_aligned.mlir": (_saxpy, set()),
     "bench/kernels/rowwalk.ph": (_double, {"Y"}),
     "bench/kernels/colwalk.ph": (_double, {"Y"}),
+    "bench/kernels/saxpy_tune.ph": (_saxpy, set()),
     "bench/kernels/gemm.ph": (_gemm, set()),
     "bench/kernels/gemm_aligned.ph": (_gemm, set()),
     "bench/kernels/gemm_sync.ph": (_gemm, set()),
     "bench/kernels/gemm_nt.ph": (_gemm_nt, {"C"}),
     "bench/kernels/gemm_f16.ph": (_matmul, {"C"}),
+}
+# Sources left out, with the reason: their tests live elsewhere.
+UNCOVERED = {
+    # the autotune tests' deliberately wrong candidate space; its grid is the caller's (no grid rule)
+    "bench/kernels/scale_gaps.ph",
 }
 RAGGED = [37, 129, 1, 200]  # extents for dimensions no promise covers
 
@@ -76,7 +82,7 @@ RAGGED = [37, 129, 1, 200]  # extents for dimensions no promise covers
 def test_every_kernel_source_is_covered():
     sources = {str(p.relative_to(ROOT)) for d in ("examples", "bench/kernels") for p in (ROOT / d).iterdir()}
     sources = {s for s in sources if s.endswith((".ph", ".mlir"))}
-    assert sources == set(KERNELS), "a kernel source without an interpreter test (add it to KERNELS)"
+    assert sources - UNCOVERED == set(KERNELS), "a kernel source without an interpreter test (add it to KERNELS)"
 
 
 def _extents(contract: dict, ragged_promise: bool) -> dict[str, int]:
