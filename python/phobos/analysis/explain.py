@@ -780,15 +780,9 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, report: KernelReport) -> di
 
 
 def _ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
-    found = []
+    from phobos.lowering.kernel_layout import ops_named
 
-    def visit(op):
-        if op.name == name:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit)
-    return found
+    return ops_named(root, (name,))
 
 
 class _Pass:

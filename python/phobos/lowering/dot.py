@@ -29,8 +29,10 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf, vector
 
+from phobos.analysis.kernel_facts import element_bytes
+from phobos.diagnostics import file_location
 from phobos.dialect import kernel as K
-from phobos.lowering.kernel_layout import vector_width
+from phobos.lowering.kernel_layout import ops_named, vector_width
 from phobos.lowering.layout import Blocked
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
@@ -49,23 +51,12 @@ class DotError(Exception):
 
 
 def _where(op: ir.Operation) -> str:
-    loc = str(op.location)
-    # loc("file":line:col) -> file:line:col
-    start, end = loc.find('"'), loc.rfind('"')
-    if start < 0 or end <= start:
-        return loc
-    rest = loc[end + 1 :].split(")")[0]
-    return loc[start + 1 : end] + rest
+    found = file_location(op.location)
+    return f"{found[0]}:{found[1]}:{found[2]}" if found is not None else str(op.location)
 
 
 def _tile_type(v: ir.Value) -> ir.RankedTensorType:
     return ir.RankedTensorType(v.type)
-
-
-def _element_bytes(t: ir.Type) -> int:
-    if isinstance(t, ir.IntegerType):
-        return max(1, t.width // 8)
-    return ir.FloatType(t).width // 8
 
 
 def _single_use(v: ir.Value, user: ir.Operation) -> bool:
@@ -128,14 +119,7 @@ class DotPlan:
 
 def plan_dots(fn: ir.Operation, layout: Blocked | None, threads: int, chip: str) -> DotPlan | None:
     """The shared-memory plan of `fn`'s dots (None when it has none). Raises DotError."""
-    dots = []
-
-    def visit(op):
-        if op.name == "tile.dot":
-            dots.append(op)
-        return ir.WalkResult.ADVANCE
-
-    fn.walk(visit)
+    dots = ops_named(fn, ("tile.dot",))
     if not dots:
         return None
     if layout is None or layout.rank != 2:
@@ -150,7 +134,7 @@ def plan_dots(fn: ir.Operation, layout: Blocked | None, threads: int, chip: str)
     for operand in plan.operands.values():
         operand.buffer = len(plan.buffers)
         plan.buffers.append(_buffer(plan, operand, layout))
-    program, points = _events(plan, fn.regions[0].blocks[0])
+    program = _events(plan, fn.regions[0].blocks[0])
     _live_ranges(plan, program)
     for b in plan.buffers:
         choose_padding(b)
@@ -201,15 +185,7 @@ def _classify(plan: DotPlan, dot: ir.Operation, role: str, value: ir.Value) -> O
 
 
 def _plan_pipelines(plan: DotPlan, fn: ir.Operation) -> None:
-    loops = []
-
-    def visit(op):
-        if op.name == "scf.for":
-            loops.append(op)
-        return ir.WalkResult.ADVANCE
-
-    fn.walk(visit)
-    for loop in loops:
+    for loop in ops_named(fn, ("scf.for",)):
         body = loop.regions[0].blocks[0]
         loads = [op.operation for op in body.operations if op.operation in plan.staged]
         if not loads:
@@ -236,7 +212,7 @@ def _plan_pipelines(plan: DotPlan, fn: ir.Operation) -> None:
 def copy_width(op: ir.Operation) -> int:
     """Elements per copy of a staged load: its proven vector width, at most 16 bytes."""
     t = _tile_type(op.results[0])
-    eb = _element_bytes(t.element_type)
+    eb = element_bytes(t.element_type)
     w = min(vector_width(op), t.shape[-1])
     while w * eb > 16:
         w //= 2
@@ -248,21 +224,14 @@ def _why_not_pipelined(loop: ir.Operation, loads: list[ir.Operation]) -> str | N
     iv = body.arguments[0]
     inside = {op.operation for op in body.operations}
     for ld in loads:
-        eb = _element_bytes(_tile_type(ld.results[0]).element_type)
+        eb = element_bytes(_tile_type(ld.results[0]).element_type)
         if copy_width(ld) * eb < 4:
             return f"the load at {_where(ld)} copies {copy_width(ld) * eb}-byte pieces; cp.async moves 4, 8 or 16"
         for start in list(ld.operands)[1:]:
             bad = _not_affine_in_iv(start, iv, inside)
             if bad is not None:
                 return f"the start of the load at {_where(ld)} depends on {bad}, not only on the loop index"
-    stored = set()
-
-    def visit(op):
-        if op.name in ("tile.store", "tile.store_slice"):
-            stored.add(op.operands[1])
-        return ir.WalkResult.ADVANCE
-
-    loop.walk(visit)
+    stored = {op.operands[1] for op in ops_named(loop, ("tile.store", "tile.store_slice"))}
     for ld in loads:
         if ld.operands[0] in stored:
             return f"the loop stores to the tensor the load at {_where(ld)} reads"
@@ -292,7 +261,7 @@ def _not_affine_in_iv(v: ir.Value, iv: ir.Value, inside: set) -> str | None:
 def _buffer(plan: DotPlan, operand: Operand, layout: Blocked) -> Buffer:
     t = _tile_type(operand.value)
     rows, cols = t.shape
-    eb = _element_bytes(t.element_type)
+    eb = element_bytes(t.element_type)
     dot_t = _tile_type(operand.dot.results[0])
     m, n = dot_t.shape
     stages = 1
@@ -302,7 +271,7 @@ def _buffer(plan: DotPlan, operand: Operand, layout: Blocked) -> Buffer:
     out_dim, out_extent = (0, m) if operand.role == "lhs" else (1, n)
     k_extent = min(_tile_type(operand.dot.operands[0]).shape[1], K_CHUNK)
     reads = _read_model(layout, out_dim, out_extent, k_extent, eb, operand.contiguous_out)
-    writes = _write_model(operand, rows, cols, eb, layout)
+    writes = _write_model(operand, rows, cols, eb)
     return Buffer(
         name=name,
         rows=rows,
@@ -349,7 +318,7 @@ def _read_model(layout, d, extent, k_extent, eb, contiguous_out):
     return model
 
 
-def _write_model(operand: Operand, rows: int, cols: int, eb: int, layout: Blocked):
+def _write_model(operand: Operand, rows: int, cols: int, eb: int):
     if operand.source is None:
         return None  # register tiles: written once, not worth modelling
     w = copy_width(operand.source)
@@ -366,8 +335,8 @@ def _write_model(operand: Operand, rows: int, cols: int, eb: int, layout: Blocke
     return model
 
 
-def _events(plan: DotPlan, block: ir.Block) -> tuple[list, list]:
-    points: list = []
+def _events(plan: DotPlan, block: ir.Block) -> list:
+    """The shared-memory events of `block` in emission order (shared_sync.py's program)."""
 
     def walk(block):
         events = []
@@ -430,7 +399,7 @@ def _events(plan: DotPlan, block: ir.Block) -> tuple[list, list]:
                 events.append(Branch(arms))
         return events
 
-    return walk(block), points
+    return walk(block)
 
 
 def _live_ranges(plan: DotPlan, program: list) -> None:
@@ -546,7 +515,7 @@ class DotEmitter:
         t = _tile_type(op.results[0])
         rows, cols = t.shape
         elem = t.element_type
-        eb = _element_bytes(elem)
+        eb = element_bytes(elem)
         w = copy_width(op)
         buf = self.plan.buffers[buffer]
         in_bounds = o.in_bounds
@@ -663,7 +632,7 @@ class DotEmitter:
         shape = kl.placement.placed_shape(value_old)
         value = kl.get(value_old, dot)
         elem = _tile_type(value_old).element_type
-        eb = _element_bytes(elem)
+        eb = element_bytes(elem)
         buf = self.plan.buffers[operand.buffer]
         smem = self.views[operand.buffer]
         run = min(L.run(1, shape[1]), 16 // eb)
@@ -727,10 +696,10 @@ class DotEmitter:
         b_bcast = [j for _ in range(cm) for j in range(cn)]
         for k in range(k_count):
             a = self._convert(
-                vector.FromElementsOp(ir.VectorType.get([cm], _elem(a_cols[k][0])), a_cols[k]).result, acc_elem
+                vector.FromElementsOp(ir.VectorType.get([cm], a_cols[k][0].type), a_cols[k]).result, acc_elem
             )
             b = self._convert(
-                vector.FromElementsOp(ir.VectorType.get([cn], _elem(b_rows[k][0])), b_rows[k]).result, acc_elem
+                vector.FromElementsOp(ir.VectorType.get([cn], b_rows[k][0].type), b_rows[k]).result, acc_elem
             )
             aa = vector.ShuffleOp(a, a, a_bcast).result
             bb = vector.ShuffleOp(b, b, b_bcast).result
@@ -762,7 +731,7 @@ class DotEmitter:
         buf = self.plan.buffers[operand.buffer]
         smem = self.views[operand.buffer]
         elem = _tile_type(operand.value).element_type
-        eb = _element_bytes(elem)
+        eb = element_bytes(elem)
         base = kl.coordinate_base(d, extent)
         offs = L.offsets(d, extent)
         stage = self.stage_offset.get(operand.source) if operand.source is not None else None
@@ -807,7 +776,3 @@ class DotEmitter:
         from phobos.lowering.pipeline import emit_pipelined_loop
 
         emit_pipelined_loop(self, op, self.plan.pipelined[op])
-
-
-def _elem(v: ir.Value) -> ir.Type:
-    return v.type

@@ -29,7 +29,8 @@ def vector_width(op: ir.Operation) -> int:
     return max(1, ir.IntegerAttr(op.attributes[K.VECTOR_WIDTH]).value)
 
 
-def _walk(fn: ir.Operation, names=None) -> list[ir.Operation]:
+def ops_named(fn: ir.Operation, names=None) -> list[ir.Operation]:
+    """The ops under `fn` (itself included) whose name is in `names` (all of them when None), in walk order."""
     found = []
 
     def visit(op):
@@ -43,7 +44,7 @@ def _walk(fn: ir.Operation, names=None) -> list[ir.Operation]:
 
 def _tile_shapes(fn: ir.Operation) -> list[tuple[int, ...]]:
     shapes = []
-    for op in _walk(fn):
+    for op in ops_named(fn):
         for v in list(op.results) + list(op.operands):
             if isinstance(v.type, ir.RankedTensorType):
                 shapes.append(tuple(ir.RankedTensorType(v.type).shape))
@@ -59,11 +60,11 @@ def choose_kernel_layout(fn: ir.Operation) -> Blocked | None:
     shapes = _tile_shapes(fn)
     if not shapes:
         return None
-    dots = [tuple(ir.RankedTensorType(op.results[0].type).shape) for op in _walk(fn, ("tile.dot",))]
+    dots = [tuple(ir.RankedTensorType(op.results[0].type).shape) for op in ops_named(fn, ("tile.dot",))]
     if dots and max(len(s) for s in shapes) == 2:
         return dot_layout(max(dots, key=lambda s: (_size(s), s)), K.launch(fn)["threads"])
     rank = max(len(s) for s in shapes)
-    memory = [(tuple(memory_tile(op).shape), vector_width(op)) for op in _walk(fn, MEMORY_OPS)]
+    memory = [(tuple(memory_tile(op).shape), vector_width(op)) for op in ops_named(fn, MEMORY_OPS)]
     top = [m for m in memory if len(m[0]) == rank]
     candidates = [s for s, _ in top] or [s for s in shapes if len(s) == rank]
     shape = max(candidates, key=lambda s: (_size(s), s))
