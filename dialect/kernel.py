@@ -44,6 +44,14 @@ Recorded by passes (on tile.load_slice, tile.store_slice, tile.load, tile.store)
                                    last dimension (tile-elide-masks; read by
                                    tile-assign-layout and the lowering).
 
+Given by the front end or the builder (on tile.load_slice and tile.load):
+  padding = 0xFF800000 : f32       the value that elements outside the tensor (slice
+                                   form) or masked off (offset form) read as: a
+                                   scalar attribute of the load's element type
+                                   (FloatAttr, IntegerAttr; `true`/`false` for i1).
+                                   Absent: zero. `padded(X[...], -inf)` in the
+                                   language; MLIR prints -inf as 0xFF800000 : f32.
+
 The readers below raise KernelAttributeError (a ValueError) when an attribute
 has the wrong type, naming it and the type expected; tile-verify reports that
 as a located error, and every Phobos pass runs tile-verify's checks first, so
@@ -74,6 +82,7 @@ ARG_PTR_ALIGN = "tile.ptr_align"
 LAYOUT = "tile.layout"
 IN_BOUNDS = "in_bounds"
 VECTOR_WIDTH = "vector_width"
+PADDING = "padding"
 
 DEFAULT_THREADS = 256
 

@@ -68,6 +68,9 @@ irdl.dialect @tile {
   // Slice form (block-pointer style): reads the tile of the result's shape whose
   // corner is `starts` (one index per dimension of `base`). Elements outside
   // the tensor read as zero unless the dimension is marked in bounds.
+  // Optional attribute (IRDL 22 has no optional attributes; tile-verify checks
+  // it): `padding`, a scalar of the element type (`padding = 0xFF800000 : f32`
+  // is -inf), the value elements outside the tensor read as instead of zero.
   irdl.operation @load_slice {
     %memref = irdl.base "!builtin.memref"
     %index = irdl.is index
@@ -88,7 +91,8 @@ irdl.dialect @tile {
 
   // Offset form (arange style): reads base[offsets] element-wise, where an
   // offset counts elements from the first element of `base`. Where `mask` is
-  // false the element is not read and the result holds zero.
+  // false the element is not read and the result holds zero, or the optional
+  // attribute `padding` (a scalar of the element type, as on load_slice).
   irdl.operation @load {
     %memref = irdl.base "!builtin.memref"
     %offsets = irdl.base "!builtin.tensor"

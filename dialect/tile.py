@@ -12,8 +12,8 @@ reads it), not written here:
   results     one per declared result (`result`, or `id` of tile.block_id).
 
 Written by hand is what IRDL cannot say: the constructors (which infer result
-types), optional attributes outside the declaration (`in_bounds`, the facts of
-`tile.hint`) and, on each class, the rules `tile-verify` checks beyond IRDL
+types), optional attributes outside the declaration (`in_bounds`, `padding`,
+the facts of `tile.hint`) and, on each class, the rules `tile-verify` checks beyond IRDL
 (dialect/verify.py). MLIR finds the classes through the dialect search prefix
 `phobos.dialect` (this module is `phobos.dialect.tile`), so `op.opview` of a
 parsed `tile.*` op is an instance of the class below.
@@ -36,7 +36,7 @@ from .definition import (
     OpDefinition,
     segment_layout,
 )
-from .kernel import IN_BOUNDS
+from .kernel import IN_BOUNDS, PADDING
 
 _cext.globals.register_traceback_file_exclusion(__file__)
 
@@ -230,15 +230,65 @@ class _SliceAccess(_TileOp):
         return [bool(x) for x in ir.DenseBoolArrayAttr(attrs[IN_BOUNDS])]
 
 
+def padding_attr(element_type: ir.Type, value) -> ir.Attribute:
+    """The `padding` attribute that holds `value` as a scalar of `element_type`:
+    a FloatAttr (rounded to the type: 1e30 is inf in f16), `true`/`false` for
+    i1, else an IntegerAttr; ValueError for an integer that does not fit."""
+    if isinstance(element_type, ir.FloatType):
+        return ir.FloatAttr.get(element_type, float(value))
+    if isinstance(element_type, ir.IntegerType) and element_type.width == 1:
+        return ir.BoolAttr.get(bool(value))
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError(f"padding {value} is not an integer, but the element type is {element_type}")
+    width = element_type.width if isinstance(element_type, ir.IntegerType) else 64
+    if not -(2 ** (width - 1)) <= int(value) < 2 ** (width - 1):
+        raise ValueError(f"padding {int(value)} does not fit {element_type}")
+    return ir.IntegerAttr.get(element_type, int(value))
+
+
+def padding_value(attr: ir.Attribute) -> float | int:
+    """The number a `padding` attribute holds: a float for a FloatAttr, an int
+    otherwise (i1: 1 for true, 0 for false); ValueError for any other attribute."""
+    if isinstance(attr, ir.FloatAttr):
+        return float(attr.value)
+    if isinstance(attr, ir.BoolAttr):
+        return int(attr.value)
+    if isinstance(attr, ir.IntegerAttr):
+        if isinstance(attr.type, ir.IntegerType) and attr.type.width == 1:
+            return int(attr.value != 0)
+        return int(attr.value)
+    raise ValueError(f"padding must be a float or integer attribute, got {attr}")
+
+
+def _padding_attrs(element_type: ir.Type, padding) -> dict:
+    return {} if padding is None else {PADDING: padding_attr(element_type, padding)}
+
+
+def _get_padding(self) -> float | int | None:
+    """The fill value as a Python number, or None (the default: zero).
+
+    `padding` is an optional attribute of the two loads: a scalar of the
+    element type (`padding = 0xFF800000 : f32` is -inf), the value that
+    elements outside the tensor (slice form) or masked off (offset form) read
+    as; absent, they read as zero. Verified: its type is the element type.
+    Where a mask is proven away the padding is never read, but it stays."""
+    attrs = self.operation.attributes
+    return padding_value(attrs[PADDING]) if PADDING in attrs else None
+
+
 @_irdl_op
 class LoadSliceOp(_SliceAccess):
-    """`tile.load_slice %base, %starts...` -> the tile at `starts` (see _SliceAccess)."""
+    """`tile.load_slice %base, %starts... {padding?}` -> the tile at `starts`
+    (see _SliceAccess); elements outside the tensor read as `padding` (default zero)."""
 
     OPERATION_NAME = "tile.load_slice"
+    padding = property(_get_padding)
 
-    def __init__(self, base: ir.Value, starts: Sequence[ir.Value], shape: Sequence[int], *, loc=None, ip=None):
+    def __init__(
+        self, base: ir.Value, starts: Sequence[ir.Value], shape: Sequence[int], *, padding=None, loc=None, ip=None
+    ):
         element_type = ir.MemRefType(base.type).element_type
-        self._build([_tensor(shape, element_type)], [base, *starts], None, loc, ip)
+        self._build([_tensor(shape, element_type)], [base, *starts], _padding_attrs(element_type, padding), loc, ip)
 
 
 @_irdl_op
@@ -253,19 +303,24 @@ class StoreSliceOp(_SliceAccess):
 
 @_irdl_op
 class LoadOp(_TileOp):
-    """`tile.load %base, %offsets[, %mask]` -> base.flat[offsets] where mask.
+    """`tile.load %base, %offsets[, %mask] {padding?}` -> base.flat[offsets]
+    where mask, `padding` (default zero) where not.
 
     Verified: integer/index offsets; the mask is i1 of the offsets' shape; the
-    result has the offsets' shape and the base's element type.
+    result has the offsets' shape and the base's element type; `padding` (the
+    fill value) has the element type.
     """
 
     OPERATION_NAME = "tile.load"
+    padding = property(_get_padding)
 
-    def __init__(self, base: ir.Value, offsets: ir.Value, mask: ir.Value | None = None, *, loc=None, ip=None):
+    def __init__(
+        self, base: ir.Value, offsets: ir.Value, mask: ir.Value | None = None, *, padding=None, loc=None, ip=None
+    ):
         shape = ir.RankedTensorType(offsets.type).shape
         element_type = ir.MemRefType(base.type).element_type
         operands = [base, offsets] + ([mask] if mask is not None else [])
-        self._build([_tensor(shape, element_type)], operands, None, loc, ip)
+        self._build([_tensor(shape, element_type)], operands, _padding_attrs(element_type, padding), loc, ip)
 
 
 @_irdl_op

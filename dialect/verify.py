@@ -5,7 +5,8 @@ IRDL checks each op's operand, attribute and result kinds (tile.irdl.mlir);
 (slice starts per dimension, tile rank, offsets and masks, dot shapes,
 reduction axes), hint arrays (one power of two per dimension), where ops may
 appear (inside a kernel; `tile.check_multiple` at its top level), the facts
-passes record on ops (`in_bounds`, `vector_width`), and kernel facts: the type
+passes record on ops (`in_bounds`, `vector_width`), the fill value of a load
+(`padding`, a scalar of the element type), and kernel facts: the type
 of every kernel and argument attribute (kernel.py's readers name the
 attribute and the type expected), parameters a pass can read (scalars, or
 strided memrefs of rank 1 or more holding integers or floats), a body and no
@@ -84,6 +85,15 @@ class _Checker:
             self.error(op, f"expects vector_width to be a positive power of two integer, got {attr}")
         elif tile.rank and attr.value > tile.shape[-1]:
             self.error(op, f"expects vector_width {attr.value} not to exceed the last tile extent {tile.shape[-1]}")
+
+    def _padding(self, op: ir.Operation, element_type: ir.Type) -> None:
+        """`padding` (the fill value of a load) is a float or integer attribute of the element type."""
+        if K.PADDING not in op.attributes:
+            return
+        given = op.attributes[K.PADDING]
+        attr = ir.IntegerAttr(given) if isinstance(given, ir.BoolAttr) else given
+        if not isinstance(attr, (ir.FloatAttr, ir.IntegerAttr)) or attr.type != element_type:
+            self.error(op, f"expects padding to be a scalar attribute of the element type {element_type}, got {given}")
 
     def _in_kernel(self, op: ir.Operation) -> bool:
         parent = op.parent
@@ -166,6 +176,8 @@ class _Checker:
     def load_slice(self, op):
         o = op.opview
         self._slice(op, o.base, o.starts, op.results[0], "the result")
+        if isinstance(o.base.type, ir.MemRefType):
+            self._padding(op, o.base.type.element_type)
 
     def store_slice(self, op):
         o = op.opview
@@ -193,6 +205,8 @@ class _Checker:
     def load(self, op):
         o = op.opview
         self._offsets(op, o.base, o.offsets, o.mask, op.results[0], "the result")
+        if isinstance(o.base.type, ir.MemRefType):
+            self._padding(op, o.base.type.element_type)
 
     def store(self, op):
         o = op.opview

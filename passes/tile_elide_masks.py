@@ -22,8 +22,8 @@ def _without_mask(op: ir.Operation) -> ir.Operation:
             op.results[0].replace_all_uses_with(new.results[0])
         else:
             new = T.StoreOp(view.value, view.base, view.offsets).operation
-    for named in op.attributes:
-        new.attributes[named.name] = named.attr
+    for name in op.attributes:  # iterating attributes gives their names
+        new.attributes[name] = op.attributes[name]
     op.erase()
     return new
 

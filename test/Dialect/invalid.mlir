@@ -142,6 +142,41 @@ func.func @k(%A: memref<?x?xf32> {tile.dims = ["M", "N"]}, %i: index) attributes
 
 // -----
 
+func.func @k(%A: memref<?x?xf32> {tile.dims = ["M", "N"]}, %i: index) attributes {tile.kernel} {
+  // expected-error @below {{'tile.load_slice' op expects padding to be a scalar attribute of the element type f32, got 0xFFF0000000000000 : f64}}
+  %0 = "tile.load_slice"(%A, %i, %i) {padding = 0xFFF0000000000000 : f64} : (memref<?x?xf32>, index, index) -> tensor<32x32xf32>
+  return
+}
+
+// -----
+
+func.func @k(%A: memref<?x?xf32> {tile.dims = ["M", "N"]}, %i: index) attributes {tile.kernel} {
+  // expected-error @below {{'tile.load_slice' op expects padding to be a scalar attribute of the element type f32, got 0 : i32}}
+  %0 = "tile.load_slice"(%A, %i, %i) {padding = 0 : i32} : (memref<?x?xf32>, index, index) -> tensor<32x32xf32>
+  return
+}
+
+// -----
+
+func.func @k(%B: memref<?xi32> {tile.dims = ["K"]}) attributes {tile.kernel} {
+  %o = "tile.range"() {start = 0 : i64, end = 64 : i64} : () -> tensor<64xi32>
+  %m = arith.constant dense<true> : tensor<64xi1>
+  // expected-error @below {{'tile.load' op expects padding to be a scalar attribute of the element type i32, got "zero"}}
+  %0 = "tile.load"(%B, %o, %m) {padding = "zero"} : (memref<?xi32>, tensor<64xi32>, tensor<64xi1>) -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @k(%B: memref<?xi32> {tile.dims = ["K"]}) attributes {tile.kernel} {
+  %o = "tile.range"() {start = 0 : i64, end = 64 : i64} : () -> tensor<64xi32>
+  // expected-error @below {{'tile.load' op expects padding to be a scalar attribute of the element type i32, got -1 : i64}}
+  %0 = "tile.load"(%B, %o) {padding = -1 : i64} : (memref<?xi32>, tensor<64xi32>) -> tensor<64xi32>
+  return
+}
+
+// -----
+
 func.func @k(%A: memref<?x?xf32> {tile.dims = ["M", "N"]}, %i: index, %v: tensor<32x32xf32>) {
   // expected-error @below {{'tile.store_slice' op expects 2 start indices (one per dimension of the base), got 3}}
   "tile.store_slice"(%v, %A, %i, %i, %i) : (tensor<32x32xf32>, memref<?x?xf32>, index, index, index) -> ()

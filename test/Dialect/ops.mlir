@@ -28,6 +28,11 @@ func.func @all_ops(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "N"]}
   %t = "tile.load_slice"(%A, %pid, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x64xf32>
   // CHECK: "tile.load_slice"(%{{.*}}, %{{.*}}, %{{.*}}) {in_bounds = array<i1: true, false>}
   %t2 = "tile.load_slice"(%A, %pid, %c0) {in_bounds = array<i1: true, false>} : (memref<?x?xf32>, index, index) -> tensor<32x64xf32>
+  // The fill value of elements outside the tensor: -inf prints as its bits.
+  // CHECK: "tile.load_slice"(%{{.*}}, %{{.*}}, %{{.*}}) {padding = 0xFF800000 : f32} : (memref<?x?xf32>, index, index) -> tensor<32x64xf32>
+  %t3 = "tile.load_slice"(%A, %pid, %c0) {padding = 0xFF800000 : f32} : (memref<?x?xf32>, index, index) -> tensor<32x64xf32>
+  // CHECK: "tile.load_slice"(%{{.*}}, %{{.*}}, %{{.*}}) {in_bounds = array<i1: true, false>, padding = -2.500000e-01 : f32}
+  %t4 = "tile.load_slice"(%A, %pid, %c0) {in_bounds = array<i1: true, false>, padding = -0.25 : f32} : (memref<?x?xf32>, index, index) -> tensor<32x64xf32>
   // CHECK: "tile.store_slice"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<32x64xf32>, memref<?x?xf32>, index, index) -> ()
   "tile.store_slice"(%t, %A, %pid, %c0) : (tensor<32x64xf32>, memref<?x?xf32>, index, index) -> ()
   %mask = arith.constant dense<true> : tensor<64xi1>
@@ -35,6 +40,8 @@ func.func @all_ops(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "N"]}
   %v = "tile.load"(%B, %h, %mask) : (memref<?xi32>, tensor<64xi32>, tensor<64xi1>) -> tensor<64xi32>
   // CHECK: "tile.load"(%{{.*}}, %{{.*}}) : (memref<?xi32>, tensor<64xi32>) -> tensor<64xi32>
   %v2 = "tile.load"(%B, %h) : (memref<?xi32>, tensor<64xi32>) -> tensor<64xi32>
+  // CHECK: "tile.load"(%{{.*}}, %{{.*}}, %{{.*}}) {padding = -2147483648 : i32} : (memref<?xi32>, tensor<64xi32>, tensor<64xi1>) -> tensor<64xi32>
+  %v3 = "tile.load"(%B, %h, %mask) {padding = -2147483648 : i32} : (memref<?xi32>, tensor<64xi32>, tensor<64xi1>) -> tensor<64xi32>
   // CHECK: "tile.store"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<64xi32>, memref<?xi32>, tensor<64xi32>, tensor<64xi1>) -> ()
   "tile.store"(%v, %B, %h, %mask) : (tensor<64xi32>, memref<?xi32>, tensor<64xi32>, tensor<64xi1>) -> ()
   %row = tensor.expand_shape %r [[0, 1]] output_shape [1, 64] : tensor<64xi32> into tensor<1x64xi32>

@@ -336,3 +336,21 @@ func.func @look_alikes(%s: i32 {tile.name = "s", tile.divisibility = array<i64: 
   }
   return
 }
+
+// -----
+
+// A load's fill value stays where its mask goes away (it is then never read)
+// and where a slice is proven in bounds.
+// CHECK-LABEL: func.func @padding_kept
+// CHECK: "tile.load"(%arg0, %{{[^,]*}}) {padding = 0xFF800000 : f32, vector_width = 4 : i64} : (memref<?xf32>, tensor<256xi32>) -> tensor<256xf32>
+// CHECK: "tile.load_slice"(%arg1, %{{.*}}) {in_bounds = array<i1: true>, padding = -1 : i32, vector_width = 4 : i64}
+func.func @padding_kept(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"], tile.ptr_align = 16 : i64},
+                        %Y: memref<256xi32> {tile.name = "Y", tile.dims = ["256"], tile.ptr_align = 16 : i64})
+    attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %true = arith.constant dense<true> : tensor<256xi1>
+  %r = "tile.range"() {start = 0 : i64, end = 256 : i64} : () -> tensor<256xi32>
+  %a = "tile.load"(%X, %r, %true) {padding = 0xFF800000 : f32} : (memref<?xf32>, tensor<256xi32>, tensor<256xi1>) -> tensor<256xf32>
+  %b = "tile.load_slice"(%Y, %c0) {padding = -1 : i32} : (memref<256xi32>, index) -> tensor<256xi32>
+  return
+}

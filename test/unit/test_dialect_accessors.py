@@ -179,3 +179,54 @@ def test_a_hand_written_accessor_that_restates_irdl_is_refused():
 
     with pytest.raises(TypeError, match="restates"):
         T._irdl_op(Restating)
+
+
+PADDED = """
+func.func @k(%X: memref<?x?xf32>, %H: memref<?xf16>, %I: memref<?xi8>, %B: memref<?xi1>, %i: index,
+             %o: tensor<16xi32>, %m: tensor<16xi1>) attributes {tile.kernel} {
+  %0 = "tile.load_slice"(%X, %i, %i) {padding = 0xFF800000 : f32} : (memref<?x?xf32>, index, index) -> tensor<4x8xf32>
+  %1 = "tile.load_slice"(%X, %i, %i) : (memref<?x?xf32>, index, index) -> tensor<4x8xf32>
+  %2 = "tile.load"(%H, %o, %m) {padding = -2.5 : f16} : (memref<?xf16>, tensor<16xi32>, tensor<16xi1>) -> tensor<16xf16>
+  %3 = "tile.load"(%I, %o, %m) {padding = -128 : i8} : (memref<?xi8>, tensor<16xi32>, tensor<16xi1>) -> tensor<16xi8>
+  %4 = "tile.load"(%B, %o, %m) {padding = true} : (memref<?xi1>, tensor<16xi32>, tensor<16xi1>) -> tensor<16xi1>
+  %5 = "tile.load"(%I, %o, %m) : (memref<?xi8>, tensor<16xi32>, tensor<16xi1>) -> tensor<16xi8>
+  return
+}
+"""
+
+
+def test_padding_reads_as_a_python_number_or_none():
+    with make_context():
+        module = ir.Module.parse(PADDED)
+        body = module.body.operations[0].regions[0].blocks[0]
+        views = [op.opview for op in body.operations if op.operation.name.startswith("tile.")]
+        got = [v.padding for v in views]
+        assert got == [float("-inf"), None, -2.5, -128, 1, None]
+        assert [type(g) for g in got] == [float, type(None), float, int, int, type(None)]
+
+
+def test_constructors_record_padding_in_the_element_type():
+    with make_context():
+        module = ir.Module.parse(PADDED)
+        body = module.body.operations[0].regions[0].blocks[0]
+        x, h, bytes_, flags, i, o, m = body.arguments
+        first = next(iter(body.operations))
+        with ir.Location.unknown(), ir.InsertionPoint(first):
+            sliced = T.LoadSliceOp(x, [i, i], [4, 8], padding=float("-inf"))
+            half = T.LoadOp(h, o, m, padding=1e30)  # rounded to f16: infinity
+            small = T.LoadOp(bytes_, o, m, padding=-3)
+            flag = T.LoadOp(flags, o, m, padding=True)
+            plain = T.LoadOp(bytes_, o, m)
+            with pytest.raises(ValueError, match="does not fit i8"):
+                T.LoadOp(bytes_, o, m, padding=200)
+            with pytest.raises(ValueError, match="not an integer"):
+                T.LoadOp(bytes_, o, m, padding=0.5)
+        assert str(sliced.operation.attributes["padding"]) == "0xFF800000 : f32"
+        assert (sliced.padding, half.padding, small.padding, flag.padding, plain.padding) == (
+            float("-inf"),
+            float("inf"),
+            -3,
+            1,
+            None,
+        )
+        assert str(small.operation.attributes["padding"]) == "-3 : i8"

@@ -555,10 +555,15 @@ def dim(tensor_value: Operand, axis: int, *, loc=None) -> Value:
     return Value(memref.DimOp(unwrap(tensor_value), _index(axis, loc), loc=loc).result)
 
 
-def load_slice(base: Operand, starts: Sequence[Operand], shape: Sequence[int], *, loc=None) -> Value:
-    """Reads the tile of `shape` at corner `starts` (masked against the extents)."""
+def load_slice(
+    base: Operand, starts: Sequence[Operand], shape: Sequence[int], *, padding: float | int | None = None, loc=None
+) -> Value:
+    """Reads the tile of `shape` at corner `starts` (masked against the extents):
+    elements outside the tensor read as `padding` (a number, converted to the
+    element type; default zero), e.g. `float("-inf")` for a masked max."""
     loc = _loc(loc)
-    return Value(T.LoadSliceOp(unwrap(base), [_index(s, loc) for s in starts], shape, loc=loc).result)
+    starts = [_index(s, loc) for s in starts]
+    return Value(T.LoadSliceOp(unwrap(base), starts, shape, padding=padding, loc=loc).result)
 
 
 def store_slice(base: Operand, starts: Sequence[Operand], value: Operand, *, loc=None) -> None:
@@ -567,11 +572,14 @@ def store_slice(base: Operand, starts: Sequence[Operand], value: Operand, *, loc
     T.StoreSliceOp(unwrap(value), unwrap(base), [_index(s, loc) for s in starts], loc=loc)
 
 
-def load(base: Operand, offsets: Operand, mask: Operand | None = None, *, loc=None) -> Value:
-    """Reads base.flat[offsets] where `mask` holds (zero elsewhere)."""
+def load(
+    base: Operand, offsets: Operand, mask: Operand | None = None, *, padding: float | int | None = None, loc=None
+) -> Value:
+    """Reads base.flat[offsets] where `mask` holds, `padding` elsewhere (a
+    number, converted to the element type; default zero)."""
     loc = _loc(loc)
     m = broadcast_to(mask, Value(unwrap(offsets)).shape, loc=loc).value if mask is not None else None
-    return Value(T.LoadOp(unwrap(base), unwrap(offsets), m, loc=loc).result)
+    return Value(T.LoadOp(unwrap(base), unwrap(offsets), m, padding=padding, loc=loc).result)
 
 
 def store(base: Operand, offsets: Operand, value: Operand, mask: Operand | None = None, *, loc=None) -> None:
