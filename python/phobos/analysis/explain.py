@@ -135,6 +135,11 @@ class Lines:
     ideal: int  # the fewest lines its bytes fit in
     bytes: int  # distinct bytes the request moves
     elements_per_lane: int
+    # The request itself: per lane of warp 0, the tile coordinates of the elements of its first
+    # chunk, and the element stride per tile dimension the count used (None: a runtime value,
+    # each row counted as its own lines); `element_address` places each element.
+    lanes: list[list[list[int]]] = field(default_factory=list)
+    strides: list[int | None] = field(default_factory=list)
 
 
 @dataclass
@@ -160,6 +165,9 @@ class Access:
     lanes: Lanes | None = None
     lines: Lines | None = None
     notes: list[str] = field(default_factory=list)
+    # The layout dimensions the tile occupies, one per tile dimension (lowering/placement.py);
+    # None without a layout.
+    layout_dims: list[int] | None = None
 
     @property
     def narrow(self) -> bool:
@@ -501,21 +509,34 @@ def _slice_strides(t: TensorFacts, mem: ir.MemRefType) -> list[int | None]:
     return out
 
 
+def element_address(coords, strides, elem_bytes: int) -> tuple[tuple, int]:
+    """Where one element of a request lies for the line count: (its group, its byte address
+    in the group). Dimensions whose stride is a runtime value (None) form the group (rows
+    counted apart, each starting on a line boundary); the others give the address."""
+    group = tuple(c for c, s in zip(coords, strides) if s is None)
+    return group, sum(c * s for c, s in zip(coords, strides) if s is not None) * elem_bytes
+
+
 def _count_lines(lane_elements, strides, elem_bytes) -> Lines:
     """lane_elements: per lane, the tile coordinates it accesses; strides: element
     stride per tile dimension (None: a runtime value, counted as its own lines)."""
     lines, addresses = set(), set()
     for elements in lane_elements:
         for coords in elements:
-            group = tuple(c for c, s in zip(coords, strides) if s is None)
-            address = sum(c * s for c, s in zip(coords, strides) if s is not None) * elem_bytes
+            group, address = element_address(coords, strides, elem_bytes)
             addresses.add((group, address))
             lines.add((group, address // LINE_BYTES))
-            last = address + elem_bytes - 1
-            lines.add((group, last // LINE_BYTES))
+            lines.add((group, (address + elem_bytes - 1) // LINE_BYTES))
     total = len(addresses) * elem_bytes
     per_lane = len(lane_elements[0]) if lane_elements else 0
-    return Lines(len(lines), max(1, math.ceil(total / LINE_BYTES)), total, per_lane)
+    return Lines(
+        len(lines),
+        max(1, math.ceil(total / LINE_BYTES)),
+        total,
+        per_lane,
+        [[list(c) for c in elements] for elements in lane_elements],
+        list(strides),
+    )
 
 
 # ----------------------------------------------------------------------------- per kernel
@@ -745,6 +766,8 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
             )
         elif placement is not None:
             _lanes_and_lines(access, b, op, layout, placement, analysis)
+        if placement is not None:
+            access.layout_dims = list(placement.dims_of(value))
         report.accesses.append(access)
     return report
 
