@@ -567,3 +567,112 @@ def test_cli_tune_compile_only_and_aot(tmp_path):
     assert aot.returncode == 0, aot.stderr
     assert "autotune.json: 4 candidates" in aot.stdout
     assert json.loads((tmp_path / "aot" / "autotune.json").read_text())["kernel"] == "scale_tn"
+
+
+# ----------------------------------------------------------------------------- comparing where the outputs are
+
+
+def _mismatches():
+    """(got, want, expected message parts) cases every comparison backend must agree on."""
+    a = np.linspace(-1, 1, 101).astype(np.float32)
+    i = np.arange(12, dtype=np.int32).reshape(3, 4)
+    n = np.array([np.nan, 1.0, 2.0], np.float32)
+    off = a.copy()
+    off[7] += 0.5
+    return [
+        ("f32", a, a.copy(), None),
+        ("f32", a, a * (1 + 1e-7), None),
+        ("f32", off, a, ["1 of 101 elements", "first at 7", "max abs error 0.5"]),
+        ("i32", i, i.copy(), None),
+        ("i32", i + (i == 6), i, ["1 of 12 elements", "first at (1, 2)"]),
+        ("f32", n, n.copy(), None),  # NaN where the reference has NaN agrees
+        ("f32", np.array([np.nan, 1, 2], np.float32), np.array([0, 1, 2], np.float32), ["1 of 3", "max abs error nan"]),
+        ("f32", a, a[:5], ["has shape (101,), the reference (5,)"]),
+    ]
+
+
+def test_compare_with_a_numpy_like_module_matches_the_numpy_path():
+    # the cupy path is compare's numpy code with the module swapped: run it with numpy itself
+    for dtype, got, want, parts in _mismatches():
+        default = at.TOLERANCES.get(dtype, (0.0, 0.0))
+        why = at._compare_xp(np, "Y", got, want, *default)
+        assert why == at.compare("Y", dtype, got, want)
+        assert (why is None) == (parts is None), (dtype, why)
+        for part in parts or ():
+            assert part in why
+
+
+def test_compare_on_torch_tensors_agrees_with_numpy():
+    torch = pytest.importorskip("torch")
+    for dtype, got, want, _parts in _mismatches():
+        on_host = at.compare("Y", dtype, got, want)
+        assert at.compare("Y", dtype, torch.from_numpy(got), torch.from_numpy(want)) == on_host
+        assert at.compare("Y", dtype, torch.from_numpy(got), want) == on_host  # a host reference is moved
+    bits = torch.tensor([1.0, 2.0], dtype=torch.bfloat16).float()
+    assert at.compare("Y", "bf16", bits, bits * (1 + 1e-3)) is None
+
+
+def test_array_module():
+    assert at._array_module(np.zeros(2)) is None
+    assert at._array_module([1, 2]) is None
+
+    class FakeTorch:
+        pass
+
+    FakeTorch.__module__ = "torch"
+    assert at._array_module(FakeTorch()) == "torch"
+    FakeTorch.__module__ = "cupy._core.core"
+    assert at._array_module(FakeTorch()) == "cupy"
+
+
+def test_compare_backend_follows_the_arguments_else_the_host(monkeypatch):
+    from phobos.runtime.arrays import ArrayArg
+
+    def view(framework):
+        return ArrayArg(0, (4,), (1,), "f32", -1 if framework == "numpy" else 0, framework)
+
+    monkeypatch.delenv(at.ENV_COMPARE, raising=False)
+    have = {m: m in sys.modules for m in ("torch", "cupy")}
+    if not any(have.values()):  # neither framework imported: numpy arguments compare on the host
+        assert at.compare_backend([view("numpy")]) == "host"
+    assert at.compare_backend([view("torch")], "host") == "host"
+    monkeypatch.setenv(at.ENV_COMPARE, "host")
+    assert at.compare_backend([view("torch")]) == "host"
+    monkeypatch.setenv(at.ENV_COMPARE, "gpu")
+    with pytest.raises(ValueError, match="auto, host, torch or cupy"):
+        at.compare_backend([view("numpy")])
+    monkeypatch.delenv(at.ENV_COMPARE)
+    # a framework that is missing or reaches no GPU gives way to the host
+    monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy raises ImportError
+    assert at.compare_backend([view("cupy")], "cupy") == "host"
+
+
+def test_aot_without_the_generic_variant_or_the_stage_texts(tmp_path):
+    src = write(tmp_path, "aligned.ph", ALIGNED)
+    out = tmp_path / "aot"
+    # two keys: N = 384 with X's base not 16-byte aligned, N = 4096 aligned
+    examples = [(like("f32", (384,), align=4), like("f32", (384,)), 2.0), (like("f32", (4096,)),) * 2 + (2.0,)]
+    with pytest.raises(ValueError, match="needs keys or examples"):
+        at.compile_candidates(src, out, chip="sm_90", generic=False)
+    manifest = at.compile_candidates(src, out, chip="sm_90", examples=examples, generic=False, stages=False, jobs=1)
+    assert [c["status"] for c in manifest["candidates"]] == ["ok"] * 4
+    assert manifest["compile_workers"] == 1 and manifest["variants"] == 6  # TN=512 takes only N = 4096
+    big = [c for c in manifest["candidates"] if c["config"]["TN"] == 512][0]
+    assert len(big["keys"]) == 1 and "N = 384 is not a multiple of 512" in big["skipped_examples"][0]
+    small = [c for c in manifest["candidates"] if c["config"]["TN"] == 128][0]
+    assert len(small["keys"]) == 2 and "" not in small["keys"] and not small["skipped_examples"]
+    entries = list((out / "candidates").glob("*/*/*/entry.json"))
+    assert len(entries) == 6 and not list((out / "candidates").glob("*/*/generic"))
+    assert not list((out / "candidates").glob("*/*/*/asm"))
+    # what launching needs is there: each candidate's variant for the example keys, no compiler
+    k = phobos.load(out)
+    assert isinstance(k, TunedLoadedKernel) and k.name == "scale_tn"
+    x, y = np.ones(4096, np.float32), np.zeros(4096, np.float32)
+    key = k.key(x, y, 2.0).to_text()
+    assert key in small["keys"] and key in big["keys"]
+    assert k.candidates[0]._variant(k.key(x, y, 2.0), None).cubin
+    runner = FakeRunner(x, y, 2.0)
+    runner.outputs = lambda c: [2.0 * x]
+    times = {"TN=128 W=128": 4.0, "TN=128 W=256": 3.0, "TN=512 W=128": 1.0, "TN=512 W=256": 2.0}
+    result = k.autotune(x, y, 2.0, runner=runner, timer=FakeTimer(times))
+    assert result.best_config == {"TN": 512, "W": 128} and all(c.status != "failed" for c in result.candidates)

@@ -136,7 +136,8 @@ def _report(result, out, compile_only: bool = False) -> None:
     fresh = result.compiled
     line = f"compile {result.compile_s:.2f} s ({fresh} compiled, {n - fresh} from the cache or pruned)"
     if not compile_only:
-        line += f", check {result.check_s:.2f} s, timing {result.timing_s:.2f} s on {result.device}"
+        where = f" (compared on {result.compared_on})" if result.compared_on else ""
+        line += f", check {result.check_s:.2f} s{where}, timing {result.timing_s:.2f} s on {result.device}"
     out(line)
     out(result.table())
     if result.best is not None:

@@ -56,6 +56,7 @@ from .specialization import SpecKey
 
 ENV = "PHOBOS_AUTOTUNE"  # 0: never tune, launch candidate 0 (the first value of every space)
 ENV_JOBS = "PHOBOS_AUTOTUNE_JOBS"  # compile processes (default: one per CPU, at most one per candidate)
+ENV_COMPARE = "PHOBOS_AUTOTUNE_COMPARE"  # where outputs are compared: auto (default), host, torch, cupy
 STORE_FORMAT = 1
 
 # (rtol, atol) per element type, as torch.testing.assert_close; integers and bools must match exactly.
@@ -341,6 +342,7 @@ class TuneResult:
     timing_s: float = 0.0  # wall time of the timed runs
     from_cache: bool = False  # the winner came from the tuning store: nothing was run
     stored_at: str | None = None
+    compared_on: str = ""  # where the outputs were compared: torch or cupy (on the GPU), host
 
     @property
     def best_config(self) -> dict[str, int] | None:
@@ -409,6 +411,7 @@ class TuneResult:
             "check_s": self.check_s,
             "timing_s": self.timing_s,
             "from_cache": self.from_cache,
+            "compared_on": self.compared_on,
             "candidates": self.rows(),
         }
 
@@ -416,30 +419,88 @@ class TuneResult:
 # ----------------------------------------------------------------------------- checking and timing
 
 
-def compare(name: str, dtype: str, got: np.ndarray, want: np.ndarray, rtol=None, atol=None) -> str | None:
-    """Why `got` disagrees with `want` (None: it agrees within the dtype's tolerance)."""
-    got, want = np.asarray(got), np.asarray(want)
-    if got.shape != want.shape:
-        return f"{name} has shape {got.shape}, the reference {want.shape}"
-    if got.dtype == want.dtype and np.array_equal(got, want, equal_nan=got.dtype.kind in "fc"):
-        return None  # the common case between candidates: bit-identical
+def compare(name: str, dtype: str, got, want, rtol=None, atol=None) -> str | None:
+    """Why `got` disagrees with `want` (None: it agrees within the dtype's tolerance).
+
+    numpy arrays are compared on the host; torch tensors and cupy arrays where they are (on the
+    GPU: nothing is copied to the host but the few numbers of the message), with the other
+    operand moved to them when it is a host array."""
     default = TOLERANCES.get(dtype, (0.0, 0.0))
     rtol = default[0] if rtol is None else rtol
     atol = default[1] if atol is None else atol
-    g, w = got.astype(np.float64), want.astype(np.float64)
-    both_nan = np.isnan(g) & np.isnan(w)
-    bad = ~((np.abs(g - w) <= atol + rtol * np.abs(w)) | both_nan)
-    count = int(np.count_nonzero(bad))
+    kind = _array_module(got) or _array_module(want)
+    if kind == "torch":
+        return _compare_torch(name, got, want, rtol, atol)
+    if kind == "cupy":
+        import cupy
+
+        return _compare_xp(cupy, name, got, want, rtol, atol)
+    return _compare_xp(np, name, got, want, rtol, atol)
+
+
+def _array_module(a) -> str | None:
+    """'torch' or 'cupy' for their arrays, None for anything else (numpy)."""
+    top = type(a).__module__.split(".", 1)[0]
+    return top if top in ("torch", "cupy") else None
+
+
+def _mismatch(name, count, size, first, got_at, want_at, worst, rtol, atol) -> str:
+    where = int(first[0]) if len(first) == 1 else tuple(int(i) for i in first)
+    return (
+        f"{name} differs from the reference in {count} of {size} elements (first at {where}: "
+        f"{got_at:.7g} vs {want_at:.7g}; max abs error {worst:.3g}; rtol {rtol:g}, atol {atol:g})"
+    )
+
+
+def _compare_xp(xp, name, got, want, rtol, atol) -> str | None:
+    """compare() with a numpy-like module: numpy on the host, cupy on the device."""
+    got, want = xp.asarray(got), xp.asarray(want)
+    if got.shape != want.shape:
+        return f"{name} has shape {tuple(got.shape)}, the reference {tuple(want.shape)}"
+    if got.dtype == want.dtype and bool(xp.array_equal(got, want, equal_nan=got.dtype.kind in "fc")):
+        return None  # the common case between candidates: bit-identical
+    g, w = got.astype(xp.float64), want.astype(xp.float64)
+    both_nan = xp.isnan(g) & xp.isnan(w)
+    bad = ~((xp.abs(g - w) <= atol + rtol * xp.abs(w)) | both_nan)
+    count = int(xp.count_nonzero(bad))
     if not count:
         return None
-    first = np.unravel_index(int(np.flatnonzero(bad)[0]), bad.shape)
-    where = first[0] if len(first) == 1 else tuple(int(i) for i in first)
-    finite = bad & np.isfinite(g) & np.isfinite(w)
-    worst = float(np.max(np.abs(g - w)[finite])) if finite.any() else float("nan")
-    return (
-        f"{name} differs from the reference in {count} of {bad.size} elements (first at {where}: "
-        f"{float(g[first]):.7g} vs {float(w[first]):.7g}; max abs error {worst:.3g}; rtol {rtol:g}, atol {atol:g})"
-    )
+    first = np.unravel_index(int(xp.flatnonzero(bad)[0]), bad.shape)
+    finite = bad & xp.isfinite(g) & xp.isfinite(w)
+    worst = float(xp.max(xp.abs(g - w)[finite])) if bool(finite.any()) else float("nan")
+    return _mismatch(name, count, bad.size, first, float(g[first]), float(w[first]), worst, rtol, atol)
+
+
+def _compare_torch(name, got, want, rtol, atol) -> str | None:
+    """compare() on torch tensors, on their device."""
+    import torch
+
+    device = got.device if isinstance(got, torch.Tensor) else want.device
+
+    def tensor(a):
+        return a if isinstance(a, torch.Tensor) else torch.as_tensor(np.ascontiguousarray(a), device=device)
+
+    got, want = tensor(got), tensor(want).to(device)
+    if tuple(got.shape) != tuple(want.shape):
+        return f"{name} has shape {tuple(got.shape)}, the reference {tuple(want.shape)}"
+    if got.dtype == want.dtype:
+        if got.is_floating_point():
+            same = bool(((got == want) | (torch.isnan(got) & torch.isnan(want))).all())
+        else:
+            same = torch.equal(got, want)
+        if same:
+            return None  # the common case between candidates: bit-identical
+    g, w = got.double(), want.double()
+    both_nan = torch.isnan(g) & torch.isnan(w)
+    bad = ~(((g - w).abs() <= atol + rtol * w.abs()) | both_nan)
+    count = int(torch.count_nonzero(bad))
+    if not count:
+        return None
+    first = np.unravel_index(int(torch.argmax(bad.reshape(-1).to(torch.uint8))), tuple(bad.shape))
+    at = tuple(int(i) for i in first)
+    finite = bad & torch.isfinite(g) & torch.isfinite(w)
+    worst = float((g - w).abs()[finite].max()) if bool(finite.any()) else float("nan")
+    return _mismatch(name, count, bad.numel(), first, float(g[at]), float(w[at]), worst, rtol, atol)
 
 
 def _median_samples(samples) -> list[float]:
@@ -697,11 +758,98 @@ class _DeviceTensor:
             ).copy()
         return _bf16_to_f32(out) if self.dtype == "bf16" else out
 
+    def snapshot(self, backend: str):
+        """A copy of the elements (not the padding) in device memory, contiguous: a torch tensor or
+        a cupy array (bf16 as float32 values, as download gives them). The copy is complete when
+        this returns, so the buffer may be written again at once."""
+        bits = np.dtype(np.int16 if self.dtype == "bf16" else _host_dtype(self.dtype))
+        cai = {
+            "shape": self.shape,
+            "typestr": bits.str,
+            "strides": tuple(s * bits.itemsize for s in self.strides),
+            "data": (self.ptr, False),
+            "version": 3,
+        }
+        if backend == "torch":
+            import torch
+
+            where = torch.device("cuda", self.device.ordinal)
+            out = torch.empty(self.shape, dtype=_TORCH_DTYPES[bits.str](torch), device=where)
+            if self.nbytes:
+                out.copy_(torch.as_tensor(_ArrayInterface(cai), device=where))
+                torch.cuda.current_stream(where).synchronize()
+            return out.view(torch.bfloat16).float() if self.dtype == "bf16" else out
+        import cupy
+
+        with cupy.cuda.Device(self.device.ordinal):
+            if not self.nbytes:
+                out = cupy.empty(self.shape, dtype=bits)
+            else:
+                out = cupy.asarray(_ArrayInterface(cai)).copy()
+                cupy.cuda.get_current_stream().synchronize()
+            if self.dtype == "bf16":
+                out = (out.view(cupy.uint16).astype(cupy.uint32) << 16).view(cupy.float32)
+            return out
+
     def free(self) -> None:
         try:
             self.device.free(self.raw)
         except Exception:
             pass
+
+
+class _ArrayInterface:
+    """Device memory described by a __cuda_array_interface__ (what torch and cupy view)."""
+
+    def __init__(self, cai: dict):
+        self.__cuda_array_interface__ = cai
+
+
+# numpy typestr -> torch dtype (bf16 is read as int16 bits)
+_TORCH_DTYPES = {
+    "<f2": lambda t: t.float16,
+    "<f4": lambda t: t.float32,
+    "<f8": lambda t: t.float64,
+    "|b1": lambda t: t.bool,
+    "|i1": lambda t: t.int8,
+    "<i2": lambda t: t.int16,
+    "<i4": lambda t: t.int32,
+    "<i8": lambda t: t.int64,
+}
+
+
+def compare_backend(views, setting: str | None = None) -> str:
+    """Where a tuning compares outputs: 'torch' or 'cupy' (on the GPU) or 'host' (numpy).
+
+    setting (default $PHOBOS_AUTOTUNE_COMPARE, else 'auto'): 'auto' takes the framework of the
+    tensor arguments (torch tensors: torch; cupy arrays: cupy), else one the process has already
+    imported, else the host (numpy arguments, as `phobos tune` makes, never import either);
+    'host', 'torch' or 'cupy' choose. A framework that cannot reach the GPU means the host."""
+    setting = (setting or os.environ.get(ENV_COMPARE) or "auto").strip().lower()
+    if setting not in ("auto", "host", "torch", "cupy"):
+        raise ValueError(f"{ENV_COMPARE} must be auto, host, torch or cupy, got {setting!r}")
+    if setting == "host":
+        return "host"
+    if setting == "auto":
+        used = [getattr(v, "framework", None) for v in views if v is not None]
+        order = [f for f in ("torch", "cupy") if f in used] + [f for f in ("torch", "cupy") if f in sys.modules]
+    else:
+        order = [setting]
+    for name in dict.fromkeys(order):
+        try:
+            if name == "torch":
+                import torch
+
+                if torch.cuda.is_available():
+                    return "torch"
+            else:
+                import cupy
+
+                if cupy.cuda.runtime.getDeviceCount() > 0:
+                    return "cupy"
+        except Exception:  # not installed, or no GPU for it: the next, else the host
+            continue
+    return "host"
 
 
 class DeviceRunner:
@@ -710,9 +858,11 @@ class DeviceRunner:
     Tensors the kernel writes (contract access write/readwrite) get a scratch buffer and a
     pristine copy; read-only device tensors are used in place; host (numpy) arrays are uploaded.
     Each checked run starts from the pristine contents, so a candidate sees exactly the
-    arguments of the call, and the caller's tensors are never written."""
+    arguments of the call, and the caller's tensors are never written. The outputs are compared
+    on the GPU (copies as torch tensors or cupy arrays, `compare_on`, see compare_backend) or,
+    without either, on the host."""
 
-    def __init__(self, signature, args, views, *, grid=None, stream: int = 0):
+    def __init__(self, signature, args, views, *, grid=None, stream: int = 0, compare_on: str | None = None):
         from . import driver
         from .aot import like
 
@@ -732,6 +882,8 @@ class DeviceRunner:
         self.poison = True
         self.outputs_info = [(signature.params[i].name, signature.params[i].dtype) for i in self.written]
         self.bytes_moved = _bytes_moved(signature, views)
+        self.compare_on = compare_backend([views[i] for i in signature.tensors], compare_on)
+        self.compare_fallback: str | None = None  # why the device comparison gave way to the host's
         self._buffers: list[_DeviceTensor] = []
         self._pristine: dict[int, _DeviceTensor] = {}
         self._host_inputs = {i: views[i] for i in signature.tensors}
@@ -772,7 +924,17 @@ class DeviceRunner:
                 p.scratch.copy_from(p)
         self._launch(c)
         driver.synchronize(self.stream, kernel=c.name)
-        return [self._pristine[i].scratch.download() for i in self.written]
+        return [self._read(self._pristine[i].scratch) for i in self.written]
+
+    def _read(self, t: _DeviceTensor):
+        """The elements of a scratch tensor where they are compared: a device copy, else the host."""
+        if self.compare_on != "host":
+            try:
+                return t.snapshot(self.compare_on)
+            except Exception as e:  # the framework refused the memory: compare on the host from now on
+                self.compare_fallback = f"{self.compare_on}: {type(e).__name__}: {e}"
+                self.compare_on = "host"
+        return t.download()
 
     def reference_outputs(self, fn) -> list[np.ndarray]:
         """Runs the user's reference on host copies of the arguments: it writes the outputs in place
@@ -807,7 +969,20 @@ class DeviceRunner:
         for (_name, dtype), g in zip(self.outputs_info, got):
             g = np.asarray(_to_host(g))
             out.append(g.astype(HOST_DTYPES[dtype]) if dtype != "bf16" else g.astype(np.float32))
-        return out
+        return [self._upload(g) for g in out]
+
+    def _upload(self, a: np.ndarray):
+        """A host reference output where candidates' outputs are compared (uploaded once)."""
+        if self.compare_on == "torch":
+            import torch
+
+            return torch.as_tensor(np.ascontiguousarray(a), device=torch.device("cuda", self.device.ordinal))
+        if self.compare_on == "cupy":
+            import cupy
+
+            with cupy.cuda.Device(self.device.ordinal):
+                return cupy.asarray(a)
+        return a
 
     def launcher(self, c: Candidate) -> Callable[[], None]:
         kernel, args, grid, stream = c.kernel, self.launch_args, self.grid, self.stream
@@ -1303,6 +1478,9 @@ class Tuner:
                 show.close()
                 if own_runner and hasattr(timer, "close"):
                     timer.close()
+                result.compared_on = getattr(runner, "compare_on", "host")
+                if getattr(runner, "compare_fallback", None):
+                    result.compared_on += f" (device comparison failed: {runner.compare_fallback})"
         finally:
             if own_runner:
                 runner.close()
@@ -1477,14 +1655,26 @@ def compile_candidates(
     check: bool = True,
     jobs: int | None = None,
     progress: bool | None = None,
+    generic: bool = True,
+    stages: bool = True,
 ) -> dict:
     """Every candidate of a .ph kernel into `out_dir`: candidates/<config>/ (an ahead-of-time folder
     each, with the generic variant and one variant per key and per example) and autotune.json, the
     manifest phobos.load(out_dir) tunes from. An example that breaks a candidate's @aligned promise
     is skipped for that candidate (tuning prunes it for such arguments); one that no candidate takes
-    is an error. Returns the manifest."""
+    is an error. Returns the manifest.
+
+    generic=False leaves the generic variant out (then only arguments with the keys of `keys` and
+    `examples` launch); stages=False drops the stage texts (asm/: tile, gpu, llvm, ptx) once
+    compiled, keeping the cubins, contracts and tile programs, all that launching and tuning read:
+    a GEMM variant shrinks from about 450 KB to 60 KB."""
+    import shutil
+
     from .fingerprint import compiler_fingerprint
     from .kernel import Kernel
+
+    if not generic and not keys and not examples:
+        raise ValueError("generic=False needs keys or examples: there would be no variant to compile")
 
     base = Kernel(source, kernel=kernel, chip=chip, defines=defines, options=options, cache_dir=out_dir)
     space = source_space(base._text, base.origin, kernel, defines)
@@ -1494,22 +1684,36 @@ def compile_candidates(
             "accepts (the constants of MLIR input are bound in the IR; choose a kernel with --kernel)"
         )
     out = Path(out_dir)
-    key_texts = [""] + [k.to_text() if isinstance(k, SpecKey) else SpecKey.from_text(str(k)).to_text() for k in keys]
+    key_texts = [""] if generic else []
+    key_texts += [k.to_text() if isinstance(k, SpecKey) else SpecKey.from_text(str(k)).to_text() for k in keys]
     examples = [tuple(e) for e in examples]
     src = base._compile_source if isinstance(base._compile_source, str) else base._text
+    t0 = time.perf_counter()
+    # Without the generic variant the workers cannot bind the examples (a kernel's signature comes
+    # from its generic variant): their keys are computed here, once, from the tile stage's contract
+    # (the parameters; no GPU code), and each candidate's @aligned promises from the front end.
+    presets: dict[int, tuple[list[str], list[str]]] = {}
+    if not generic and examples:
+        presets = _example_keys(base, space, examples, check)
     work = []
     for i, config in enumerate(space.configs):
         folder = out / "candidates" / config_folder(config)
         full = dict(defines or {}, **config)
-        work.append((i, src, kernel, chip, full, dict(options or {}), str(folder), key_texts, examples, check))
+        keys_i, examples_i = (key_texts + presets[i][0], []) if presets else (key_texts, examples)
+        work.append((i, src, kernel, chip, full, dict(options or {}), str(folder), keys_i, examples_i, check))
     show = Progress("aot: compile candidates", len(work), enabled=progress)
-    t0 = time.perf_counter()
+    workers = min(default_jobs(len(work)) if jobs is None else max(1, jobs), len(work))
     done = compile_all(work, workers=jobs, progress=show)
     show.close()
     wall = time.perf_counter() - t0
+    if not stages:
+        for stage_texts in (out / "candidates").glob("*/*/*/asm"):
+            shutil.rmtree(stage_texts, ignore_errors=True)
     entries = []
     for i, config in enumerate(space.configs):
         error, seconds, stored, skipped = done[i]
+        if presets:
+            skipped = presets[i][1] + list(skipped)
         entry = {
             "config": config,
             "folder": f"candidates/{config_folder(config)}",
@@ -1539,10 +1743,35 @@ def compile_candidates(
         "fixed": space.fixed,
         "fingerprint": compiler_fingerprint(),
         "compile_wall_s": wall,
+        "compile_workers": workers,
+        "variants": sum(len(e["keys"]) for e in entries),
         "candidates": entries,
     }
     _write_json(out / MANIFEST, manifest)
     return manifest
+
+
+def _example_keys(base, space: SourceSpace, examples, check: bool) -> dict[int, tuple[list[str], list[str]]]:
+    """{candidate index: (key texts of the examples it takes, why it skips the others)}."""
+    from .binding import Signature
+
+    sig = Signature(base._tile_stage()[1])
+    bound = []
+    for args in examples:
+        views = sig.describe(args)
+        key = sig.bind(args, views, grid=(0, 0, 0), check_promises=False).key.to_text()
+        bound.append((key, _extents(sig, views)))
+    out = {}
+    for i in range(len(space.configs)):
+        keys, skipped = [], []
+        for key, extents in bound:
+            why = promise_violation(space.promises[i], extents) if check else None
+            if why:
+                skipped.append(f"{sig.name}: {why}")
+            else:
+                keys.append(key)
+        out[i] = (list(dict.fromkeys(keys)), skipped)
+    return out
 
 
 def _cache_entries(folder: Path) -> list:
