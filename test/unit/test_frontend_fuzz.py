@@ -75,6 +75,8 @@ VOCABULARY = [
     "barrier",
     "grid_barrier",
     "program_id",
+    "padded",
+    "inf",
     "@autotune",
     "@launch",
     "@aligned",
@@ -239,9 +241,11 @@ LEAVES = [
     "1",
     "2",
     "2.5",
+    "-inf",
     "true",
     "acc",
     "A[r * 16 :+ 16, 0 :+ 64]",
+    "padded(A[r, 0 :+ 64], -inf)",
     "A[r, 0 :+ 64]",
     "A[r, 3]",
     "A[0 :+ 16, 0 :+ 16]",
@@ -272,7 +276,7 @@ UNARY_CALLS = [
     "-",
     "!",
 ]
-BINARY_CALLS = ["dot", "dot_t", "tmax", "tmin", "sum"]
+BINARY_CALLS = ["dot", "dot_t", "tmax", "tmin", "sum", "padded"]
 BINARY_OPS = ["+", "-", "*", "/", "%", "<", ">=", "==", "!=", "&&", "||"]
 
 
@@ -330,11 +334,17 @@ def _typed_expressions():
         return st.sampled_from(xs)
 
     base = {
-        "F": leaf("t", "acc", "A[r * 16 :+ 16, 0 :+ 64]", "A[ctx.block.y * 16 : ctx.block.y * 16 + 16, :]"),
+        "F": leaf(
+            "t",
+            "acc",
+            "A[r * 16 :+ 16, 0 :+ 64]",
+            "A[ctx.block.y * 16 : ctx.block.y * 16 + 16, :]",
+            "padded(A[r * 16 :+ 16, 0 :+ 64], -inf)",
+        ),
         "C": leaf("u", "A[0 :+ 16, 0 :+ 1]"),
         "Q": leaf("A[0 :+ 16, 0 :+ 16]"),
         "H": leaf("h", "H[0 :+ 16, 0 :+ 64]"),
-        "R": leaf("A[r, 0 :+ 64]", "V[r :+ 64]"),
+        "R": leaf("A[r, 0 :+ 64]", "V[r :+ 64]", "padded(V[r :+ 64], 0.5)"),
         "S": leaf("s", "2.5", "s0", "A[r, 3]"),
         "I": leaf("r", "ctx.block.y", "ctx.grid.x", "program_id(2)", "TM", "N", "3"),
         "N": leaf("n", "i32(r)"),

@@ -11,6 +11,7 @@ import math
 
 from . import ast as A
 from . import types as T
+from .ast import start_pos
 
 # The element type a dot of operands of each element type accumulates in.
 DOT_ACCUMULATOR = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
@@ -33,10 +34,13 @@ BUILTINS = frozenset(
         "barrier",
         "grid_barrier",
         "program_id",
+        "padded",
     )
     + ELEMENTWISE_FLOAT
     + CONVERSIONS
 )
+# Named constants: ordinary identifiers (a declaration of the same name hides them).
+CONSTANTS = {"inf": math.inf}
 
 
 class BuiltinChecks:
@@ -247,6 +251,37 @@ class BuiltinChecks:
             return T.ERROR
         return ts[0]
 
+    def call_padded(self, e, ts):
+        """padded(X[...], value): the slice read with `value` where it leaves the
+        tensor; the value is a scalar constant, converted to the element type."""
+        if not self.arity(e, "padded", ts, 2):
+            return T.ERROR
+        source, fill = e.args
+        if not isinstance(source, A.Index):
+            return self.error(
+                start_pos(source),
+                f"the first argument of 'padded' must be a slice of a tensor parameter, such as 'X[r :+ 32]', "
+                f"got {ts[0]}",
+            )
+        name, elem, fill_ty = source.base.name, ts[0].element, ts[1]
+        if not isinstance(fill_ty, T.Scalar):
+            return self.error(start_pos(fill), f"the fill value of 'padded' must be a scalar, got {fill_ty}")
+        if fill.const is None:
+            return self.error(
+                start_pos(fill),
+                f"the fill value of 'padded' must be a compile-time constant (such as 0.0, -inf or an @autotune "
+                f"constant), got a value of type {fill_ty} known only at run time",
+            )
+        if (elem == "bool") != (fill_ty.element == "bool"):
+            shown = str(fill.const).lower() if isinstance(fill.const, bool) else fill.const
+            return self.error(
+                start_pos(fill), f"cannot fill a slice of '{name}', a tensor of {elem}, with the {fill_ty} {shown}"
+            )
+        if not self.fits(fill, elem):
+            return T.ERROR
+        e.padding = constant_as(fill.const, fill_ty.element, elem)
+        return ts[0]
+
     def call_barrier(self, e, ts):
         if not self.arity(e, "barrier", ts, 0):
             return T.ERROR
@@ -269,3 +304,23 @@ class BuiltinChecks:
             )
         e.grid_query = ("block", d)
         return T.INDEX
+
+
+def constant_as(value, src: str, dst: str):
+    """The constant `value` of element type `src` converted to `dst` as a
+    conversion at run time would (floats round to nearest even, beyond the
+    largest value to infinity; floats to integers truncate toward zero and
+    saturate, NaN gives 0; integers wrap); untyped literals already fit."""
+    if dst == "bool":
+        return bool(value)
+    if T.is_float(dst):
+        rounded = T.rounded(float(value), dst)
+        return rounded if rounded is not None else math.copysign(math.inf, float(value))
+    lo, hi = T.int_range(dst)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return 0
+        return int(min(max(math.trunc(value), lo), hi)) if math.isfinite(value) else (hi if value > 0 else lo)
+    width = T.INT_WIDTH[dst]
+    wrapped = int(value) & ((1 << width) - 1)
+    return wrapped - (1 << width) if wrapped > hi else wrapped

@@ -28,7 +28,7 @@ from . import ast as A
 from . import types as T
 from .ast import start_pos
 from .attributes import KernelChecks
-from .builtins import BUILTINS, CONVERSIONS, BuiltinChecks
+from .builtins import BUILTINS, CONSTANTS, CONVERSIONS, BuiltinChecks
 from .constants import COMPARISONS, LOGICAL, FoldError, constant_difference, fold
 from .errors import Diagnostics
 from .symbols import KernelInfo, Symbol
@@ -206,7 +206,7 @@ class Checker(KernelChecks, BuiltinChecks):
         if const is not None and T.is_float(declared.element) and not isinstance(const, float):
             const = float(const)
         if const is not None and T.is_int(declared.element) and isinstance(const, float):
-            const = int(const)
+            const = int(const) if math.isfinite(const) else None  # `let i: i32 = inf` is reported above
         s.symbol = Symbol("var" if s.mutable else "let", s.name, declared, s.pos, const=const)
         self.declare(s.symbol)
 
@@ -372,6 +372,9 @@ class Checker(KernelChecks, BuiltinChecks):
             if sym.kind in ("dim", "const", "let") and sym.const is not None:
                 e.const = sym.const
             return sym.ty
+        if e.name in CONSTANTS:
+            e.const = CONSTANTS[e.name]
+            return T.Scalar(T.FLOAT_LITERAL)
         if e.name in BUILTINS:
             return T.Builtin(e.name)
         if e.name == "ctx":

@@ -38,7 +38,9 @@ def fold(op: str, a, b, elem: str):
     if b == 0:
         raise FoldError("division by zero in a constant expression")
     if T.is_float(elem):
-        return a / b if op == "/" else math.fmod(a, b)
+        if op == "/":
+            return a / b
+        return math.fmod(a, b) if math.isfinite(a) else math.nan  # IEEE: inf % b is NaN
     q = _trunc_div(a, b)
     return q if op == "/" else a - b * q
 

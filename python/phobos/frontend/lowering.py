@@ -273,12 +273,12 @@ class KernelLowering:
                 starts.append(self.to_index(self.lower_as(sub.start, T.INDEX), sub.start.pos))
         return starts
 
-    def load_slice(self, idx: A.Index, starts: list[ir.Value] | None = None) -> tb.Value:
+    def load_slice(self, idx: A.Index, starts: list[ir.Value] | None = None, padding=None) -> tb.Value:
         loc = self.loc(idx.pos)
         starts = starts if starts is not None else self.slice_starts(idx)
         full = [sub.length for sub in idx.subscripts]
         kept = [sub.kind != "point" for sub in idx.subscripts]
-        tile = tb.load_slice(self.env[idx.base.symbol], starts, full, loc=loc)
+        tile = tb.load_slice(self.env[idx.base.symbol], starts, full, padding=padding, loc=loc)
         if all(kept):
             return tile
         if not any(kept):
@@ -407,6 +407,8 @@ class KernelLowering:
             if name == "where":
                 return tb.where(self.lower_expr(cond[0]), a, b, loc=loc)
             return (tb.maximum if name == "tmax" else tb.minimum)(a, b, loc=loc)
+        if name == "padded":
+            return self.load_slice(e.args[0], padding=e.padding)
         if name in ("f16", "bf16", "f32", "f64", "i8", "i32", "i64"):
             return self.convert(self.lower_expr(e.args[0]), e.args[0].ty.element, name, loc)
         v = self.lower_expr(e.args[0])
