@@ -25,6 +25,7 @@ from pathlib import Path
 import common
 
 sys.path.insert(0, str(common.ROOT / "bench" / "handwritten"))
+sys.path.insert(0, str(common.ROOT / "test" / "unit"))  # the GPU tests name the variants they launch
 
 GIB = 1 << 28
 T1 = [1, 3, 1000, 4096, 10000, 5000, 1000003, 1 << 20]  # 1-D sizes used by the tests
@@ -102,7 +103,15 @@ def plan():
     jobs.append(("rowwalk", {}, p(["f32[4096,4096] f32[4096,4096]"]), True))
     jobs.append(("colwalk", {}, p(["f32[4096,4096] f32[4096,4096]"]), True))
     jobs.extend(gemm_jobs())
+    jobs.extend(reduce_jobs())
     return jobs
+
+
+def reduce_jobs():
+    """The reduction kernels of test_reduce_gpu.py (generic variants: the tests' shapes are ragged)."""
+    from test_reduce_gpu import REDUCE2D
+
+    return [("reduce2d", {"BR": br, "BC": bc, "W": w}, [], True) for br, bc, w in REDUCE2D]
 
 
 # GEMM shapes (M, N, K) of test_gemm_gpu.py and bench_gemm.py.
@@ -142,9 +151,10 @@ def gemm_jobs():
 
 
 def source_path(name: str) -> Path:
-    for ext in (".ph", ".mlir"):
-        if (common.KERNELS / f"{name}{ext}").exists():
-            return common.KERNELS / f"{name}{ext}"
+    for folder in (common.KERNELS, common.ROOT / "examples"):
+        for ext in (".ph", ".mlir"):
+            if (folder / f"{name}{ext}").exists():
+                return folder / f"{name}{ext}"
     raise FileNotFoundError(name)
 
 

@@ -12,7 +12,7 @@ func.func @huge(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "K"]}, %
   %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<512x64xf32>
   %b = "tile.load_slice"(%B, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<64x512xf32>
   %z = arith.constant dense<0.0> : tensor<512x512xf32>
-  // expected-error@+1 {{the dot operands need 270336 bytes of shared memory (lhs of the dot at}}
+  // expected-error@+1 {{the kernel needs 270336 bytes of shared memory (lhs of the dot at}}
   %d = "tile.dot"(%a, %b, %z) : (tensor<512x64xf32>, tensor<64x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   "tile.store_slice"(%d, %C, %c0, %c0) : (tensor<512x512xf32>, memref<?x?xf32>, index, index) -> ()
   return
@@ -20,22 +20,24 @@ func.func @huge(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "K"]}, %
 
 // -----
 
-func.func @rowsum(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+func.func @anytrue(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "N"]}) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
   %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x32xf32>
-  // expected-error@+1 {{tile.reduce is not supported by tile-lower-to-gpu yet}}
-  %s = "tile.reduce"(%a) {kind = "sum", axis = 1 : i64} : (tensor<32x32xf32>) -> tensor<32xf32>
+  %z = arith.constant dense<0.0> : tensor<32x32xf32>
+  %p = arith.cmpf ogt, %a, %z : tensor<32x32xf32>
+  // expected-error@+1 {{'tile.reduce' of i1 tiles is not supported: convert to an integer type first}}
+  %s = "tile.reduce"(%p) {kind = "max", axis = 1 : i64} : (tensor<32x32xi1>) -> tensor<32xi1>
   return
 }
 
 // -----
 
-func.func @transpose(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+func.func @transpose3(%A: memref<?x?x?xf32> {tile.name = "A", tile.dims = ["B", "M", "N"]}) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
-  %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x64xf32>
-  // expected-error@+1 {{tile.transpose is not supported by tile-lower-to-gpu yet}}
-  %t = "tile.transpose"(%a) {permutation = array<i64: 1, 0>} : (tensor<32x64xf32>) -> tensor<64x32xf32>
-  "tile.store_slice"(%t, %A, %c0, %c0) : (tensor<64x32xf32>, memref<?x?xf32>, index, index) -> ()
+  %a = "tile.load_slice"(%A, %c0, %c0, %c0) : (memref<?x?x?xf32>, index, index, index) -> tensor<2x32x64xf32>
+  // expected-error@+1 {{tile-lower-to-gpu lowers 'tile.transpose' only of 2-D tiles in a 2-D kernel layout}}
+  %t = "tile.transpose"(%a) {permutation = array<i64: 0, 2, 1>} : (tensor<2x32x64xf32>) -> tensor<2x64x32xf32>
+  "tile.store_slice"(%t, %A, %c0, %c0, %c0) : (tensor<2x64x32xf32>, memref<?x?x?xf32>, index, index, index) -> ()
   return
 }
 

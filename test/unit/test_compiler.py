@@ -52,6 +52,7 @@ func.func @gemm(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "K"]}) a
   %c0 = arith.constant 0 : index
   %a = "tile.load_slice"(%A, %c0, %c0) : (memref<?x?xf32>, index, index) -> tensor<32x32xf32>
   %s = "tile.scan"(%a) {kind = "sum", axis = 1 : i64} : (tensor<32x32xf32>) -> tensor<32x32xf32>
+  "tile.grid_barrier"() : () -> ()
   %d = "tile.dot"(%a, %a, %s) : (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
   "tile.store_slice"(%d, %A, %c0, %c0) : (tensor<32x32xf32>, memref<?x?xf32>, index, index) -> ()
   return
@@ -223,11 +224,11 @@ def test_unsupported_op_is_a_located_error_naming_it():
     assert len(errors) == 1
     filename, line, col, _, message = errors[0]
     assert message == (
-        "tile.scan is not supported by tile-lower-to-gpu yet: scans (cumsum) cannot run on the GPU yet "
+        "tile.grid_barrier is not supported by tile-lower-to-gpu yet: grid_barrier cannot run on the GPU yet "
         "(`phobos run --interpret` runs the kernel on the CPU)"
     )
-    assert (filename, line) == ("<text>", 5)
-    assert "tile.scan" in DOT.split("\n")[line - 1]
+    assert (filename, line) == ("<text>", 6)
+    assert "tile.grid_barrier" in DOT.split("\n")[line - 1]
 
 
 def test_dot_reading_one_tile_as_both_operands_and_accumulator():
@@ -236,7 +237,7 @@ def test_dot_reading_one_tile_as_both_operands_and_accumulator():
     src = DOT.replace(
         '  %s = "tile.scan"(%a) {kind = "sum", axis = 1 : i64} : (tensor<32x32xf32>) -> tensor<32x32xf32>\n', ""
     )
-    src = src.replace("(%a, %a, %s)", "(%a, %a, %a)")
+    src = src.replace("(%a, %a, %s)", "(%a, %a, %a)").replace('  "tile.grid_barrier"() : () -> ()\n', "")
     ptx = compile_stages(src, until="ptx")["ptx"]
     assert "fma.rn.f32" in ptx and "bar.sync" in ptx
 

@@ -42,6 +42,7 @@ SMEM_SYMBOL = "__phobos_smem"
 WORKGROUP = "#gpu.address_space<workgroup>"
 DEFAULT_STAGES = 3
 K_CHUNK = 32  # a dot with a longer K loops over chunks of this many k (unrolled inside)
+SMALL_SCRATCH = 1024  # bytes: exchange buffers up to this size are not shared with other buffers
 
 
 class DotError(Exception):
@@ -102,6 +103,9 @@ class DotPlan:
     pipeline_notes: list[dict] = field(default_factory=list)
     ring_of: dict[ir.Operation, int] = field(default_factory=dict)  # staged load -> ring id
     buffers: list[Buffer] = field(default_factory=list)
+    elements: dict[int, ir.Type] = field(default_factory=dict)  # buffer -> element type of its view
+    scratch: dict[ir.Operation, int] = field(default_factory=dict)  # reduce/scan/transpose -> buffer
+    has_dots: bool = False
     sync: SyncPlan | None = None
     total_bytes: int = 0
 
@@ -117,35 +121,56 @@ class DotPlan:
 # ============================================================================ planning
 
 
-def plan_dots(fn: ir.Operation, layout: Blocked | None, threads: int, chip: str) -> DotPlan | None:
-    """The shared-memory plan of `fn`'s dots (None when it has none). Raises DotError."""
+def plan_dots(
+    fn: ir.Operation, layout: Blocked | None, threads: int, chip: str, scratch: list | None = None
+) -> DotPlan | None:
+    """The shared-memory plan of `fn`: its dots' operands and the `scratch`
+    buffers of its reductions, scans and transposes (reduce.Scratch), in one
+    region with one barrier plan. None when the kernel needs no shared memory.
+    Raises DotError."""
     dots = ops_named(fn, ("tile.dot",))
-    if not dots:
+    scratch = scratch or []
+    if not dots and not scratch:
         return None
-    if layout is None or layout.rank != 2:
+    if dots and (layout is None or layout.rank != 2):
         raise DotError(dots[0], "tile-lower-to-gpu lowers 'tile.dot' only in kernels whose tiles are at most 2-D")
-    plan = DotPlan()
+    plan = DotPlan(has_dots=bool(dots))
     for dot in dots:
         for role, value in (("lhs", dot.operands[0]), ("rhs", dot.operands[1])):
             plan.operands[(dot, role)] = _classify(plan, dot, role, value)
     pipelining = K.PIPELINE in fn.attributes
-    if pipelining:
+    if pipelining and dots:
         _plan_pipelines(plan, fn)
     for operand in plan.operands.values():
         operand.buffer = len(plan.buffers)
+        plan.elements[operand.buffer] = _tile_type(operand.value).element_type
         plan.buffers.append(_buffer(plan, operand, layout))
+    for s in scratch:
+        index = len(plan.buffers)
+        plan.scratch[s.op] = index
+        plan.elements[index] = s.element
+        buffer = Buffer(s.what, s.rows, s.cols, element_bytes(s.element), where=_where(s.op))
+        buffer.ld = s.ld
+        plan.buffers.append(buffer)
     program = _events(plan, fn.regions[0].blocks[0])
     _live_ranges(plan, program)
+    for index in plan.scratch.values():
+        b = plan.buffers[index]
+        if b.rows * b.ld * b.element_bytes <= SMALL_SCRATCH:
+            # Bytes of its own: a few bytes buy the barrier a shared buffer would need before its next writer.
+            b.live = (0, 1 << 30)
     for b in plan.buffers:
-        choose_padding(b)
+        if not b.ld:
+            choose_padding(b)
     placed = place(plan.buffers)
     plan.total_bytes = placed.total_bytes
     limit = max_shared_bytes(chip)
     if plan.total_bytes > limit:
         sizes = ", ".join(f"{b.name} {b.bytes} B" for b in plan.buffers)
+        first = dots[0] if dots else scratch[0].op
         raise DotError(
-            dots[0],
-            f"the dot operands need {plan.total_bytes} bytes of shared memory ({sizes}), more than the "
+            first,
+            f"the kernel needs {plan.total_bytes} bytes of shared memory ({sizes}), more than the "
             f"{limit} bytes a CTA may use on {chip}: use smaller tiles or fewer pipeline stages",
         )
     plan.sync = plan_barriers(program, lambda i, j: plan.buffers[i].overlaps(plan.buffers[j]))
@@ -160,6 +185,17 @@ def plan_dots(fn: ir.Operation, layout: Blocked | None, threads: int, chip: str)
             )
         )
     return plan
+
+
+def folded_transpose(op: ir.Operation) -> bool:
+    """Whether a tile.transpose becomes the read order of a dot operand's buffer
+    (its result feeds one dot as lhs or rhs and nothing else; see _classify)."""
+    uses = list(op.results[0].uses)
+    if len(uses) != 1:
+        return False
+    owner = uses[0].owner
+    owner = getattr(owner, "operation", owner)
+    return owner.name == "tile.dot" and uses[0].operand_number in (0, 1)
 
 
 def _classify(plan: DotPlan, dot: ir.Operation, role: str, value: ir.Value) -> Operand:
@@ -376,6 +412,11 @@ def _events(plan: DotPlan, block: ir.Block) -> list:
                             ring=ring,
                         )
                     )
+            elif op in plan.scratch:
+                b = plan.scratch[op]
+                what = plan.buffers[b].name
+                events.append(Access((op, "write"), (b,), "write", f"the writes of {what}"))
+                events.append(Access((op, "read"), (b,), "read", f"the reads of {what}"))
             elif op.name == "tile.barrier":
                 events.append(Barrier(op))
             elif op.name == "scf.for":
@@ -478,7 +519,7 @@ class DotEmitter:
             raw = memref.GetGlobalOp(raw_t, SMEM_SYMBOL).result
             region = memref.ReinterpretCastOp(region_t, raw, [], [], [], [0], [total], [1]).result
             for i, b in enumerate(self.plan.buffers):
-                elem = _tile_type(self._operand_of(i).value).element_type
+                elem = self.plan.elements[i]
                 view_t = ir.MemRefType.get([b.bytes // b.element_bytes], elem, memory_space=space)
                 offset = arith.ConstantOp(ir.IndexType.get(), b.offset).result
                 self.views[i] = memref.ViewOp(view_t, region, offset, []).result
@@ -486,10 +527,7 @@ class DotEmitter:
 
         kl.at_entry(build)
 
-    def _operand_of(self, buffer: int) -> Operand:
-        return next(o for o in self.plan.operands.values() if o.buffer == buffer)
-
-    def _barrier_if(self, event_id) -> None:
+    def barrier_if(self, event_id) -> None:
         if self.plan.sync.barrier_before(event_id):
             gpu.BarrierOp()
 
@@ -502,7 +540,7 @@ class DotEmitter:
             return
         operand = self.plan.staged[op]
         with op.location:
-            self._barrier_if((op, "copy"))
+            self.barrier_if((op, "copy"))
             self.copy(op, operand.buffer, None, asynchronous=False)
 
     def copy(self, op: ir.Operation, buffer: int, stage: ir.Value | None, asynchronous: bool) -> None:
@@ -665,10 +703,10 @@ class DotEmitter:
             rhs = self.plan.operands[(op, "rhs")]
             for o in (lhs, rhs):
                 if o.source is None:
-                    self._barrier_if((op, "stage-" + o.role))
+                    self.barrier_if((op, "stage-" + o.role))
                     self.store_registers(op, o)
-            self._barrier_if((op, "read"))
-            self._barrier_if((op, "read-ring"))
+            self.barrier_if((op, "read"))
+            self.barrier_if((op, "read-ring"))
             acc = kl.get(op.operands[2], op)
             m, n = _tile_type(op.results[0]).shape
             k_extent = _tile_type(op.operands[0]).shape[1]

@@ -100,7 +100,7 @@ def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
 
     with op.location:
         lb, ub, step = (kl.get(v, op) for v in (o.lowerBound, o.upperBound, o.step))
-        emitter._barrier_if((op, "prologue"))
+        emitter.barrier_if((op, "prologue"))
         for s in range(S - 1):
             kt = lb if s == 0 else arith.AddIOp(lb, arith.MulIOp(step, kl.index(s)).result).result
             issue_if(kt, kl.index(s))

@@ -10,8 +10,13 @@ Rank-R tiles sit at dims 0..R-1. Values that must share a placement are
 unified: the operands and results of elementwise ops, broadcasts, hints and
 memory ops, loop-carried values and branch results. `tensor.expand_shape`
 and `tensor.collapse_shape` (which add or remove unit dimensions) relate the
-placements of their source and result. What stays unknown is aligned to the
-trailing dimensions, as NumPy broadcasting does. A tile that would need two
+placements of their source and result, and so does `tile.reduce` (its result
+keeps the source's dims less the reduced one); `tile.transpose` moves data
+between threads, so its source and result are placed independently. What
+stays unknown is aligned to the trailing dimensions, as NumPy broadcasting
+does. Where a tile has extent 1 its placement does not matter (every thread
+holds that coordinate), so two placements that give the same placed shape are
+the same. A tile that would need two
 placements (one 1-D range used both as rows and as columns) needs a layout
 conversion, which the lowering does not do yet: that is a located error.
 """
@@ -75,6 +80,7 @@ class Placement:
         self.kernel = kernel
         self.uf = _UnionFind()
         self.reshapes: list[tuple[ir.Operation, ir.Value, ir.Value, list[int]]] = []
+        self.reductions: list[tuple[ir.Operation, ir.Value, ir.Value, int]] = []
         self.values: list[ir.Value] = []
         self.rank = 0
         self._collect(kernel.regions[0])
@@ -126,7 +132,11 @@ class Placement:
                     yields = list(list(region.blocks[0].operations)[-1].operands)
                     for y, res in zip(yields, op.results):
                         self._same([y, res])
-        elif name in ("scf.yield", "func.return", "tile.check_multiple"):
+        elif name == "tile.reduce":
+            if _tile(op.results[0]) is not None:
+                axis = ir.IntegerAttr(op.attributes["axis"]).value
+                self.reductions.append((op, op.operands[0], op.results[0], axis))
+        elif name in ("scf.yield", "func.return", "tile.check_multiple", "tile.transpose"):
             pass
         else:
             # Elementwise ops, broadcasts, hints, memory ops: all tiles of an
@@ -141,7 +151,7 @@ class Placement:
         if old is None:
             self.dims[root] = dims
             return True
-        if old != dims:
+        if old != dims and self._shape(v, old) != self._shape(v, dims):
             raise PlacementError(
                 op if op is not None else self.kernel,
                 "this tile would be needed in two layouts (its dimensions placed as "
@@ -168,6 +178,10 @@ class Placement:
                     if derived is None:
                         raise PlacementError(op, "cannot place the reshaped tile in the kernel's layout")
                     changed |= self._assign(big, derived, op)
+            for op, src, res, axis in self.reductions:
+                src_dims = self.dims.get(self.uf.find(src))
+                if src_dims is not None:
+                    changed |= self._assign(res, src_dims[:axis] + src_dims[axis + 1 :], op)
         for v in self.values:
             root = self.uf.find(v)
             if root not in self.dims:
@@ -198,8 +212,10 @@ class Placement:
 
     def placed_shape(self, v: ir.Value) -> tuple[int, ...]:
         """The R-rank shape the tile is held as (unit extents where it has no dim)."""
-        t = _tile(v)
+        return self._shape(v, self.dims_of(v))
+
+    def _shape(self, v: ir.Value, dims: tuple[int, ...]) -> tuple[int, ...]:
         shape = [1] * self.rank
-        for d, extent in zip(self.dims_of(v), t.shape):
+        for d, extent in zip(dims, _tile(v).shape):
             shape[d] = extent
         return tuple(shape)

@@ -37,12 +37,13 @@ from mlir.dialects import arith, gpu, memref, scf, vector
 
 from phobos.dialect import kernel as K
 from phobos.lowering.abi import ParamError, TensorParam, abi_entries, describe_params
-from phobos.lowering.dot import DotEmitter, DotError, plan_dots
+from phobos.lowering.dot import DotEmitter, DotError, folded_transpose, plan_dots
 from phobos.lowering.grid import contiguous_block_dim
 from phobos.lowering.kernel_layout import vector_width
 from phobos.lowering.layout import Blocked, is_pow2
 from phobos.lowering.nesting import nesting_message, too_deep
 from phobos.lowering.placement import Placement, PlacementError
+from phobos.lowering.reduce import ReduceEmitter, ReduceError, plan_scratch
 from phobos.lowering.target import DEFAULT_CHIP
 
 MAX_TILE_RANK = 3
@@ -61,9 +62,6 @@ class LoweringError(Exception):
 
 # What a kernel author wrote, for the ops the GPU lowering does not handle yet.
 _SOURCE_NAMES = {
-    "tile.reduce": "reductions (sum, rowsum, rowmax, tmax, ...)",
-    "tile.scan": "scans (cumsum)",
-    "tile.transpose": "transpose",
     "tile.grid_barrier": "grid_barrier",
     "scf.while": "while loops",
     "tensor.extract": "single-element reads",
@@ -167,10 +165,13 @@ class KernelLowering:
         self._const_cache: dict[tuple[str, str], ir.Value] = {}
         self._coord_cache: dict[tuple[int, int], ir.Value] = {}
         try:
-            plan = plan_dots(fn, layout, self.threads, chip)
-        except DotError as e:
+            scratch = plan_scratch(fn, layout, self.placement, folded_transpose)
+            plan = plan_dots(fn, layout, self.threads, chip, scratch)
+        except (DotError, ReduceError) as e:
             raise LoweringError(e.op, str(e)) from None
+        # The kernel's shared memory (dot operands and exchange scratch) and the dots themselves.
         self.dots = DotEmitter(self, plan) if plan is not None else None
+        self.exchanges = ReduceEmitter(self, self.dots)
 
     # ================================================================== driver
 
@@ -568,7 +569,7 @@ class KernelLowering:
         bijection onto the same grid; only the launch order changes)."""
         if d in self._block_ids:
             return self._block_ids[d]
-        if self.dots is not None and d < 2:
+        if self.dots is not None and self.dots.plan.has_dots and d < 2:
             return self._grouped_block_index(d)
         if self.fast_block_dim != 1:
             value = self.at_entry(lambda: gpu.BlockIdOp(_DIMS[d]).result)
@@ -965,6 +966,9 @@ _HANDLERS: dict[str, Callable[[KernelLowering, ir.Operation], None]] = {
     "tile.hint": KernelLowering._hint,
     "tile.check_multiple": KernelLowering._check_multiple,
     "tile.barrier": KernelLowering._barrier,
+    "tile.reduce": lambda kl, op: kl.exchanges.reduce(op),
+    "tile.scan": lambda kl, op: kl.exchanges.scan(op),
+    "tile.transpose": lambda kl, op: kl.exchanges.transpose(op),
     "tile.load_slice": KernelLowering._load_slice,
     "tile.store_slice": KernelLowering._store_slice,
     "tile.load": KernelLowering._load,

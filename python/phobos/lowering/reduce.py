@@ -1,0 +1,531 @@
+"""Reductions, scans and transposes: values that move between the threads of a CTA.
+
+A tile sits in the kernel's blocked layout (layout.py): along a dimension d
+each thread holds runs of spt[d] elements, tpw[d] lanes of a warp and wpc[d]
+warps split the rest. `tile.reduce` along d therefore happens in three steps:
+
+  1. in the thread: its elements along d, combined pairwise (a tree, so long
+     rows do not make a serial chain);
+  2. in the warp: a butterfly of `shfl.xor` over the lane bits of d, after
+     which every lane of the group holds the warp's value;
+  3. across warps, when wpc[d] > 1 splits d: one lane per warp writes its
+     value to shared memory, and after a barrier every thread reads the
+     warps' values and combines them in the same fixed order.
+
+Where a tile is narrower than the layout's reach, threads hold replicas
+(layout.py); only the `distinct` groups of threads take part, so a sum does
+not count an element twice, and replicas end with bitwise-equal results
+(the butterfly and the fixed order are symmetric). The result sits in the
+same layout with extent 1 along d: every thread along d holds it, which is
+what `rowmax(x)` broadcast back over the row needs.
+
+`tile.scan` (inclusive) scans each thread's runs serially, then the run
+totals across lanes with `shfl.up` (Hillis-Steele), across warps through
+shared memory, and carries each wrap of the layout (a chunk of coverage
+elements) into the next. `tile.transpose` writes the tile to shared memory
+and reads it back in the transposed order (rows padded by one element so
+that neither side hits one bank twice).
+
+16-bit floats are combined in f32 and 8/16-bit integers in i32, then
+converted back to the tile's type (what the interpreter does). Sums use the
+identity 0, max -inf (or the type's minimum), min +inf: a masked-off element
+reads as the load's fill value, so a masked max needs `padded(..., -inf)`.
+Float max/min propagate NaN (arith.maximumf/minimumf), as NumPy does.
+
+Shared memory comes from the kernel's one plan (dot.plan_dots), which also
+places these `Scratch` buffers and decides their barriers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, gpu, memref, vector
+
+from phobos.lowering.layout import WARP_SIZE, Blocked
+
+KINDS = ("sum", "max", "min")
+
+
+class ReduceError(Exception):
+    def __init__(self, op: ir.Operation, message: str):
+        super().__init__(message)
+        self.op = op
+
+
+@dataclass
+class Scratch:
+    """Shared memory one reduction, scan or transpose exchanges values through."""
+
+    op: ir.Operation
+    rows: int
+    cols: int
+    ld: int
+    element: ir.Type
+    what: str
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """How the threads along layout dimension d split a tile extent."""
+
+    d: int
+    inner_lanes: int  # lane-index stride of one step along d
+    inner_warps: int  # warp-index stride of one step along d
+    lane_groups: int  # distinct lane positions along d (the rest are replicas)
+    warp_groups: int  # distinct warp positions along d
+
+    @property
+    def crosses_warps(self) -> bool:
+        return self.warp_groups > 1
+
+
+def exchange(layout: Blocked, d: int, extent: int) -> Exchange:
+    inner_lanes = inner_warps = 1
+    for dd in layout.order:
+        if dd == d:
+            break
+        inner_lanes *= layout.threads_per_warp[dd]
+        inner_warps *= layout.warps_per_cta[dd]
+    run = layout.run(d, extent)
+    threads = layout.threads_per_warp[d] * layout.warps_per_cta[d]
+    distinct = min(threads, extent // run)
+    lane_groups = min(layout.threads_per_warp[d], distinct)
+    return Exchange(d, inner_lanes, inner_warps, lane_groups, max(1, distinct // lane_groups))
+
+
+def compute_type(t: ir.Type) -> ir.Type:
+    """The type elements are combined in."""
+    if isinstance(t, (ir.F16Type, ir.BF16Type)):
+        return ir.F32Type.get()
+    if isinstance(t, ir.IntegerType) and t.width < 32:
+        return ir.IntegerType.get_signless(32)
+    return t
+
+
+def _tile(v: ir.Value) -> ir.RankedTensorType:
+    return ir.RankedTensorType(v.type)
+
+
+def _kind(op: ir.Operation) -> str:
+    return ir.StringAttr(op.attributes["kind"]).value
+
+
+def _axis(op: ir.Operation) -> int:
+    return ir.IntegerAttr(op.attributes["axis"]).value
+
+
+def check(op: ir.Operation, layout: Blocked | None) -> None:
+    """Raises ReduceError for what this lowering does not do."""
+    src = _tile(op.operands[0])
+    elem = src.element_type
+    if op.name in ("tile.reduce", "tile.scan"):
+        if _kind(op) not in KINDS:
+            raise ReduceError(op, f"'{op.name}' of kind '{_kind(op)}' is not supported (expected sum, max or min)")
+        if isinstance(elem, ir.IntegerType) and elem.width == 1:
+            raise ReduceError(op, f"'{op.name}' of i1 tiles is not supported: convert to an integer type first")
+    if op.name == "tile.transpose" and (src.rank != 2 or layout is None or layout.rank != 2):
+        raise ReduceError(op, "tile-lower-to-gpu lowers 'tile.transpose' only of 2-D tiles in a 2-D kernel layout")
+
+
+def plan_scratch(fn: ir.Operation, layout: Blocked | None, placement, folded) -> list[Scratch]:
+    """The shared memory each reduction, scan and (unfolded) transpose needs.
+    `folded(op)` says whether a transpose is done by the dot lowering instead."""
+    needs: list[Scratch] = []
+    if layout is None:
+        return needs
+
+    def visit(op):
+        if op.name in ("tile.reduce", "tile.scan", "tile.transpose"):
+            needs.append(op)
+        return ir.WalkResult.ADVANCE
+
+    fn.walk(visit)
+    out = []
+    for op in needs:
+        check(op, layout)
+        src = op.operands[0]
+        shape = placement.placed_shape(src)
+        if op.name == "tile.transpose":
+            if folded(op):
+                continue
+            rows, cols = _tile(src).shape
+            out.append(Scratch(op, rows, cols, cols + 1, _tile(src).element_type, "the transpose"))
+            continue
+        d = placement.dims_of(src)[_axis(op)]
+        x = exchange(layout, d, shape[d])
+        if not x.crosses_warps:
+            continue
+        lines = math.prod(s for i, s in enumerate(shape) if i != d)
+        chunks = layout.count(d, shape[d]) // layout.run(d, shape[d]) if op.name == "tile.scan" else 1
+        what = "the reduction" if op.name == "tile.reduce" else "the scan"
+        out.append(
+            Scratch(op, lines * chunks, x.warp_groups, x.warp_groups, compute_type(_tile(src).element_type), what)
+        )
+    return out
+
+
+class ReduceEmitter:
+    """Emits reductions, scans and transposes for one KernelLowering (`kl`);
+    `shared` is its DotEmitter (the views of the planned buffers and the
+    barrier decisions)."""
+
+    def __init__(self, kl, shared):
+        self.kl = kl
+        self.shared = shared
+        self._parts: dict[int, tuple[ir.Value, ir.Value]] = {}
+
+    # ------------------------------------------------------------------ scalars
+
+    def _i32(self, value: int) -> ir.Value:
+        return self.kl.const(value, ir.IntegerType.get_signless(32))
+
+    def _identity(self, kind: str, t: ir.Type) -> ir.Value:
+        if kind == "sum":
+            return self.kl.const(0, t)
+        if isinstance(t, ir.FloatType):
+            return self.kl.const(-math.inf if kind == "max" else math.inf, t)
+        width = ir.IntegerType(t).width
+        return self.kl.const(-(2 ** (width - 1)) if kind == "max" else 2 ** (width - 1) - 1, t)
+
+    @staticmethod
+    def _combine(kind: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        is_float = isinstance(a.type, ir.FloatType)
+        if kind == "sum":
+            return (arith.AddFOp if is_float else arith.AddIOp)(a, b).result
+        if kind == "max":
+            return (arith.MaximumFOp if is_float else arith.MaxSIOp)(a, b).result
+        return (arith.MinimumFOp if is_float else arith.MinSIOp)(a, b).result
+
+    def _tree(self, kind: str, values: list[ir.Value]) -> ir.Value:
+        while len(values) > 1:
+            nxt = [self._combine(kind, a, b) for a, b in zip(values[0::2], values[1::2])]
+            if len(values) % 2:
+                nxt.append(values[-1])
+            values = nxt
+        return values[0]
+
+    @staticmethod
+    def _convert(v: ir.Value, to: ir.Type) -> ir.Value:
+        t = v.type
+        if t == to:
+            return v
+        if isinstance(to, ir.FloatType):
+            wider = ir.FloatType(to).width > ir.FloatType(t).width
+            return (arith.ExtFOp if wider else arith.TruncFOp)(to, v).result
+        wider = ir.IntegerType(to).width > ir.IntegerType(t).width
+        return (arith.ExtSIOp if wider else arith.TruncIOp)(to, v).result
+
+    def _shuffle(self, v: ir.Value, offset: ir.Value, mode) -> ir.Value:
+        """gpu.shuffle of a 32- or 64-bit scalar (64-bit ones as two 32-bit halves)."""
+        width = v.type.width if isinstance(v.type, ir.IntegerType) else ir.FloatType(v.type).width
+        if width == 32:
+            return gpu.ShuffleOp(v, offset, self._i32(WARP_SIZE), mode).results[0]
+        i64, i32 = ir.IntegerType.get_signless(64), ir.IntegerType.get_signless(32)
+        bits = v if isinstance(v.type, ir.IntegerType) else arith.BitcastOp(i64, v).result
+        lo = arith.TruncIOp(i32, bits).result
+        hi = arith.TruncIOp(i32, arith.ShRUIOp(bits, self.kl.const(32, i64)).result).result
+        lo, hi = (gpu.ShuffleOp(x, offset, self._i32(WARP_SIZE), mode).results[0] for x in (lo, hi))
+        joined = arith.OrIOp(
+            arith.ExtUIOp(i64, lo).result, arith.ShLIOp(arith.ExtUIOp(i64, hi).result, self.kl.const(32, i64)).result
+        ).result
+        return joined if isinstance(v.type, ir.IntegerType) else arith.BitcastOp(v.type, joined).result
+
+    # ------------------------------------------------------------------ thread coordinates
+
+    def _lane_warp(self, d: int) -> tuple[ir.Value, ir.Value]:
+        """(lane index along d, warp index along d) of this thread."""
+        if d in self._parts:
+            return self._parts[d]
+        kl, L = self.kl, self.kl.layout
+        x = exchange(L, d, L.coverage(d))
+
+        def build():
+            lane = arith.RemUIOp(kl.tid, kl.index(WARP_SIZE)).result
+            warp = arith.DivUIOp(kl.tid, kl.index(WARP_SIZE)).result
+            lane_d = arith.RemUIOp(
+                arith.DivUIOp(lane, kl.index(x.inner_lanes)).result, kl.index(L.threads_per_warp[d])
+            ).result
+            warp_d = arith.RemUIOp(
+                arith.DivUIOp(warp, kl.index(x.inner_warps)).result, kl.index(L.warps_per_cta[d])
+            ).result
+            return lane_d, warp_d
+
+        self._parts[d] = kl.at_entry(build)
+        return self._parts[d]
+
+    def _others_owner(self, shape, d: int) -> ir.Value | None:
+        """True on one thread of each replica group along the dimensions other than d."""
+        kl, L = self.kl, self.kl.layout
+        cond = None
+        for dd in range(L.rank):
+            if dd != d and L.replicated(dd, shape[dd]):
+                ok = arith.CmpIOp(arith.CmpIPredicate.ult, kl.thread_start(dd), kl.index(shape[dd])).result
+                cond = ok if cond is None else arith.AndIOp(cond, ok).result
+        return cond
+
+    def _line_position(self, shape, d: int):
+        """(runtime base, constant offset per register index) of the linear
+        position of an element in the tile with d removed (row-major)."""
+        kl, L = self.kl, self.kl.layout
+        base = None
+        strides = {}
+        stride = 1
+        for dd in reversed(range(L.rank)):
+            if dd == d:
+                continue
+            strides[dd] = stride
+            stride *= shape[dd]
+        for dd, s in strides.items():
+            b = kl.coordinate_base(dd, shape[dd])
+            term = b if s == 1 else arith.MulIOp(b, kl.index(s)).result
+            base = term if base is None else arith.AddIOp(base, term).result
+        if base is None:
+            base = kl.index(0)
+
+        def offset(k) -> int:
+            return sum(L.offsets(dd, shape[dd])[k[dd]] * s for dd, s in strides.items())
+
+        return base, offset
+
+    @staticmethod
+    def _and(a: ir.Value | None, b: ir.Value) -> ir.Value:
+        return b if a is None else arith.AndIOp(a, b).result
+
+    def _guarded(self, cond: ir.Value | None, emit) -> None:
+        self.shared._guarded(cond, emit)
+
+    # ------------------------------------------------------------------ tile.reduce
+
+    def reduce(self, op: ir.Operation) -> None:
+        kl, L = self.kl, self.kl.layout
+        kind = _kind(op)
+        src_old, res_old = op.operands[0], op.results[0]
+        shape = kl.placement.placed_shape(src_old)
+        d = kl.placement.dims_of(src_old)[_axis(op)]
+        elem = _tile(src_old).element_type
+        ct = compute_type(elem)
+        x = exchange(L, d, shape[d])
+        with op.location:
+            src = kl.get(src_old, op)
+            counts = L.counts(shape)
+            out_shape = tuple(1 if i == d else s for i, s in enumerate(shape))
+            out_keys = list(L.register_indices(out_shape))
+            values = []
+            for k in out_keys:
+                parts = []
+                for j in range(counts[d]):
+                    full = list(k)
+                    full[d] = j
+                    flat = 0
+                    for i, c in enumerate(counts):
+                        flat = flat * c + full[i]
+                    parts.append(self._convert(vector.ExtractOp(src, [], [flat]).result, ct))
+                values.append(self._tree(kind, parts))
+            for j in range(int(math.log2(x.lane_groups))):
+                offset = self._i32(x.inner_lanes << j)
+                values = [self._combine(kind, v, self._shuffle(v, offset, gpu.ShuffleMode.XOR)) for v in values]
+            if x.crosses_warps:
+                values = self._across_warps(op, kind, values, out_keys, shape, d, x)
+            values = [self._convert(v, elem) for v in values]
+            if isinstance(res_old.type, ir.RankedTensorType):
+                kl.values[res_old] = vector.FromElementsOp(kl.vtype(res_old), values).result
+            else:
+                kl.values[res_old] = values[0]
+
+    def _across_warps(self, op, kind, values, keys, shape, d, x: Exchange) -> list[ir.Value]:
+        kl = self.kl
+        buffer = self.shared.plan.scratch[op]
+        smem = self.shared.views[buffer]
+        ld = self.shared.plan.buffers[buffer].ld
+        lane_d, warp_d = self._lane_warp(d)
+        base, offset = self._line_position(shape, d)
+        row0 = arith.MulIOp(base, kl.index(ld)).result
+        writer = self._others_owner(shape, d)
+        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.eq, lane_d, kl.index(0)).result)
+        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.ult, warp_d, kl.index(x.warp_groups)).result)
+        self.shared.barrier_if((op, "write"))
+
+        def write():
+            start = arith.AddIOp(row0, warp_d).result
+            for k, v in zip(keys, values):
+                memref.StoreOp(v, smem, [arith.AddIOp(start, kl.index(offset(k) * ld)).result])
+
+        self._guarded(writer, write)
+        self.shared.barrier_if((op, "read"))
+        out = []
+        for k in keys:
+            row = arith.AddIOp(row0, kl.index(offset(k) * ld)).result
+            parts = [memref.LoadOp(smem, [arith.AddIOp(row, kl.index(w)).result]).result for w in range(x.warp_groups)]
+            out.append(self._tree(kind, parts))
+        return out
+
+    # ------------------------------------------------------------------ tile.scan
+
+    def scan(self, op: ir.Operation) -> None:
+        kl, L = self.kl, self.kl.layout
+        kind = _kind(op)
+        src_old, res_old = op.operands[0], op.results[0]
+        shape = kl.placement.placed_shape(src_old)
+        d = kl.placement.dims_of(src_old)[_axis(op)]
+        elem = _tile(src_old).element_type
+        ct = compute_type(elem)
+        x = exchange(L, d, shape[d])
+        run = L.run(d, shape[d])
+        with op.location:
+            src = kl.get(src_old, op)
+            counts = L.counts(shape)
+            chunks = counts[d] // run
+            lane_d, warp_d = self._lane_warp(d)
+            lane_pos = arith.RemUIOp(lane_d, kl.index(x.lane_groups)).result
+            line_keys = list(L.register_indices(tuple(1 if i == d else s for i, s in enumerate(shape))))
+
+            def flat_of(k, j):
+                full = list(k)
+                full[d] = j
+                flat = 0
+                for i, c in enumerate(counts):
+                    flat = flat * c + full[i]
+                return flat
+
+            # 1. each run, serially; its total
+            prefix: dict[tuple, ir.Value] = {}
+            totals = []
+            for k in line_keys:
+                for c in range(chunks):
+                    acc = None
+                    for i in range(run):
+                        j = c * run + i
+                        v = self._convert(vector.ExtractOp(src, [], [flat_of(k, j)]).result, ct)
+                        acc = v if acc is None else self._combine(kind, acc, v)
+                        prefix[(k, j)] = acc
+                    totals.append(acc)
+            # 2. the lanes: inclusive Hillis-Steele, then the exclusive value and the warp's total
+            identity = self._identity(kind, ct)
+            inclusive = list(totals)
+            for j in range(int(math.log2(x.lane_groups))):
+                offset = self._i32(x.inner_lanes << j)
+                later = arith.CmpIOp(arith.CmpIPredicate.uge, lane_pos, kl.index(1 << j)).result
+                inclusive = [
+                    arith.SelectOp(
+                        later, self._combine(kind, self._shuffle(v, offset, gpu.ShuffleMode.UP), v), v
+                    ).result
+                    for v in inclusive
+                ]
+            if x.lane_groups > 1:
+                first = arith.CmpIOp(arith.CmpIPredicate.eq, lane_pos, kl.index(0)).result
+                up = self._i32(x.inner_lanes)
+                exclusive = [
+                    arith.SelectOp(first, identity, self._shuffle(v, up, gpu.ShuffleMode.UP)).result for v in inclusive
+                ]
+                lane = arith.RemUIOp(kl.tid, kl.index(WARP_SIZE)).result
+                last = arith.AddIOp(
+                    lane,
+                    arith.MulIOp(
+                        arith.SubIOp(kl.index(x.lane_groups - 1), lane_pos).result, kl.index(x.inner_lanes)
+                    ).result,
+                ).result
+                last = arith.IndexCastOp(ir.IntegerType.get_signless(32), last).result
+                warp_totals = [self._shuffle(v, last, gpu.ShuffleMode.IDX) for v in inclusive]
+            else:
+                exclusive = [identity] * len(inclusive)
+                warp_totals = inclusive
+            # 3. the warps
+            if x.crosses_warps:
+                offsets, chunk_totals = self._scan_warps(op, kind, inclusive, line_keys, chunks, shape, d, x)
+                exclusive = [self._combine(kind, w, e) for w, e in zip(offsets, exclusive)]
+            else:
+                chunk_totals = warp_totals
+            # 4. carry each chunk into the next, and finish every element
+            results: dict[int, ir.Value] = {}
+            i = 0
+            for k in line_keys:
+                carry = None
+                for c in range(chunks):
+                    base = exclusive[i] if carry is None else self._combine(kind, carry, exclusive[i])
+                    for r in range(run):
+                        j = c * run + r
+                        results[flat_of(k, j)] = self._convert(self._combine(kind, base, prefix[(k, j)]), elem)
+                    carry = chunk_totals[i] if carry is None else self._combine(kind, carry, chunk_totals[i])
+                    i += 1
+            ordered = [results[f] for f in range(len(results))]
+            kl.values[res_old] = vector.FromElementsOp(kl.vtype(res_old), ordered).result
+
+    def _scan_warps(self, op, kind, inclusive, keys, chunks, shape, d, x: Exchange):
+        """Each warp's total to shared memory; back, the combined totals of the
+        warps before this one (per line and chunk) and of all of them."""
+        kl = self.kl
+        buffer = self.shared.plan.scratch[op]
+        smem = self.shared.views[buffer]
+        ld = self.shared.plan.buffers[buffer].ld
+        lane_d, warp_d = self._lane_warp(d)
+        warp_pos = arith.RemUIOp(warp_d, kl.index(x.warp_groups)).result
+        base, offset = self._line_position(shape, d)
+        row0 = arith.MulIOp(arith.MulIOp(base, kl.index(chunks)).result, kl.index(ld)).result
+        writer = self._others_owner(shape, d)
+        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.eq, lane_d, kl.index(x.lane_groups - 1)).result)
+        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.ult, warp_d, kl.index(x.warp_groups)).result)
+        rows = [(offset(k) * chunks + c) * ld for k in keys for c in range(chunks)]
+        self.shared.barrier_if((op, "write"))
+
+        def write():
+            start = arith.AddIOp(row0, warp_d).result
+            for r, v in zip(rows, inclusive):
+                memref.StoreOp(v, smem, [arith.AddIOp(start, kl.index(r)).result])
+
+        self._guarded(writer, write)
+        self.shared.barrier_if((op, "read"))
+        identity = self._identity(kind, inclusive[0].type)
+        before, totals = [], []
+        for r in rows:
+            row = arith.AddIOp(row0, kl.index(r)).result
+            parts = [memref.LoadOp(smem, [arith.AddIOp(row, kl.index(w)).result]).result for w in range(x.warp_groups)]
+            acc = identity
+            for w, p in enumerate(parts):
+                earlier = arith.CmpIOp(arith.CmpIPredicate.ugt, warp_pos, kl.index(w)).result
+                acc = arith.SelectOp(earlier, self._combine(kind, acc, p), acc).result
+            before.append(acc)
+            totals.append(self._tree(kind, parts))
+        return before, totals
+
+    # ------------------------------------------------------------------ tile.transpose
+
+    def transpose(self, op: ir.Operation) -> None:
+        kl, L = self.kl, self.kl.layout
+        src_old, res_old = op.operands[0], op.results[0]
+        buffer = self.shared.plan.scratch[op]
+        smem = self.shared.views[buffer]
+        ld = self.shared.plan.buffers[buffer].ld
+        with op.location:
+            src = kl.get(src_old, op)
+            s_shape = kl.placement.placed_shape(src_old)
+            r_shape = kl.placement.placed_shape(res_old)
+            if kl.placement.dims_of(src_old) != (0, 1) or kl.placement.dims_of(res_old) != (0, 1):
+                raise ReduceError(op, "'tile.transpose' of a tile placed off the kernel's two dimensions")
+
+            def start(shape, row_stride, col_stride):
+                a = arith.MulIOp(kl.coordinate_base(0, shape[0]), kl.index(row_stride)).result
+                b = arith.MulIOp(kl.coordinate_base(1, shape[1]), kl.index(col_stride)).result
+                return arith.AddIOp(a, b).result
+
+            s_start = start(s_shape, ld, 1)
+            self.shared.barrier_if((op, "write"))
+
+            def write():
+                off0, off1 = L.offsets(0, s_shape[0]), L.offsets(1, s_shape[1])
+                for flat, (i, j) in enumerate(L.register_indices(s_shape)):
+                    idx = arith.AddIOp(s_start, kl.index(off0[i] * ld + off1[j])).result
+                    memref.StoreOp(vector.ExtractOp(src, [], [flat]).result, smem, [idx])
+
+            self._guarded(kl._owner_guard(s_shape, (0, 1)), write)
+            self.shared.barrier_if((op, "read"))
+            # result (p, q) is source (q, p)
+            r_start = start(r_shape, 1, ld)
+            off0, off1 = L.offsets(0, r_shape[0]), L.offsets(1, r_shape[1])
+            parts = []
+            for i, j in L.register_indices(r_shape):
+                idx = arith.AddIOp(r_start, kl.index(off0[i] + off1[j] * ld)).result
+                parts.append(memref.LoadOp(smem, [idx]).result)
+            kl.values[res_old] = vector.FromElementsOp(kl.vtype(res_old), parts).result

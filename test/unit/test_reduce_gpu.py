@@ -1,0 +1,84 @@
+"""GPU tests of reductions, scans and transposes (pytest -m gpu; skipped without a GPU).
+
+bench/kernels/reduce2d.ph moves one [BR, BC] tile per CTA between threads
+every way the lowering knows (row and column sums, row maxima broadcast back,
+running sums, the transpose, the scalar total); its @autotune space, built
+ahead of time by bench/aot_build.py, spans layouts that reduce inside a
+thread, inside a warp, across warps and over replicas. Fresh random data,
+ragged shapes, poisoned outputs with guard zones, numpy float64 references.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from guarded import Guarded
+
+import phobos
+
+pytestmark = pytest.mark.gpu
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("PHOBOS_GPU_ARTIFACTS", ROOT / ".cache" / "gpu"))
+EPS = 2.0**-24
+
+# (BR, BC, W): the layouts the tests cover (bench/aot_build.py builds the same list).
+REDUCE2D = [
+    (8, 128, 128),
+    (1, 32, 256),
+    (1, 512, 128),
+    (32, 32, 32),
+    (32, 512, 256),
+    (8, 32, 32),
+    (1, 128, 32),
+    (32, 128, 256),
+]
+
+
+def aot(name: str, **defines):
+    suffix = "".join(f"-{k}{v}" for k, v in sorted(defines.items()))
+    folder = ARTIFACTS / "aot" / f"{name}{suffix}"
+    if not folder.is_dir():
+        pytest.skip(f"no ahead-of-time folder {folder}; run bench/aot_build.py")
+    return phobos.load(folder)
+
+
+def _within(got, ref, size, rtol):
+    err = np.abs(got - ref)
+    assert (err <= rtol * size + 1e-30).all(), f"max error {err.max()} (allowed {rtol} x size)"
+
+
+@pytest.mark.parametrize("br,bc,w", REDUCE2D)
+def test_reduce2d(br, bc, w):
+    kernel = aot("reduce2d", BR=br, BC=bc, W=w)
+    for m, n in ((br * 3 - 1 if br > 1 else 5, bc - 3 if bc > 4 else bc), (br * 2, bc)):
+        g = -(-m // br)
+        x = Guarded("torch", (m, n))
+        outs = {
+            "RS": Guarded("torch", (m,), poison=True),
+            "RX": Guarded("torch", (m, 1), poison=True),
+            "CS": Guarded("torch", (g, n), poison=True),
+            "D": Guarded("torch", (m, n), poison=True),
+            "P": Guarded("torch", (m, n), poison=True),
+            "T": Guarded("torch", (n, m), poison=True),
+            "TOT": Guarded("torch", (g,), poison=True),
+        }
+        kernel(x.view, *(o.view for o in outs.values()), grid=(g,))
+        xv = x.values.astype(np.float64)
+        # the tile as the CTA sees it: rows past M and columns past N read as zero
+        tiles = np.zeros((g * br, bc))
+        tiles[:m, :n] = xv
+        rowmax = tiles.max(axis=1)[:m]
+        outs["RS"].check(xv.sum(axis=1), rtol=(n + 4) * EPS, size=np.abs(xv).sum(axis=1))
+        outs["RX"].check(rowmax[:, None], rtol=0)
+        cs = tiles.reshape(g, br, bc).sum(axis=1)[:, :n]
+        outs["CS"].check(cs, rtol=(br + 4) * EPS, size=np.abs(tiles).reshape(g, br, bc).sum(axis=1)[:, :n])
+        outs["D"].check(xv - rowmax[:, None], rtol=EPS, size=np.abs(xv) + np.abs(rowmax[:, None]))
+        outs["P"].check(np.cumsum(xv, axis=1), rtol=(n + 4) * EPS, size=np.cumsum(np.abs(xv), axis=1))
+        outs["T"].check(xv.T, rtol=0)
+        tot = tiles.reshape(g, -1).sum(axis=1)
+        outs["TOT"].check(tot, rtol=(br * bc + 8) * EPS, size=np.abs(tiles).reshape(g, -1).sum(axis=1))
+        x.check(xv, rtol=0)
