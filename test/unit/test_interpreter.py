@@ -249,6 +249,99 @@ def test_unmasked_offset_outside_the_tensor_is_an_error():
     np.testing.assert_array_equal(y, 1.0)
 
 
+# ----------------------------------------------------------------------------- fill values (padded)
+
+ROW_MAX = """
+@autotune(BR in [4], BN in [64])
+kernel row_max(X: tensor<{t}>[M, N], P: tensor<{t}>[M, 1], Z: tensor<{t}>[M, 1]) {{
+  let r = ctx.block.x * BR
+  P[r :+ BR, 0 :+ 1] = rowmax(padded(X[r :+ BR, 0 :+ BN], {fill}))
+  Z[r :+ BR, 0 :+ 1] = rowmax(X[r :+ BR, 0 :+ BN])
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "dtype, t, fill",
+    [(np.float32, "f32", "-inf"), (np.float16, "f16", "-inf"), (np.int32, "i32", "-2147483648")],
+)
+@pytest.mark.parametrize("shape", [(10, 37), (4, 64), (1, 1)])
+def test_padded_rowmax_of_a_ragged_slice_is_the_max_of_the_valid_part(dtype, t, fill, shape):
+    """Negative data: a max over the masked slice that saw a zero would be wrong."""
+    prog = program(ROW_MAX.format(t=t, fill=fill))
+    x, _ = guarded(shape, dtype, fill=0)
+    x[...] = -RNG.integers(1, 1000, shape).astype(dtype)
+    outs = [guarded((shape[0], 1), dtype, fill=7) for _ in range(2)]
+    (p, pbuf), (z, zbuf) = outs
+    run_program(prog, [x, p, z], (cdiv(shape[0], 4), 1, 1))
+    np.testing.assert_array_equal(p[:, 0], x.max(axis=1))
+    # The default fill is zero, and a max sees it where the slice leaves the tensor.
+    expected_default = np.maximum(x.max(axis=1), 0) if shape[1] < 64 else x.max(axis=1)
+    np.testing.assert_array_equal(z[:, 0], expected_default)
+    assert guard_intact(pbuf, 7) and guard_intact(zbuf, 7)
+
+
+FILLED_SUM = """
+kernel filled_sum(X: tensor<f32>[M, N], S: tensor<f32>[M, 1], T: tensor<f32>[M, 1]) {
+  S[0 :+ 8, 0 :+ 1] = rowsum(padded(X[0 :+ 8, 0 :+ 32], 0.5))
+  T[0 :+ 8, 0 :+ 1] = rowsum(X[0 :+ 8, 0 :+ 32])
+}
+"""
+
+
+def test_a_sum_sees_the_fill_value_and_the_default_zero():
+    prog = program(FILLED_SUM)
+    x, _ = random_tensor((8, 20))
+    s, _ = guarded((8, 1))
+    t, _ = guarded((8, 1))
+    run_program(prog, [x, s, t], (1, 1, 1))
+    valid = x.astype(np.float64).sum(axis=1)
+    np.testing.assert_allclose(s[:, 0], valid + 0.5 * 12, rtol=1e-5)
+    np.testing.assert_allclose(t[:, 0], valid, rtol=1e-5)
+
+
+def test_padded_slice_outside_the_tensor_reads_the_fill_everywhere():
+    source = """
+kernel outside(X: tensor<f32>[M, N], Y: tensor<f32>[4, 8], r: i32, c: i32) {
+  Y[0 :+ 4, 0 :+ 8] = padded(X[r :+ 4, c :+ 8], -1.5)
+}
+"""
+    prog = program(source)
+    x, _ = random_tensor((6, 10))
+    y, _ = guarded((4, 8))
+    run_program(prog, [x, y, 4, 5], (1, 1, 1))
+    expected = np.full((4, 8), -1.5, np.float32)
+    expected[:2, :5] = x[4:, 5:]
+    np.testing.assert_array_equal(y, expected)
+    run_program(prog, [x, y, 100, 0], (1, 1, 1))
+    np.testing.assert_array_equal(y, -1.5)
+
+
+def padded_gather_module(padding):
+    from phobos import builder as tb
+
+    with tb.context(), tb.Location.unknown():
+        module = tb.Module.create()
+        with tb.InsertionPoint(module.body):
+
+            @tb.kernel()
+            def gather(X: tb.Tensor(tb.f32, "N"), Y: tb.Tensor(tb.f32, 64), shift: tb.i32):
+                lanes = tb.arange(0, 64)
+                offsets = lanes + shift
+                mask = offsets < tb.cast(tb.dim(X, 0), tb.i32)
+                tb.store(Y, lanes, tb.load(X, offsets, mask, padding=padding))
+
+        return module.operation.get_asm(enable_debug_info=True)
+
+
+def test_masked_offsets_read_the_padding_where_masked_off():
+    prog = program(padded_gather_module(float("-inf")), "gather.mlir")
+    x, _ = random_tensor((50,))
+    y, _ = guarded((64,))
+    run_program(prog, [x, y, 10], (1, 1, 1))
+    np.testing.assert_array_equal(y, np.concatenate([x[10:], np.full(24, -np.inf, np.float32)]))
+
+
 # ----------------------------------------------------------------------------- integers and floats
 
 INTEGERS = """

@@ -1,19 +1,32 @@
 """Handlers of the tile loads and stores: the slice form and the offset form.
 
 Slices clip to the tensor: elements outside it (below 0 or past the extent, in
-any dimension) read as zero and are not written. Offsets address the tensor by
-flat row-major element offsets; masked-off elements read as zero and are not
-written, and an offset outside the tensor that is not masked off is an error
-(an out-of-bounds access on the GPU). Tensors are NumPy arrays of any strides;
-stores write into them in place.
+any dimension) read as the load's fill value and are not written. Offsets
+address the tensor by flat row-major element offsets; masked-off elements read
+as the fill value and are not written, and an offset outside the tensor that is
+not masked off is an error (an out-of-bounds access on the GPU). The fill value
+is the load's `padding` attribute (`padded(X[...], -inf)`), zero without one.
+Tensors are NumPy arrays of any strides; stores write into them in place.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from phobos.interpreter import dtypes as D
 from phobos.interpreter.errors import InterpreterError
-from phobos.interpreter.table import handles
+from phobos.interpreter.shapes import constant_value
+from phobos.interpreter.table import handles, prepares
+
+
+@prepares("tile.load_slice", "tile.load")
+def prepare_fill(op):
+    """The fill value, a scalar of the element type: `padding` ("-inf" comes as a string), else zero."""
+    op.const = constant_value(op.attrs.get("padding", 0), D.ValueType(op.out.dtype))
+
+
+def _filled(op, base):
+    return np.full(op.out.shape, op.const, dtype=base.dtype)
 
 
 def _windows(starts, shape, extents):
@@ -36,7 +49,7 @@ def load_slice(op, cta, args):
     windows = _windows(starts, shape, base.shape)
     if windows is not None and windows[1] == tuple(slice(0, n) for n in shape):
         return base[windows[0]].copy()  # the whole tile is inside
-    tile = np.zeros(shape, dtype=base.dtype)
+    tile = _filled(op, base)
     if windows is not None:
         tile[windows[1]] = base[windows[0]]
     return tile
@@ -79,7 +92,7 @@ def load(op, cta, args):
     values = flat[active] if flat is not None else base[np.unravel_index(active, base.shape)]
     if mask is None:
         return values.reshape(op.out.shape)
-    tile = np.zeros(op.out.shape, dtype=base.dtype)
+    tile = _filled(op, base)
     tile[np.asarray(mask)] = values
     return tile
 
