@@ -135,7 +135,7 @@ def build(out: Path, jobs, entries, build_info: dict) -> tuple[list[dict], list[
         )
         wall = time.perf_counter() - t0
         manifest["build"] = dict(build_info, machine=machine(), wall_s=wall, bytes=folder_bytes(folder))
-        _write_json(folder / "autotune.json", manifest)
+        _write_json(folder / "autotune.json", manifest, sort_keys=False)
         bad = [c for c in manifest["candidates"] if c["status"] != "ok"]
         failures += [f"{name} {c['config']}: {c.get('reason')}" for c in bad]
         n = len(manifest["candidates"])

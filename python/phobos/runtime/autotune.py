@@ -1076,12 +1076,12 @@ class TuningStore:
         _write_json(self.root / family / "faults.json", faults)
 
 
-def _write_json(path: Path, data) -> None:
+def _write_json(path: Path, data, sort_keys: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1, sort_keys=True)
+            json.dump(data, f, indent=1, sort_keys=sort_keys)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -1747,7 +1747,7 @@ def compile_candidates(
         "variants": sum(len(e["keys"]) for e in entries),
         "candidates": entries,
     }
-    _write_json(out / MANIFEST, manifest)
+    _write_json(out / MANIFEST, manifest, sort_keys=False)  # configs in declaration order, as the table names them
     return manifest
 
 
