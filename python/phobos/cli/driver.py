@@ -4,6 +4,7 @@
     phobos compile FILE.ph|FILE.mlir [--emit=tile|gpu|llvm|ptx|cubin|contract] [--chip sm_90] [--key KEY] [-o OUT]
     phobos aot FILE.ph -o DIR [--args 'f32[4096,4096] f32[4096,4096] 2.0' ...] [--key KEY ...]
     phobos explain FILE.ph [--key KEY] [--kernel NAME] [--json]   (cli/explain.py)
+    phobos view FILE.ph -o kernel.html [--key KEY] [--kernel NAME]   (cli/view.py)
 
 `check` parses and checks; `compile` runs the compile driver (phobos.compiler)
 up to a stage and prints it (the stages of passes/pipelines.py, the same
@@ -123,6 +124,9 @@ def _parser() -> argparse.ArgumentParser:
     from phobos.cli import explain  # phobos explain (cli/explain.py)
 
     explain.register(sub, common, target)
+    from phobos.cli import view  # phobos view (cli/view.py)
+
+    view.register(sub, common, target)
     from phobos.cli import tune  # phobos tune (cli/tune.py)
 
     tune.add_parser(sub, common, target)
@@ -319,6 +323,11 @@ def run(argv: list[str] | None = None) -> int:
         from phobos.cli import explain
 
         _write(args.output, explain.run(args, source, filename, defines))
+        return 0
+    if args.command == "view":
+        from phobos.cli import view
+
+        _write(args.output, view.run(args, source, filename, defines, UserError))
         return 0
     _write(args.output, _compile(args, source, filename, defines))
     return 0
