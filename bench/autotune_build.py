@@ -110,6 +110,15 @@ def machine() -> dict:
     return {"cpus": os.cpu_count(), "load_1min": load[0], "python": sys.version.split()[0]}
 
 
+def cpu_seconds() -> float:
+    """User + system CPU time of this process and its waited-for children (the compile workers and
+    the compiles they contain): with 2 cores, the wall time cannot drop below half of it."""
+    import resource
+
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else 0
 
@@ -122,7 +131,7 @@ def build(out: Path, jobs, entries, build_info: dict) -> tuple[list[dict], list[
     for name, source, defines, examples, options in entries:
         folder = out / name
         shutil.rmtree(folder, ignore_errors=True)  # a cold build: the compile time is the cold one
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_seconds()
         manifest = compile_candidates(
             common.KERNELS / f"{source}.ph",
             folder,
@@ -133,16 +142,17 @@ def build(out: Path, jobs, entries, build_info: dict) -> tuple[list[dict], list[
             progress=False,
             **options,
         )
-        wall = time.perf_counter() - t0
-        manifest["build"] = dict(build_info, machine=machine(), wall_s=wall, bytes=folder_bytes(folder))
+        wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+        manifest["build"] = dict(build_info, machine=machine(), wall_s=wall, cpu_s=cpu, bytes=folder_bytes(folder))
         _write_json(folder / "autotune.json", manifest, sort_keys=False)
         bad = [c for c in manifest["candidates"] if c["status"] != "ok"]
         failures += [f"{name} {c['config']}: {c.get('reason')}" for c in bad]
         n = len(manifest["candidates"])
         size = manifest["build"]["bytes"] / 2**20
         print(
-            f"{folder}: {n} candidates, {manifest['variants']} variants in {wall:.1f} s "
-            f"({manifest['compile_workers']} workers; {len(bad)} failed; {size:.1f} MiB)",
+            f"{folder}: {n} candidates, {manifest['variants']} variants in {wall:.1f} s, CPU {cpu:.1f} s "
+            f"({manifest['compile_workers']} workers, load {manifest['build']['machine']['load_1min']:.1f}; "
+            f"{len(bad)} failed; {size:.1f} MiB)",
             flush=True,
         )
         done.append(
@@ -155,6 +165,7 @@ def build(out: Path, jobs, entries, build_info: dict) -> tuple[list[dict], list[
                 "failed": len(bad),
                 "compile_wall_s": manifest["compile_wall_s"],
                 "wall_s": wall,
+                "cpu_s": cpu,
                 "workers": manifest["compile_workers"],
                 "bytes": manifest["build"]["bytes"],
             }
@@ -174,11 +185,11 @@ def cold_tuning_compile(source: str, defines: dict | None, size, jobs) -> dict:
     args = gemm_args(*size, scalars=(1.0, 0.0))
     with tempfile.TemporaryDirectory(prefix="phobos-cold-") as cache:
         k = phobos.compile(common.KERNELS / f"{source}.ph", defines=defines, cache_dir=cache)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_seconds()
         k.signature  # noqa: B018 - compiles the generic variant, as a launch does first
         base_s = time.perf_counter() - t0
         result = _compile_only(k, args, jobs)
-        total = time.perf_counter() - t0
+        total, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     rows = result.rows()
     return {
         "source": f"bench/kernels/{source}.ph",
@@ -189,6 +200,7 @@ def cold_tuning_compile(source: str, defines: dict | None, size, jobs) -> dict:
         "base_variant_s": base_s,
         "candidates_s": result.compile_s,
         "total_s": total,
+        "cpu_s": cpu,
         "workers": min(jobs or os.cpu_count() or 1, len(result.candidates)),
         "machine": machine(),
         "table": [{k: r[k] for k in ("candidate", "status", "registers", "reason")} for r in rows],
@@ -251,7 +263,8 @@ def main() -> int:
             print(
                 f"  {c['source']} {c['defines'] or ''} at {'x'.join(map(str, size))}: {c['candidates']} candidates, "
                 f"{c['total_s']:.1f} s (generic variant {c['base_variant_s']:.1f} s + candidates "
-                f"{c['candidates_s']:.1f} s, {c['workers']} workers)",
+                f"{c['candidates_s']:.1f} s, {c['workers']} workers; CPU {c['cpu_s']:.1f} s, "
+                f"load {c['machine']['load_1min']:.1f})",
                 flush=True,
             )
         record = dict(info, machine=machine(), folders=folders, folders_wall_s=folders_s, cold_tuning=cold)

@@ -109,6 +109,42 @@ def test_a_wrong_candidate_is_rejected_even_when_fastest(folder, torch):
     assert torch.allclose(y, 3.0 * x)
 
 
+def test_outputs_compared_on_the_device_agree_with_the_host(folder, torch, monkeypatch):
+    """torch arguments: the candidates' outputs are compared on the GPU (device copies, nothing read
+    back); the verdicts and the reasons, down to the numbers, are those of the host comparison
+    (and of cupy's, where it is installed)."""
+    k = phobos.load(folder("scale_gaps"))
+    n = 1 << 20
+    x = torch.randn(n, device="cuda")
+    y = torch.empty(n, device="cuda")
+
+    def grid(meta):
+        return (cdiv(meta["N"], meta["BLOCK"]),)
+
+    def verdicts(result):
+        return {
+            c.name: (c.status if c.status == "wrong" else "right", c.reason if c.status == "wrong" else "")
+            for c in result.candidates
+        }
+
+    monkeypatch.delenv(at.ENV_COMPARE, raising=False)
+    on_gpu = k.autotune(x, y, 3.0, grid=grid, store=False)
+    assert on_gpu.compared_on == "torch"
+    assert sum(v[0] == "wrong" for v in verdicts(on_gpu).values()) == 3
+    monkeypatch.setenv(at.ENV_COMPARE, "host")
+    on_host = k.autotune(x, y, 3.0, grid=grid, store=False)
+    assert on_host.compared_on == "host"
+    assert verdicts(on_gpu) == verdicts(on_host)
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        return
+    monkeypatch.setenv(at.ENV_COMPARE, "cupy")
+    on_cupy = k.autotune(x, y, 3.0, grid=grid, store=False)
+    assert on_cupy.compared_on == "cupy"
+    assert verdicts(on_cupy) == verdicts(on_host)
+
+
 def test_first_launch_tunes_once_and_stays_correct(folder, torch):
     path = folder("saxpy_tune")
     k = phobos.load(path)
