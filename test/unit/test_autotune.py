@@ -676,3 +676,18 @@ def test_aot_without_the_generic_variant_or_the_stage_texts(tmp_path):
     times = {"TN=128 W=128": 4.0, "TN=128 W=256": 3.0, "TN=512 W=128": 1.0, "TN=512 W=256": 2.0}
     result = k.autotune(x, y, 2.0, runner=runner, timer=FakeTimer(times))
     assert result.best_config == {"TN": 512, "W": 128} and all(c.status != "failed" for c in result.candidates)
+
+
+def test_a_failing_device_comparison_falls_back_to_the_host():
+    class Scratch:
+        def snapshot(self, backend):
+            raise TypeError(f"{backend} cannot view this memory")
+
+        def download(self):
+            return np.zeros(3, np.float32)
+
+    runner = object.__new__(at.DeviceRunner)  # only what _read uses
+    runner.compare_on, runner.compare_fallback = "torch", None
+    got = runner._read(Scratch())
+    assert isinstance(got, np.ndarray) and runner.compare_on == "host"
+    assert runner.compare_fallback == "torch: TypeError: torch cannot view this memory"
