@@ -104,6 +104,7 @@ def plan():
     jobs.append(("colwalk", {}, p(["f32[4096,4096] f32[4096,4096]"]), True))
     jobs.extend(gemm_jobs())
     jobs.extend(reduce_jobs())
+    jobs.extend(fused_jobs())
     return jobs
 
 
@@ -147,6 +148,21 @@ def gemm_jobs():
         bench = [gemm_args(*s) for s in GEMM_BENCH]
         jobs.append(("gemm", defines, bench, True))
         jobs.append(("gemm_aligned", defines, bench[:2], True))
+    return jobs
+
+
+def fused_jobs():
+    """The examples/ kernels of test_fused_gpu.py and bench_fused.py."""
+    import test_fused_gpu as t
+
+    jobs = []
+    for name, variants in (
+        ("softmax", t.SOFTMAX),
+        ("cumsum_rows", t.CUMSUM),
+        ("linear_attention", t.LINEAR_ATTENTION),
+    ):
+        for defines in variants:
+            jobs.append((name, defines, [], True))
     return jobs
 
 

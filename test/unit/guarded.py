@@ -17,10 +17,19 @@ RNG = np.random.default_rng()
 class Guarded:
     """A flat buffer: GUARD random elements, a (possibly padded, strided) region, GUARD more.
 
-    `view` is the region as the framework's array; `host` the initial contents."""
+    `view` is the region as the framework's array; `host` the initial contents;
+    the region holds `values` (default: standard normal draws)."""
 
     def __init__(
-        self, framework: str, shape, *, pad: int = 0, misalign: int = 0, poison: bool = False, dtype=np.float32
+        self,
+        framework: str,
+        shape,
+        *,
+        pad: int = 0,
+        misalign: int = 0,
+        poison: bool = False,
+        dtype=np.float32,
+        values: np.ndarray | None = None,
     ):
         self.framework = framework
         self.shape = tuple(shape)
@@ -33,7 +42,7 @@ class Guarded:
         self.region = np.zeros(total, bool)
         idx = self._indices()
         self.region[idx] = True
-        self.values = RNG.standard_normal(self.shape).astype(dtype)
+        self.values = (RNG.standard_normal(self.shape) if values is None else values).astype(dtype)
         self.host[idx] = np.nan if poison else self.values.reshape(-1)
         self.flat = self._upload(self.host.copy())
         self.view = self._view(self.flat)

@@ -210,6 +210,7 @@ def _classify(plan: DotPlan, dot: ir.Operation, role: str, value: ir.Value) -> O
     staged = (
         source is not None
         and source.name == "tile.load_slice"
+        and not source.opview.padding  # the copies zero-fill what is out of bounds
         and _single_use(held, user)
         and source.parent == dot.parent
         and source not in plan.staged

@@ -11,6 +11,7 @@ from mlir import ir
 
 from phobos.dialect import kernel as K
 from phobos.lowering.layout import Blocked, choose_blocked
+from phobos.lowering.placement import layout_rank, unit_dims_dropped
 
 MEMORY_OPS = ("tile.load_slice", "tile.store_slice", "tile.load", "tile.store")
 
@@ -57,14 +58,14 @@ def choose_kernel_layout(fn: ir.Operation) -> Blocked | None:
     lanes along the last dimension, the widest proven vector width of its
     memory ops per thread, and warps from `tile.launch`. A kernel with a
     `tile.dot` is laid out for its largest accumulator instead (dot_layout)."""
-    shapes = _tile_shapes(fn)
+    rank = layout_rank(fn)
+    shapes = [unit_dims_dropped(s, rank) for s in _tile_shapes(fn)]
     if not shapes:
         return None
     dots = [tuple(ir.RankedTensorType(op.results[0].type).shape) for op in ops_named(fn, ("tile.dot",))]
-    if dots and max(len(s) for s in shapes) == 2:
+    if dots and rank == 2:
         return dot_layout(max(dots, key=lambda s: (_size(s), s)), K.launch(fn)["threads"])
-    rank = max(len(s) for s in shapes)
-    memory = [(tuple(memory_tile(op).shape), vector_width(op)) for op in ops_named(fn, MEMORY_OPS)]
+    memory = [(unit_dims_dropped(memory_tile(op).shape, rank), vector_width(op)) for op in ops_named(fn, MEMORY_OPS)]
     top = [m for m in memory if len(m[0]) == rank]
     candidates = [s for s, _ in top] or [s for s in shapes if len(s) == rank]
     shape = max(candidates, key=lambda s: (_size(s), s))

@@ -73,8 +73,66 @@ def _group_positions(op: ir.Operation, small: ir.RankedTensorType, big: ir.Ranke
     return positions
 
 
+def _tile_types(kernel: ir.Operation) -> list[ir.RankedTensorType]:
+    found = []
+
+    def visit(op):
+        for v in list(op.results) + list(op.operands):
+            if _tile(v) is not None:
+                found.append(_tile(v))
+        return ir.WalkResult.ADVANCE
+
+    kernel.walk(visit)
+    return found
+
+
+def _needs_2d(kernel: ir.Operation) -> bool:
+    found = []
+
+    def visit(op):
+        if op.name in ("tile.dot", "tile.transpose"):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    kernel.walk(visit)
+    return bool(found)
+
+
+def layout_rank(kernel: ir.Operation) -> int:
+    """The rank of the kernel's layout: its largest tile rank, except that a
+    kernel with 2-D work (a dot or a transpose) whose higher-rank tiles all have
+    unit dimensions to spare (`Q[h, i :+ BM, 0 :+ D]` reads a [1, BM, D] tile)
+    gets a 2-D layout, and those unit dimensions are placed nowhere."""
+    types = _tile_types(kernel)
+    top = max((t.rank for t in types), default=0)
+    if top > 2 and _needs_2d(kernel):
+        if all(sum(1 for s in t.shape if s == 1) >= t.rank - 2 for t in types if t.rank > 2):
+            return 2
+    return top
+
+
+def kept_positions(shape, rank: int) -> list[int]:
+    """The dimensions of `shape` left when its leading unit dimensions are
+    dropped until at most `rank` remain."""
+    kept = list(range(len(shape)))
+    i = 0
+    while len(kept) > rank and i < len(kept):
+        if shape[kept[i]] == 1:
+            del kept[i]
+        else:
+            i += 1
+    return kept
+
+
+def unit_dims_dropped(shape, rank: int) -> tuple[int, ...]:
+    """`shape` with its leading unit dimensions dropped until it has at most `rank` dimensions."""
+    return tuple(shape[j] for j in kept_positions(shape, rank))
+
+
 class Placement:
-    """Computes `dims` for every tile value of one kernel."""
+    """Computes `dims` for every tile value of one kernel (None for a unit
+    dimension placed nowhere, see layout_rank)."""
 
     def __init__(self, kernel: ir.Operation):
         self.kernel = kernel
@@ -84,6 +142,7 @@ class Placement:
         self.values: list[ir.Value] = []
         self.rank = 0
         self._collect(kernel.regions[0])
+        self.rank = layout_rank(kernel)
         self.dims: dict[ir.Value, tuple[int, ...]] = {}
         self._solve()
 
@@ -174,7 +233,7 @@ class Placement:
                 if big_dims is not None:
                     changed |= self._assign(small, tuple(big_dims[p] for p in positions), op)
                 elif small_dims is not None:
-                    derived = self._widen(small_dims, positions, _tile(big).rank)
+                    derived = self._widen(small_dims, positions, _tile(big).shape)
                     if derived is None:
                         raise PlacementError(op, "cannot place the reshaped tile in the kernel's layout")
                     changed |= self._assign(big, derived, op)
@@ -185,25 +244,35 @@ class Placement:
         for v in self.values:
             root = self.uf.find(v)
             if root not in self.dims:
-                r = _tile(v).rank
-                self.dims[root] = tuple(range(R - r, R))
+                t = _tile(v)
+                if t.rank <= R:
+                    self.dims[root] = tuple(range(R - t.rank, R))
+                else:
+                    kept = kept_positions(t.shape, R)
+                    self.dims[root] = tuple(kept.index(j) if j in kept else None for j in range(t.rank))
 
-    def _widen(self, small_dims, positions, big_rank) -> tuple[int, ...] | None:
+    def _widen(self, small_dims, positions, big_shape) -> tuple[int, ...] | None:
         """Dims of the bigger tile: known ones from the smaller tile, unit
-        dims filled with free layout dims in increasing order."""
+        dims filled with free layout dims in increasing order (or placed
+        nowhere when none is left)."""
         known = dict(zip(positions, small_dims))
         free = [d for d in range(self.rank) if d not in small_dims]
         result = []
-        for j in range(big_rank):
+        for j in range(len(big_shape)):
             if j in known:
                 result.append(known[j])
             else:
-                lower = result[-1] if result else -1
+                placed = [d for d in result if d is not None]
+                lower = placed[-1] if placed else -1
                 candidates = [d for d in free if d > lower and d not in result]
-                if not candidates:
+                if candidates:
+                    result.append(candidates[0])
+                elif big_shape[j] == 1:
+                    result.append(None)
+                else:
                     return None
-                result.append(candidates[0])
-        return tuple(result) if all(a < b for a, b in zip(result, result[1:])) else None
+        placed = [d for d in result if d is not None]
+        return tuple(result) if all(a < b for a, b in zip(placed, placed[1:])) else None
 
     # ------------------------------------------------------------------ queries
 
@@ -217,5 +286,6 @@ class Placement:
     def _shape(self, v: ir.Value, dims: tuple[int, ...]) -> tuple[int, ...]:
         shape = [1] * self.rank
         for d, extent in zip(dims, _tile(v).shape):
-            shape[d] = extent
+            if d is not None:
+                shape[d] = extent
         return tuple(shape)

@@ -155,6 +155,8 @@ def plan_scratch(fn: ir.Operation, layout: Blocked | None, placement, folded) ->
             out.append(Scratch(op, rows, cols, cols + 1, _tile(src).element_type, "the transpose"))
             continue
         d = placement.dims_of(src)[_axis(op)]
+        if d is None:  # a unit dimension: nothing moves
+            continue
         x = exchange(layout, d, shape[d])
         if not x.crosses_warps:
             continue
@@ -299,7 +301,21 @@ class ReduceEmitter:
 
     # ------------------------------------------------------------------ tile.reduce
 
+    def _unit(self, op: ir.Operation) -> bool:
+        """A reduction or scan along a unit dimension placed nowhere: the registers as they are."""
+        src_old, res_old = op.operands[0], op.results[0]
+        if self.kl.placement.dims_of(src_old)[_axis(op)] is not None:
+            return False
+        value = self.kl.get(src_old, op)
+        if not isinstance(res_old.type, ir.RankedTensorType):
+            with op.location:
+                value = vector.ExtractOp(value, [], [0]).result
+        self.kl.values[res_old] = value
+        return True
+
     def reduce(self, op: ir.Operation) -> None:
+        if self._unit(op):
+            return
         kl, L = self.kl, self.kl.layout
         kind = _kind(op)
         src_old, res_old = op.operands[0], op.results[0]
@@ -365,6 +381,8 @@ class ReduceEmitter:
     # ------------------------------------------------------------------ tile.scan
 
     def scan(self, op: ir.Operation) -> None:
+        if self._unit(op):
+            return
         kl, L = self.kl, self.kl.layout
         kind = _kind(op)
         src_old, res_old = op.operands[0], op.results[0]

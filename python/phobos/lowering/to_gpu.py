@@ -729,7 +729,8 @@ class KernelLowering:
         dims = self.placement.dims_of(tile_old)
         elem = ir.RankedTensorType(tile_old.type).element_type
         last = dims[-1]
-        width = min(vector_width(op), self.layout.run(last, shape[last]))
+        # A last dimension placed nowhere has extent 1: one element per chunk.
+        width = 1 if last is None else min(vector_width(op), self.layout.run(last, shape[last]))
         if isinstance(elem, ir.IntegerType) and elem.width == 1:
             width = 1  # i1 is a byte in memory; a vector<Nxi1> would be packed bits
         while width * _element_bytes(elem) > 16:
@@ -742,7 +743,7 @@ class KernelLowering:
         last = dims[-1]
         j = 0
         for k in self.layout.register_indices(shape):
-            if k[last] % width == 0:
+            if last is None or k[last] % width == 0:
                 yield j, k
             j += 1
 
@@ -768,6 +769,9 @@ class KernelLowering:
         strides = [self.strides[(p, i)] for i in range(rank - 1)] + [None]
         coords = []  # per tile dim: the thread's first coordinate (start + base)
         for i, d in enumerate(dims):
+            if d is None:  # a unit dimension placed nowhere: the start itself
+                coords.append(starts[i])
+                continue
             b = self.coordinate_base(d, shape[d])
             coords.append(arith.AddIOp(starts[i], b).result)
         flat = None
@@ -778,6 +782,8 @@ class KernelLowering:
         mask_cache: dict[tuple[int, int], ir.Value] = {}
 
         def offset(i, k):
+            if dims[i] is None:
+                return None
             off = self.layout.offsets(dims[i], shape[dims[i]])[k]
             if off == 0:
                 return None
@@ -788,7 +794,7 @@ class KernelLowering:
 
         def in_range(i, k):
             if (i, k) not in mask_cache:
-                off = self.layout.offsets(dims[i], shape[dims[i]])[k]
+                off = 0 if dims[i] is None else self.layout.offsets(dims[i], shape[dims[i]])[k]
                 c = coords[i] if off == 0 else arith.AddIOp(coords[i], self.index(off)).result
                 mask_cache[(i, k)] = arith.CmpIOp(arith.CmpIPredicate.ult, c, self.extents[(p, i)]).result
             return mask_cache[(i, k)]
@@ -796,14 +802,15 @@ class KernelLowering:
         accesses = []
         for j, k in self._chunks(shape, dims, width):
             idx = flat
+            ks = [0 if d is None else k[d] for d in dims]
             for i in range(rank):
-                o = offset(i, k[dims[i]])
+                o = offset(i, ks[i])
                 if o is not None:
                     idx = arith.AddIOp(idx, o).result
             mask = None
             for i in range(rank):
                 if not in_bounds[i]:
-                    m = in_range(i, k[dims[i]])
+                    m = in_range(i, ks[i])
                     mask = m if mask is None else arith.AndIOp(mask, m).result
             accesses.append((j, idx, mask))
         return p, shape, dims, width, elem, accesses
@@ -836,6 +843,8 @@ class KernelLowering:
         chunk_t = ir.VectorType.get([width], elem)
         align = width * _element_bytes(elem)
         t = elem if width == 1 else chunk_t
+        fill = op.opview.padding
+        fill = 0 if fill is None else fill  # what masked-off elements read as
 
         def load(idx):
             if width == 1:
@@ -852,13 +861,13 @@ class KernelLowering:
                     pieces.append(load(idx))
                 elif branch_free(mask):
                     value = load(arith.SelectOp(mask, idx, self.index(0)).result)
-                    pieces.append(arith.SelectOp(mask, value, self.const(0, t)).result)
+                    pieces.append(arith.SelectOp(mask, value, self.const(fill, t)).result)
                 else:
                     guarded = scf.IfOp(mask, [t], has_else=True)
                     with ir.InsertionPoint(guarded.then_block):
                         scf.YieldOp([load(idx)])
                     with ir.InsertionPoint(guarded.else_block):
-                        scf.YieldOp([self.const(0, t)])
+                        scf.YieldOp([self.const(fill, t)])
                     pieces.append(guarded.results[0])
             return pieces
 
@@ -872,7 +881,7 @@ class KernelLowering:
             with ir.InsertionPoint(guarded.then_block):
                 scf.YieldOp(emit_all())
             with ir.InsertionPoint(guarded.else_block):
-                scf.YieldOp([self.const(0, t)] * len(accesses))
+                scf.YieldOp([self.const(fill, t)] * len(accesses))
             pieces = list(guarded.results)
         else:
             pieces = emit_all()

@@ -1,0 +1,101 @@
+"""GPU tests of the fused kernels in examples/ (pytest -m gpu; skipped without a GPU).
+
+Row softmax (one pass and the two-pass long-row path), layer norm, running
+sums along rows, flash attention (f32 and f16) and chunkwise linear
+attention, built ahead of time by bench/aot_build.py (fused_jobs). Every test
+draws fresh random data, uses ragged shapes, poisons the outputs inside guard
+zones, and compares with numpy in float64.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from guarded import RNG, Guarded
+
+import phobos
+
+pytestmark = pytest.mark.gpu
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("PHOBOS_GPU_ARTIFACTS", ROOT / ".cache" / "gpu"))
+EPS = 2.0**-24
+
+# The variants the tests launch (bench/aot_build.py builds the same ones).
+SOFTMAX = [{"BN": 4096, "W": 512}, {"BN": 1024, "W": 256}]
+LAYERNORM = [{"BN": 4096, "W": 512}, {"BN": 1024, "W": 256}]
+CUMSUM = [{"BR": 4, "BN": 256, "W": 128}]
+ATTENTION = [{"BM": 64, "BN": 64, "D": 64, "W": 256}]
+LINEAR_ATTENTION = [{"C": 32, "D": 32, "W": 128}]
+
+
+def aot(name: str, defines: dict):
+    suffix = "".join(f"-{k}{v}" for k, v in sorted(defines.items()))
+    folder = ARTIFACTS / "aot" / f"{name}{suffix}"
+    if not folder.is_dir():
+        pytest.skip(f"no ahead-of-time folder {folder}; run bench/aot_build.py")
+    return phobos.load(folder)
+
+
+def _softmax_ref(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("defines", SOFTMAX, ids=str)
+@pytest.mark.parametrize("shape", [(1, 1), (37, 1000), (5, 4096), (3, 5000), (2, 12345)])
+def test_softmax(defines, shape):
+    """Rows that fit one tile (N <= BN) and rows that take the two-pass path (N > BN)."""
+    kernel = aot("softmax", defines)
+    m, n = shape
+    x = Guarded("torch", shape)
+    y = Guarded("torch", shape, poison=True)
+    kernel(x.view, y.view)
+    xv = x.values.astype(np.float64)
+    ref = _softmax_ref(xv)
+    # exp's ulps plus the row sum's rounding, relative to each element
+    y.check(ref, rtol=(16 + np.log2(n + 1)) * 8 * EPS)
+    x.check(xv, rtol=0)
+
+
+@pytest.mark.parametrize("defines", CUMSUM, ids=str)
+@pytest.mark.parametrize("shape", [(1, 1), (7, 1000), (33, 256), (5, 3001)])
+def test_cumsum_rows(defines, shape):
+    kernel = aot("cumsum_rows", defines)
+    x = Guarded("torch", shape)
+    y = Guarded("torch", shape, poison=True)
+    kernel(x.view, y.view)
+    xv = x.values.astype(np.float64)
+    n = shape[1]
+    # a carry per tile plus a scan inside it: error grows with the row's length
+    y.check(np.cumsum(xv, axis=1), rtol=(2 * np.log2(n + 1) + 8) * EPS * 4, size=np.cumsum(np.abs(xv), axis=1))
+    x.check(xv, rtol=0)
+
+
+def _heads(h, s, d, positive=False):
+    """Q, K, V as [h * s, d] buffers; `positive`: feature maps elu(x) + 1 > 0."""
+    out = []
+    for _ in range(3):
+        x = RNG.standard_normal((h * s, d))
+        out.append(Guarded("torch", (h * s, d), values=np.where(x > 0, x + 1, np.exp(x)) if positive else x))
+    return out
+
+
+@pytest.mark.parametrize("defines", LINEAR_ATTENTION, ids=str)
+@pytest.mark.parametrize("h,s", [(1, 1), (2, 100), (3, 257)])
+def test_linear_attention(defines, h, s):
+    d = defines["D"]
+    kernel = aot("linear_attention", defines)
+    q, k, v = _heads(h, s, d, positive=True)
+    o = Guarded("torch", (h * s, d), poison=True)
+    view = lambda g: g.view.view(h, s, d)  # noqa: E731
+    kernel(view(q), view(k), view(v), view(o))
+    qv, kv, vv = (g.values.astype(np.float64).reshape(h, s, d) for g in (q, k, v))
+    scores = np.tril(qv @ kv.transpose(0, 2, 1))  # [h, s, s], causal
+    num = scores @ vv
+    den = scores.sum(axis=2, keepdims=True)
+    size = (scores @ np.abs(vv)) / den + np.abs(num / den)
+    o.check((num / den).reshape(h * s, d), rtol=(s + d + 16) * 8 * EPS, size=size.reshape(h * s, d))
