@@ -17,7 +17,7 @@ import lit.formats
 config.name = "Phobos"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".ph", ".py"]
-config.excludes = ["lit.cfg.py", "unit", "Inputs", "Output", "fuzz"]
+config.excludes = ["lit.cfg.py", "unit", "browser", "Inputs", "Output", "fuzz"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 config.test_exec_root = config.test_source_root
 
