@@ -38,7 +38,7 @@ fi
 rm -f "$lit_log"
 [ "$lit_rc" -eq 0 ] || status=1
 
-echo "== pytest (test/unit)"
+echo "== pytest (test/unit, test/browser)"
 pytest -q -p no:cacheprovider
 py_rc=$?
 if [ "$py_rc" -eq 5 ]; then
