@@ -158,6 +158,9 @@ def fused_jobs():
     jobs = []
     for name, variants in (
         ("softmax", t.SOFTMAX),
+        ("layernorm", t.LAYERNORM),
+        ("attention", t.ATTENTION),
+        ("attention_f16", t.ATTENTION),
         ("cumsum_rows", t.CUMSUM),
         ("linear_attention", t.LINEAR_ATTENTION),
     ):

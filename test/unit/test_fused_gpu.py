@@ -99,3 +99,49 @@ def test_linear_attention(defines, h, s):
     den = scores.sum(axis=2, keepdims=True)
     size = (scores @ np.abs(vv)) / den + np.abs(num / den)
     o.check((num / den).reshape(h * s, d), rtol=(s + d + 16) * 8 * EPS, size=size.reshape(h * s, d))
+
+
+@pytest.mark.parametrize("defines", LAYERNORM, ids=str)
+@pytest.mark.parametrize("shape", [(1, 1), (37, 1000), (5, 4096), (3, 5000), (2, 12345)])
+def test_layernorm(defines, shape):
+    """Rows that fit one tile and rows read three times (N > BN)."""
+    kernel = aot("layernorm", defines)
+    m, n = shape
+    x = Guarded("torch", shape, values=RNG.standard_normal(shape) * 3 + 1)
+    w = Guarded("torch", (n,))
+    b = Guarded("torch", (n,))
+    y = Guarded("torch", shape, poison=True)
+    eps = 1e-5
+    kernel(x.view, w.view, b.view, y.view, eps)
+    xv, wv, bv = (g.values.astype(np.float64) for g in (x, w, b))
+    mean = xv.mean(axis=1, keepdims=True)
+    rstd = 1 / np.sqrt(((xv - mean) ** 2).mean(axis=1, keepdims=True) + eps)
+    ref = (xv - mean) * rstd * wv + bv
+    size = (np.abs(xv) + np.abs(mean)) * rstd * np.abs(wv) + np.abs(bv)
+    y.check(ref, rtol=(np.log2(n + 1) + 8) * 8 * EPS, size=size)
+    x.check(xv, rtol=0)
+
+
+def _attention_ref(q, k, v, scale):
+    s = q @ k.transpose(0, 2, 1) * scale
+    p = np.exp(s - s.max(axis=2, keepdims=True))
+    p /= p.sum(axis=2, keepdims=True)
+    return p @ v, p @ np.abs(v)
+
+
+@pytest.mark.parametrize("defines", ATTENTION, ids=str)
+@pytest.mark.parametrize("name,dtype", [("attention", np.float32), ("attention_f16", np.float16)])
+@pytest.mark.parametrize("h,s", [(1, 1), (2, 100), (3, 257), (1, 1024)])
+def test_attention(defines, name, dtype, h, s):
+    d = defines["D"]
+    kernel = aot(name, defines)
+    q, k, v = (Guarded("torch", (h * s, d), dtype=dtype) for _ in range(3))
+    o = Guarded("torch", (h * s, d), dtype=dtype, poison=True)
+    scale = 1 / np.sqrt(d)
+    view = lambda g: g.view.view(h, s, d)  # noqa: E731
+    kernel(view(q), view(k), view(v), view(o), float(scale))
+    qv, kv, vv = (g.values.astype(np.float64).reshape(h, s, d) for g in (q, k, v))
+    ref, size = _attention_ref(qv, kv, vv, scale)
+    # f32 inside: the scores' and the online softmax's rounding; f16 adds the output's rounding
+    rtol = (d + 64) * 16 * EPS + (2.0**-10 if dtype == np.float16 else 0)
+    o.check(ref.reshape(h * s, d), rtol=rtol, size=(size + np.abs(ref)).reshape(h * s, d))

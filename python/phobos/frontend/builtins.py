@@ -31,6 +31,7 @@ BUILTINS = frozenset(
         "transpose",
         "cumsum",
         "tril",
+        "arange",
         "barrier",
         "grid_barrier",
         "program_id",
@@ -281,6 +282,19 @@ class BuiltinChecks:
             return T.ERROR
         e.padding = constant_as(fill.const, fill_ty.element, elem)
         return ts[0]
+
+    def call_arange(self, e, ts):
+        """arange(n): the i32 tile [0, 1, ..., n - 1], n a positive compile-time constant."""
+        if not self.arity(e, "arange", ts, 1):
+            return T.ERROR
+        n = e.args[0].const
+        if not T.is_int(ts[0].element) or isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+            shown = n if n is not None else f"a value of type {ts[0]} known only at run time"
+            return self.error(
+                start_pos(e.args[0]), f"the extent of 'arange' must be a positive integer constant, got {shown}"
+            )
+        e.extent = n
+        return T.Tile("i32", (n,))
 
     def call_barrier(self, e, ts):
         if not self.arity(e, "barrier", ts, 0):

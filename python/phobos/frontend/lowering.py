@@ -392,6 +392,8 @@ class KernelLowering:
             return self.lower_dot(e)
         if name == "program_id":
             return self.grid_query(e.grid_query, loc)
+        if name == "arange":
+            return tb.arange(0, e.extent, loc=loc)
         if name == "barrier":
             tb.barrier(loc=loc)
             return None
