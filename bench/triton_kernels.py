@@ -149,3 +149,37 @@ def launch_matmul_f32(a, b, c):
         return (cdiv(m, meta["BM"]) * cdiv(n, meta["BN"]),)
 
     matmul_f32[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+
+
+@triton.jit
+def softmax_rows(x_ptr, y_ptr, n, sx, sy, BLOCK: tl.constexpr):
+    """One program per row, the whole row in one block (n <= BLOCK)."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    inside = cols < n
+    x = tl.load(x_ptr + row * sx + cols, mask=inside, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(y_ptr + row * sy + cols, e / tl.sum(e, axis=0), mask=inside)
+
+
+@triton.jit
+def layernorm_rows(x_ptr, w_ptr, b_ptr, y_ptr, n, sx, sy, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    inside = cols < n
+    x = tl.load(x_ptr + row * sx + cols, mask=inside, other=0.0)
+    d = tl.where(inside, x - tl.sum(x, axis=0) / n, 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(d * d, axis=0) / n + eps)
+    w = tl.load(w_ptr + cols, mask=inside)
+    b = tl.load(b_ptr + cols, mask=inside)
+    tl.store(y_ptr + row * sy + cols, d * rstd * w + b, mask=inside)
+
+
+def launch_softmax(x, y, warps=8):
+    m, n = x.shape
+    softmax_rows[(m,)](x, y, n, x.stride(0), y.stride(0), BLOCK=triton.next_power_of_2(n), num_warps=warps)
+
+
+def launch_layernorm(x, w, b, y, eps, warps=8):
+    m, n = x.shape
+    layernorm_rows[(m,)](x, w, b, y, n, x.stride(0), y.stride(0), eps, BLOCK=triton.next_power_of_2(n), num_warps=warps)
