@@ -28,6 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 import common
@@ -306,7 +307,11 @@ def gemm_main() -> int:
     t_all = time.perf_counter()
     try:
         for label, name, size in GEMM_CASES:
-            record, text = gemm_case(label, name, size, timer, work)
+            try:
+                record, text = gemm_case(label, name, size, timer, work)
+            except Exception:  # one case's failure is reported; the others still run
+                text = f"{label}: FAILED\n{traceback.format_exc()}"
+                record = {"case": label, "folder": name, "size": list(size), "error": traceback.format_exc()}
             records.append(record)
             print(text, flush=True)
             torch.cuda.empty_cache()
@@ -314,7 +319,7 @@ def gemm_main() -> int:
         timer.close()
         shutil.rmtree(work, ignore_errors=True)
     cold16 = next((c for c in build.get("cold_tuning", []) if c["candidates"] == 16), None)
-    case16 = next((r for r in records if r["candidates"] == 16), None)
+    case16 = next((r for r in records if r.get("candidates") == 16), None)
     summary = {}
     if cold16 and case16:
         summary = {
@@ -337,6 +342,9 @@ def gemm_main() -> int:
     path = common.save("autotune_gemm", record)
     rows = []
     for r in records:
+        if "error" in r:
+            rows.append([r["case"]] + [""] * 9 + ["FAILED (see above)"])
+            continue
         rows.append(
             [
                 r["case"],
@@ -373,7 +381,7 @@ def gemm_main() -> int:
         )
     print(f"wrote {path}; {record['wall_s']:.0f} s in all")
     print(common.table(rows, headers))
-    return 1 if any(r["wrong"] for r in records) else 0
+    return 1 if any(r.get("wrong") or "error" in r for r in records) else 0
 
 
 def main() -> int:
