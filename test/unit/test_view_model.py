@@ -328,3 +328,19 @@ def test_cli_errors_are_not_tracebacks(argv, needle, capsys, tmp_path):
     err = capsys.readouterr().err
     assert needle in err and "Traceback" not in err and "internal compiler error" not in err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_three_dimensional_tiles_with_a_unit_dimension_placed_nowhere():
+    path = ROOT / "examples" / "attention.ph"
+    r = explain_source(str(path))[0]
+    assert any(None in a.layout_dims for a in r.accesses)  # 1 x BM x D tiles in a 2-D layout
+    assert all(a.lines is not None and a.lines.touched >= a.lines.ideal for a in r.accesses)
+    m = model(path)
+    v = variant(m, "written")
+    b = contract(path)["bindings"]
+    for c in v["ctas"]:
+        x, y, _ = c["cta"]
+        loads_q = [s for s in c["steps"] if s["box"] and s["box"]["tensor"] == "Q"]
+        assert [s["box"]["start"] for s in loads_q] == [[y, x * b["BM"], 0]]
+        keys = [s["box"]["start"] for s in c["steps"] if s["box"] and s["box"]["tensor"] == "K"]
+        assert keys == [[y, j, 0] for j in range(0, m["sizes"]["S"], b["BN"])]

@@ -165,9 +165,9 @@ class Access:
     lanes: Lanes | None = None
     lines: Lines | None = None
     notes: list[str] = field(default_factory=list)
-    # The layout dimensions the tile occupies, one per tile dimension (lowering/placement.py);
-    # None without a layout.
-    layout_dims: list[int] | None = None
+    # The layout dimensions the tile occupies, one per tile dimension (lowering/placement.py:
+    # None for a unit dimension placed nowhere); None without a layout.
+    layout_dims: list[int | None] | None = None
 
     @property
     def narrow(self) -> bool:
@@ -574,7 +574,8 @@ def _before(fn: ir.Operation, analysis: AxisInfoAnalysis) -> list[_Before]:
 def _chunk_width(op: ir.Operation, layout: Blocked, placed, last: int, elem: ir.Type) -> int:
     """The width the lowering gives the access (lowering/to_gpu.py, _access_plan)."""
     vw = max(1, ir.IntegerAttr(op.attributes[K.VECTOR_WIDTH]).value) if K.VECTOR_WIDTH in op.attributes else 1
-    width = min(vw, layout.run(last, placed[last]))
+    # a last dimension placed nowhere (placement.py) has extent 1: one element per chunk
+    width = 1 if last is None else min(vw, layout.run(last, placed[last]))
     if isinstance(elem, ir.IntegerType) and elem.width == 1:
         width = 1
     while width * element_bytes(elem) > VECTOR_BYTES:
@@ -601,7 +602,7 @@ def _lanes_and_lines(access: Access, before: _Before, op, layout: Blocked, place
     for c in lanes:
         elements = []
         for j in range(width):
-            coords = [c[dims[i]] for i in range(rank)]
+            coords = [c[dims[i]] if dims[i] is not None else 0 for i in range(rank)]
             coords[-1] += j
             elements.append(tuple(coords))
         lane_elements.append(elements)
@@ -642,7 +643,8 @@ def _lanes_and_lines(access: Access, before: _Before, op, layout: Blocked, place
         terms_of = _Terms(analysis)
         strides = []
         for i in range(rank):
-            span = min(tile[i], layout.size_per_thread[dims[i]] * layout.threads_per_warp[dims[i]])
+            d = dims[i]
+            span = 1 if d is None else min(tile[i], layout.size_per_thread[d] * layout.threads_per_warp[d])
             if tile[i] == 1 or info.constancy[i] >= tile[i]:
                 strides.append(0)
             elif info.contiguity[i] >= span:
@@ -729,7 +731,8 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
                         "layout",
                         FACT_OF_KIND["layout"],
                         width,
-                        f"the kernel's layout gives each thread runs of {layout.run(last, placed[last])} "
+                        f"the kernel's layout gives each thread runs of "
+                        f"{1 if last is None else layout.run(last, placed[last])} "
                         "elements along this tile's last dimension",
                     )
                 )

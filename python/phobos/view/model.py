@@ -146,18 +146,22 @@ def _grid(contract, sizes, given=None) -> tuple[int, int, int]:
 
 
 def _minus(box_lo, box_hi, in_lo, in_hi) -> list[list[int]]:
-    """The parts of the box [box_lo, box_hi) outside [in_lo, in_hi) as rectangles
-    [lo..., hi...] (rank 1 or 2); the whole box when they do not meet."""
-    rank = len(box_lo)
+    """The parts of the box [box_lo, box_hi) outside [in_lo, in_hi) as disjoint boxes
+    [lo..., hi...]; the whole box when they do not meet."""
+    in_lo = [max(a, b) for a, b in zip(in_lo, box_lo)]
+    in_hi = [min(a, b) for a, b in zip(in_hi, box_hi)]
     if any(lo >= hi for lo, hi in zip(in_lo, in_hi)):
         return [list(box_lo) + list(box_hi)]
-    if rank == 1:
-        parts = [(box_lo[0], in_lo[0]), (in_hi[0], box_hi[0])]
-        return [[a, b] for a, b in parts if a < b]
-    (r0, c0), (r1, c1) = box_lo, box_hi
-    (ir0, ic0), (ir1, ic1) = in_lo, in_hi
-    rects = [[r0, c0, ir0, c1], [ir1, c0, r1, c1], [ir0, c0, ir1, ic0], [ir0, ic1, ir1, c1]]
-    return [r for r in rects if r[0] < r[2] and r[1] < r[3]]
+    out = []
+    lo, hi = list(box_lo), list(box_hi)
+    for d in range(len(lo)):  # peel the slabs below and above the inside along each dimension
+        if lo[d] < in_lo[d]:
+            out.append(lo + hi[:d] + [in_lo[d]] + hi[d + 1 :])
+            lo[d] = in_lo[d]
+        if in_hi[d] < hi[d]:
+            out.append(lo[:d] + [in_hi[d]] + lo[d + 1 :] + hi)
+            hi[d] = in_hi[d]
+    return out
 
 
 def _slice_box(event, shape) -> dict:

@@ -33,12 +33,13 @@ def layout_map(layout: Blocked, tile: list[int], dims: list[int]) -> dict:
     """The thread map of a tile held in the kernel's layout."""
     placed = [1] * layout.rank
     for d, extent in zip(dims, tile):
-        placed[d] = extent
+        if d is not None:  # a unit dimension placed nowhere (placement.py): coordinate 0
+            placed[d] = extent
     size = math.prod(tile)
     owner = [-1] * size
     holders = 0
     for tid in range(layout.threads):
-        per_dim = [layout.coordinates(d, placed[d], tid) for d in dims]
+        per_dim = [layout.coordinates(d, placed[d], tid) if d is not None else [0] for d in dims]
         for coords in itertools.product(*per_dim):
             flat = 0
             for c, extent in zip(coords, tile):
@@ -50,7 +51,8 @@ def layout_map(layout: Blocked, tile: list[int], dims: list[int]) -> dict:
 
 
 def copy_chunks(tile: list[int], width: int, threads: int):
-    """The staged copy's chunks: (q, thread, row, first column) for chunk q of a 2-D tile."""
+    """The staged copy's chunks: (q, thread, row, first column) for chunk q of a 2-D tile
+    (leading unit dimensions aside)."""
     rows, cols = (1, tile[0]) if len(tile) == 1 else tile[-2:]
     per_row = max(1, cols // width)
     for q in range(rows * per_row):
@@ -75,7 +77,8 @@ def copy_request(tile: list[int], width: int, threads: int, elem_bytes: int):
     for q, _, r, c in copy_chunks(tile, width, threads):
         if q >= min(WARP_SIZE, threads):
             break
-        lanes.append([(r, c + j) if len(tile) == 2 else (c + j,) for j in range(width)])
+        lead = (0,) * (len(tile) - 2)
+        lanes.append([(*lead, r, c + j) if len(tile) >= 2 else (c + j,) for j in range(width)])
     strides = [None] * (len(tile) - 1) + [1]
     return _count_lines(lanes, strides, elem_bytes)
 

@@ -157,31 +157,45 @@
       el("p", { "class": "ruler-none" }, this.root, "no shared memory planned for this kernel");
       return;
     }
-    var W = 620, scale = W / sh.bytes;
-    var s = sv("svg", { "class": "ruler", width: W + 60, height: 70, "data-bytes": sh.bytes }, this.root);
+    var W = 620, scale = W / sh.bytes, ROW = 40;
+    // Buffers that share bytes (the planner reuses them when their live ranges do not meet) or
+    // whose labels would collide go on rows of their own, at the same byte offsets.
+    var rowEnds = [], placed = sh.buffers.map(function (b) {
+      var label = short(b.name) + " " + b.where.split(":").slice(-2).join(":") + " @" + b.offset +
+        " · " + b.bytes + " B" +
+        (b.stages > 1 ? " · " + b.stages + " stages" : "") + (b.bank_conflicts ? " · conflicts" : "");
+      var x0 = b.offset * scale, x1 = Math.max((b.offset + b.bytes) * scale, x0 + label.length * 6.2);
+      var row = 0;
+      while (row < rowEnds.length && rowEnds[row] > x0) row++;
+      rowEnds[row] = x1 + 4;
+      return { row: row, label: label };
+    });
+    var H = rowEnds.length * ROW;
+    var right = Math.max.apply(null, rowEnds.concat([W + 60]));
+    var s = sv("svg", { "class": "ruler", width: right, height: H + 30, "data-bytes": sh.bytes }, this.root);
     var tick = 256;
     while (sh.bytes / tick > 8) tick *= 2;
     for (var t = 0; t <= sh.bytes; t += tick) {
-      sv("line", { x1: t * scale + 0.5, y1: 42, x2: t * scale + 0.5, y2: 48, "class": "tick" }, s);
-      sv("text", { x: t * scale, y: 60, "class": "label" }, s, String(t));
+      sv("line", { x1: t * scale + 0.5, y1: H, x2: t * scale + 0.5, y2: H + 6, "class": "tick" }, s);
+      sv("text", { x: t * scale, y: H + 18, "class": "label" }, s, String(t));
     }
-    sv("text", { x: W + 4, y: 32, "class": "label" }, s, sh.bytes + " B");
+    sv("text", { x: W + 4, y: H - 14, "class": "label" }, s, sh.bytes + " B");
     var self = this;
     sh.buffers.forEach(function (b, i) {
+      var y = placed[i].row * ROW;
       var g = sv("g", { "class": "smem-buffer", "data-index": i, "data-name": b.name, "data-offset": b.offset,
-                        "data-bytes": b.bytes, "data-stages": b.stages, "data-where": b.where }, s);
+                        "data-bytes": b.bytes, "data-stages": b.stages, "data-where": b.where,
+                        "data-row": placed[i].row }, s);
       sv("title", {}, g, b.name + ": offset " + b.offset + ", " + b.bytes + " bytes, " + b.stages + " stage(s) of " +
          b.shape.join(" x ") + " (row length " + b.ld + ", padding " + b.padding + "); reads " + b.read_wavefronts +
          " wavefronts (ideal " + b.ideal_read_wavefronts + ")" + (b.bank_conflicts ? ": bank conflicts" : ""));
       var rects = [];
       for (var k = 0; k < b.stages; k++) {
         var x = (b.offset + k * b.stage_bytes) * scale;
-        rects.push(sv("rect", { x: x, y: 14, width: Math.max(1, b.stage_bytes * scale - 1), height: 28,
+        rects.push(sv("rect", { x: x, y: y + 13, width: Math.max(1, b.stage_bytes * scale - 1), height: 24,
                                 "class": "stage", "data-stage": k }, g));
       }
-      sv("text", { x: b.offset * scale + 2, y: 10, "class": "label" }, g,
-         short(b.name) + " @" + b.offset + " · " + b.bytes + " B" + (b.stages > 1 ? " · " + b.stages + " stages" : "") +
-         (b.bank_conflicts ? " · conflicts" : ""));
+      sv("text", { x: b.offset * scale + 2, y: y + 10, "class": "label" }, g, placed[i].label);
       self.stageRects.push(rects);
     });
   };
