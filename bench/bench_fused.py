@@ -106,7 +106,7 @@ def _attention_one(dtype, name: str, d: int = 64) -> list[dict]:
     qb, kb, vb = (t.view(4, HEADS // 4, SEQ, d) for t in (q, k, v))
     sdpa = torch.nn.functional.scaled_dot_product_attention
     with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
-        e = err(sdpa(qb, kb, vb).view(HEADS, SEQ, d))
+        e = err(sdpa(qb, kb, vb).reshape(HEADS, SEQ, d))
         ms = common.gpu_time_ms(lambda: sdpa(qb, kb, vb), warmup=2, reps=10)
     out.append({"kernel": name, "impl": "torch sdpa", "ms": ms, "TFLOP/s": flops / ms / 1e9, "max_rel_err": e})
     return out

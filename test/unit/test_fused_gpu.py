@@ -46,7 +46,7 @@ def _softmax_ref(x):
 
 
 @pytest.mark.parametrize("defines", SOFTMAX, ids=str)
-@pytest.mark.parametrize("shape", [(1, 1), (37, 1000), (5, 4096), (3, 5000), (2, 12345)])
+@pytest.mark.parametrize("shape", [(1, 1), (37, 1000), (5, 4096), (3, 5000), (2, 12345)], ids=str)
 def test_softmax(defines, shape):
     """Rows that fit one tile (N <= BN) and rows that take the two-pass path (N > BN)."""
     kernel = aot("softmax", defines)
@@ -62,7 +62,7 @@ def test_softmax(defines, shape):
 
 
 @pytest.mark.parametrize("defines", CUMSUM, ids=str)
-@pytest.mark.parametrize("shape", [(1, 1), (7, 1000), (33, 256), (5, 3001)])
+@pytest.mark.parametrize("shape", [(1, 1), (7, 1000), (33, 256), (5, 3001)], ids=str)
 def test_cumsum_rows(defines, shape):
     kernel = aot("cumsum_rows", defines)
     x = Guarded("torch", shape)
@@ -102,7 +102,7 @@ def test_linear_attention(defines, h, s):
 
 
 @pytest.mark.parametrize("defines", LAYERNORM, ids=str)
-@pytest.mark.parametrize("shape", [(1, 1), (37, 1000), (5, 4096), (3, 5000), (2, 12345)])
+@pytest.mark.parametrize("shape", [(1, 1), (37, 1000), (5, 4096), (3, 5000), (2, 12345)], ids=str)
 def test_layernorm(defines, shape):
     """Rows that fit one tile and rows read three times (N > BN)."""
     kernel = aot("layernorm", defines)
