@@ -47,7 +47,48 @@ def _matmul(args):
     return {"C": args["A"].astype(np.float64) @ args["B"].astype(np.float64)}
 
 
-# source -> (reference, the tensors it writes without reading them first)
+def _softmax(args):
+    x = args["X"].astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return {"Y": e / e.sum(axis=1, keepdims=True)}
+
+
+def _layernorm(args):
+    x = args["X"].astype(np.float64)
+    d = x - x.mean(axis=1, keepdims=True)
+    rstd = 1 / np.sqrt((d * d).mean(axis=1, keepdims=True) + args["eps"])
+    return {"Y": d * rstd * args["Wt"] + args["B"]}
+
+
+def _cumsum(args):
+    return {"Y": np.cumsum(args["X"].astype(np.float64), axis=1)}
+
+
+def _attention(args):
+    q, k, v = (args[n].astype(np.float64) for n in "QKV")
+    s = q @ k.transpose(0, 2, 1) * args["scale"]
+    p = np.exp(s - s.max(axis=2, keepdims=True))
+    return {"O": (p / p.sum(axis=2, keepdims=True)) @ v}
+
+
+def _linear_attention(args):
+    q, k, v = (args[n].astype(np.float64) for n in "QKV")
+    scores = np.tril(q @ k.transpose(0, 2, 1))
+    return {"O": (scores @ v) / scores.sum(axis=2, keepdims=True)}
+
+
+def _positive(args):
+    """Feature maps for linear attention: |x| keeps the denominators away from zero."""
+    for n in "QKV":
+        args[n] = np.abs(args[n])
+
+
+def _positive_eps(args):
+    args["eps"] = abs(args["eps"])
+
+
+# source -> (reference, the tensors it writes without reading them first[, options])
+# options: "rtol" (default 1e-5), "prepare" (adjusts the random arguments)
 KERNELS = {
     "examples/scale.ph": (_scale, {"Y"}),
     "examples/scale.mlir": (_scale, {"Y"}),
@@ -70,11 +111,19 @@ KERNELS = {
     "bench/kernels/gemm_sync.ph": (_gemm, set()),
     "bench/kernels/gemm_nt.ph": (_gemm_nt, {"C"}),
     "bench/kernels/gemm_f16.ph": (_matmul, {"C"}),
+    "examples/softmax.ph": (_softmax, {"Y"}),
+    "examples/layernorm.ph": (_layernorm, {"Y"}, {"prepare": _positive_eps}),
+    "examples/cumsum_rows.ph": (_cumsum, {"Y"}),
+    "examples/attention.ph": (_attention, {"O"}),
+    "examples/attention_f16.ph": (_attention, {"O"}, {"rtol": 2.0**-10}),
+    "examples/linear_attention.ph": (_linear_attention, {"O"}, {"prepare": _positive}),
 }
 # Sources left out, with the reason: their tests live elsewhere.
 UNCOVERED = {
     # the autotune tests' deliberately wrong candidate space; its grid is the caller's (no grid rule)
     "bench/kernels/scale_gaps.ph",
+    # every way a tile moves between threads, on the GPU (test_reduce_gpu.py); its grid is the caller's
+    "bench/kernels/reduce2d.ph",
 }
 RAGGED = [37, 129, 1, 200]  # extents for dimensions no promise covers
 
@@ -107,7 +156,10 @@ def _arguments(contract: dict, extents: dict[str, int], poisoned: set) -> dict:
         if p["kind"] == "scalar":
             args[p["name"]] = float(RNG.uniform(0.5, 2.0)) * RNG.choice([-1.0, 1.0])
             continue
-        shape = tuple(int(d) if d.isdigit() else extents[d] for d in p["dims"])
+        static = p.get("shape") or [None] * len(p["dims"])
+        shape = tuple(
+            s if s is not None else int(d) if d.isdigit() else extents[d] for d, s in zip(p["dims"], static)
+        )
         dtype = {"f16": np.float16, "f64": np.float64}.get(p["dtype"], np.float32)
         values = (RNG.uniform(0.5, 1.5, shape) * RNG.choice([-1, 1], shape)).astype(dtype)
         args[p["name"]] = np.full(shape, np.nan, dtype) if p["name"] in poisoned else values
@@ -122,17 +174,21 @@ def interpret_mode(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("source", sorted(KERNELS))
 def test_kernel_matches_numpy(interpret_mode, source):
-    reference, poisoned = KERNELS[source]
+    reference, poisoned, *options = KERNELS[source]
+    options = options[0] if options else {}
     k = phobos.compile(ROOT / source)
     contract = k.contract
     args = _arguments(contract, _extents(contract, ragged_promise=False), poisoned)
+    if "prepare" in options:
+        options["prepare"](args)
     before = {n: v.copy() for n, v in args.items() if isinstance(v, np.ndarray)}
     expected = reference(args)
     names = [p["name"] for p in contract["params"]]
     k(*(args[n] for n in names))
+    rtol = options.get("rtol", 1e-5)
     for name, value in expected.items():
         k_extent = args["A"].shape[1] if "A" in args else 1
-        np.testing.assert_allclose(args[name], value, rtol=1e-5, atol=1e-5 * np.sqrt(k_extent), err_msg=name)
+        np.testing.assert_allclose(args[name], value, rtol=rtol, atol=rtol * np.sqrt(k_extent), err_msg=name)
     for name, value in before.items():
         if name not in expected:
             np.testing.assert_array_equal(args[name], value, err_msg=f"{name} is an input and must not change")
@@ -144,7 +200,7 @@ def test_a_broken_promise_is_refused_before_anything_runs(interpret_mode, source
     contract = k.contract
     if not contract["promises"]:
         pytest.skip("no @aligned promise")
-    reference, poisoned = KERNELS[source]
+    reference, poisoned, *_ = KERNELS[source]
     args = _arguments(contract, _extents(contract, ragged_promise=True), poisoned)
     before = {n: v.copy() for n, v in args.items() if isinstance(v, np.ndarray)}
     with pytest.raises(ValueError, match=r"@aligned\(.*\) is broken"):
