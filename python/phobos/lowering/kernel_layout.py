@@ -68,7 +68,7 @@ def choose_kernel_layout(fn: ir.Operation) -> Blocked | None:
     memory = [(unit_dims_dropped(memory_tile(op).shape, rank), vector_width(op)) for op in ops_named(fn, MEMORY_OPS)]
     top = [m for m in memory if len(m[0]) == rank]
     candidates = [s for s, _ in top] or [s for s in shapes if len(s) == rank]
-    shape = max(candidates, key=lambda s: (_size(s), s))
+    shape = max(candidates, key=_size)  # the first of the largest: reads come before what they feed
     width = max([w for _, w in top] or [w for _, w in memory] or [1])
     return choose_blocked(shape, K.launch(fn)["threads"], width)
 

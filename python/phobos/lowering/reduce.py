@@ -446,7 +446,10 @@ class ReduceEmitter:
                     ).result,
                 ).result
                 last = arith.IndexCastOp(ir.IntegerType.get_signless(32), last).result
-                warp_totals = [self._shuffle(v, last, gpu.ShuffleMode.IDX) for v in inclusive]
+                # the warp's total, from its last lane (across warps the totals come from shared memory)
+                warp_totals = (
+                    [] if x.crosses_warps else [self._shuffle(v, last, gpu.ShuffleMode.IDX) for v in inclusive]
+                )
             else:
                 exclusive = [identity] * len(inclusive)
                 warp_totals = inclusive
