@@ -105,7 +105,23 @@ def plan():
     jobs.extend(gemm_jobs())
     jobs.extend(reduce_jobs())
     jobs.extend(fused_jobs())
+    jobs.extend(tensorcore_jobs())
     return jobs
+
+
+def tensorcore_jobs():
+    """The @tensorcore GEMMs of test_tensorcore_gpu.py and bench_hgemm.py."""
+    import bench_hgemm as b
+    import test_tensorcore_gpu as t
+
+    jobs = [("hgemm", d, [], True) for d in t.VARIANTS]
+    jobs += [("hgemm_aligned", {}, [], True), ("hgemm_nt", {}, [], True), ("bgemm", {}, [], True)]
+    for name, dtype, defines in b.VARIANTS:
+        examples = [
+            gemm_args(*s, dtype=dtype, scalars=()) for s in b.SIZES if name != "hgemm_aligned" or s[0] % 128 == 0
+        ]
+        jobs.append((name, defines, examples, True))
+    return _merge(jobs)
 
 
 def reduce_jobs():
@@ -168,6 +184,7 @@ def fused_jobs():
             jobs.append((name, defines, [], True))
     # the benchmark's variants, specialised for its shapes (whole 16-byte rows)
     import bench_fused as b
+
     from phobos.runtime.aot import like
 
     m, n = b.ROWS

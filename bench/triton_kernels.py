@@ -183,3 +183,74 @@ def launch_softmax(x, y, warps=8):
 def launch_layernorm(x, w, b, y, eps, warps=8):
     m, n = x.shape
     layernorm_rows[(m,)](x, w, b, y, n, x.stride(0), y.stride(0), eps, BLOCK=triton.next_power_of_2(n), num_warps=warps)
+
+
+# f16/bf16 matmul on the tensor cores, f32 accumulation, tuned over the usual tile configs.
+_TC_CONFIGS = [
+    triton.Config({"BM": bm, "BN": bn, "BK": bk, "G": 8}, num_warps=w, num_stages=s)
+    for bm, bn, bk, w, s in [
+        (128, 256, 64, 8, 3),
+        (128, 128, 64, 8, 4),
+        (128, 128, 32, 4, 4),
+        (256, 128, 64, 8, 3),
+        (64, 128, 64, 4, 4),
+        (128, 64, 64, 4, 4),
+    ]
+]
+
+
+@triton.autotune(configs=_TC_CONFIGS, key=["m", "n", "k"])
+@triton.jit
+def matmul_tc(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    m,
+    n,
+    k,
+    sam,
+    sak,
+    sbk,
+    sbn,
+    scm,
+    scn,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    G: tl.constexpr,
+):
+    pid = tl.program_id(0)
+    grid_m, grid_n = tl.cdiv(m, BM), tl.cdiv(n, BN)
+    group = pid // (G * grid_n)
+    first_m = group * G
+    size_m = min(grid_m - first_m, G)
+    pm = first_m + (pid % (G * grid_n)) % size_m
+    pn = (pid % (G * grid_n)) // size_m
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, k, BK):
+        a = tl.load(
+            a_ptr + rm[:, None] * sam + (k0 + rk)[None, :] * sak,
+            mask=(rm[:, None] < m) & ((k0 + rk)[None, :] < k),
+            other=0.0,
+        )
+        b = tl.load(
+            b_ptr + (k0 + rk)[:, None] * sbk + rn[None, :] * sbn,
+            mask=((k0 + rk)[:, None] < k) & (rn[None, :] < n),
+            other=0.0,
+        )
+        acc = tl.dot(a, b, acc)
+    c = acc.to(c_ptr.dtype.element_ty)
+    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, c, mask=(rm[:, None] < m) & (rn[None, :] < n))
+
+
+def launch_matmul(a, b, c):
+    m, k = a.shape
+    n = b.shape[1]
+
+    def grid(meta):
+        return (cdiv(m, meta["BM"]) * cdiv(n, meta["BN"]),)
+
+    matmul_tc[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))

@@ -32,8 +32,9 @@ from mlir.dialects import arith, gpu, memref, scf, vector
 from phobos.analysis.kernel_facts import element_bytes
 from phobos.diagnostics import file_location
 from phobos.dialect import kernel as K
-from phobos.lowering.kernel_layout import ops_named, vector_width
+from phobos.lowering.kernel_layout import is_mma_layout, ops_named, tensor_core_operands, vector_width
 from phobos.lowering.layout import Blocked
+from phobos.lowering.mma import MmaEmitter, check_shapes, padded_ld
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
 from phobos.lowering.target import max_shared_bytes
@@ -106,6 +107,7 @@ class DotPlan:
     elements: dict[int, ir.Type] = field(default_factory=dict)  # buffer -> element type of its view
     scratch: dict[ir.Operation, int] = field(default_factory=dict)  # reduce/scan/transpose -> buffer
     has_dots: bool = False
+    tensorcore: bool = False  # the dots run as ldmatrix + mma.sync (mma.py)
     sync: SyncPlan | None = None
     total_bytes: int = 0
 
@@ -135,6 +137,9 @@ def plan_dots(
     if dots and (layout is None or layout.rank != 2):
         raise DotError(dots[0], "tile-lower-to-gpu lowers 'tile.dot' only in kernels whose tiles are at most 2-D")
     plan = DotPlan(has_dots=bool(dots))
+    if dots and K.TENSORCORE in fn.attributes:
+        _check_tensor_cores(dots, layout)
+        plan.tensorcore = True
     for dot in dots:
         for role, value in (("lhs", dot.operands[0]), ("rhs", dot.operands[1])):
             plan.operands[(dot, role)] = _classify(plan, dot, role, value)
@@ -185,6 +190,31 @@ def plan_dots(
             )
         )
     return plan
+
+
+def _check_tensor_cores(dots: list[ir.Operation], layout: Blocked) -> None:
+    """Raises DotError, naming the rule, for a @tensorcore dot the tensor cores cannot run."""
+    for dot in dots:
+        a, b = (_tile_type(v).element_type for v in list(dot.operands)[:2])
+        acc = _tile_type(dot.results[0]).element_type
+        if not tensor_core_operands(dot):
+            raise DotError(
+                dot,
+                f"@tensorcore: a dot of {a} x {b} into {acc} has no tensor-core instruction here "
+                "(mma.sync takes f16 x f16 or bf16 x bf16 into f32; convert the operands, or drop @tensorcore "
+                "to run it on CUDA cores)",
+            )
+        m, n = _tile_type(dot.results[0]).shape
+        k = _tile_type(dot.operands[0]).shape[1]
+        if not is_mma_layout(layout):
+            raise DotError(
+                dot,
+                f"@tensorcore: the [{m}, {n}] accumulator does not split into m16 x n8 tiles for every warp "
+                "(use tiles whose rows are a multiple of 16 x the row warps and columns of 8 x the column warps)",
+            )
+        why = check_shapes(m, n, k, *layout.warps_per_cta)
+        if why is not None:
+            raise DotError(dot, f"@tensorcore: {why}")
 
 
 def folded_transpose(op: ir.Operation) -> bool:
@@ -309,7 +339,9 @@ def _buffer(plan: DotPlan, operand: Operand, layout: Blocked) -> Buffer:
     k_extent = min(_tile_type(operand.dot.operands[0]).shape[1], K_CHUNK)
     reads = _read_model(layout, out_dim, out_extent, k_extent, eb, operand.contiguous_out)
     writes = _write_model(operand, rows, cols, eb)
-    return Buffer(
+    if plan.tensorcore:
+        reads = None  # ldmatrix phases read 8 rows of 16 bytes: padded_ld spreads them over the banks
+    buffer = Buffer(
         name=name,
         rows=rows,
         cols=cols,
@@ -319,6 +351,9 @@ def _buffer(plan: DotPlan, operand: Operand, layout: Blocked) -> Buffer:
         reads=reads,
         writes=writes,
     )
+    if plan.tensorcore:
+        buffer.ld = padded_ld(cols, eb)
+    return buffer
 
 
 def _warp_coordinates(layout: Blocked, d: int, extent: int) -> list[list[int]]:
@@ -711,6 +746,9 @@ class DotEmitter:
             acc = kl.get(op.operands[2], op)
             m, n = _tile_type(op.results[0]).shape
             k_extent = _tile_type(op.operands[0]).shape[1]
+            if self.plan.tensorcore:
+                kl.values[op.results[0]] = MmaEmitter(self).dot(op, lhs, rhs, acc)
+                return
             if k_extent > K_CHUNK and k_extent % K_CHUNK == 0:
                 loop = scf.ForOp(kl.index(0), kl.index(k_extent), kl.index(K_CHUNK), [acc])
                 with ir.InsertionPoint(loop.body):

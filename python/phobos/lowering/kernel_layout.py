@@ -62,9 +62,15 @@ def choose_kernel_layout(fn: ir.Operation) -> Blocked | None:
     shapes = [unit_dims_dropped(s, rank) for s in _tile_shapes(fn)]
     if not shapes:
         return None
-    dots = [tuple(ir.RankedTensorType(op.results[0].type).shape) for op in ops_named(fn, ("tile.dot",))]
+    dot_ops = ops_named(fn, ("tile.dot",))
+    dots = [tuple(ir.RankedTensorType(op.results[0].type).shape) for op in dot_ops]
     if dots and rank == 2:
-        return dot_layout(max(dots, key=lambda s: (_size(s), s)), K.launch(fn)["threads"])
+        shape = max(dots, key=lambda s: (_size(s), s))
+        if K.TENSORCORE in fn.attributes and all(tensor_core_operands(op) for op in dot_ops):
+            layout = mma_layout(shape, K.launch(fn)["threads"])
+            if layout is not None:
+                return layout
+        return dot_layout(shape, K.launch(fn)["threads"])
     memory = [(unit_dims_dropped(memory_tile(op).shape, rank), vector_width(op)) for op in ops_named(fn, MEMORY_OPS)]
     top = [m for m in memory if len(m[0]) == rank]
     candidates = [s for s, _ in top] or [s for s in shapes if len(s) == rank]
@@ -100,6 +106,47 @@ def dot_layout(shape: tuple[int, ...], threads: int) -> Blocked:
     layout = Blocked((min(4, rm), min(4, rn)), (tpw_m, tpw_n), (tm // tpw_m, tn // tpw_n), (1, 0))
     layout.check()
     return layout
+
+
+MMA_ELEMENTS = ("f16", "bf16")  # operand types mma.sync m16n8k16 takes (f32 accumulators)
+
+
+def tensor_core_operands(dot: ir.Operation) -> bool:
+    """Whether a tile.dot's operands are of a type the tensor-core path takes."""
+    types = [str(ir.RankedTensorType(v.type).element_type) for v in list(dot.operands)[:2]]
+    acc = str(ir.RankedTensorType(dot.results[0].type).element_type)
+    return types[0] == types[1] and types[0] in MMA_ELEMENTS and acc == "f32"
+
+
+def mma_layout(shape: tuple[int, ...], threads: int) -> Blocked | None:
+    """The accumulator layout of mma.sync m16n8k16: lanes 8 x 4, two columns
+    each (a C fragment: lane l holds row l / 4 and columns 2 (l % 4) + 0, 1 of
+    every 8 x 8 piece), warps split the tile wm x wn, and each thread's rows
+    wrap every 8 wm rows (pairs of wraps make the m16 tiles) and its columns
+    every 8 wn (the n8 tiles). None when the tile does not split into whole
+    m16 x n8 tiles per warp."""
+    m, n = shape
+    warps = threads // 32
+    best = None
+    wm = 1
+    while wm <= warps:
+        wn = warps // wm
+        if m % (16 * wm) == 0 and n % (8 * wn) == 0:
+            per_m, per_n = m // wm, n // wn  # the warp's sub-tile
+            score = (abs(per_m - per_n), -per_m)
+            if best is None or score < best[0]:
+                best = (score, wm, wn)
+        wm *= 2
+    if best is None:
+        return None
+    _, wm, wn = best
+    layout = Blocked((1, 2), (8, 4), (wm, wn), (1, 0))
+    layout.check()
+    return layout
+
+
+def is_mma_layout(layout: Blocked | None) -> bool:
+    return layout is not None and layout.size_per_thread == (1, 2) and layout.threads_per_warp == (8, 4)
 
 
 def _size(shape) -> int:

@@ -1,0 +1,106 @@
+"""f16 and bf16 GEMM on the tensor cores: Phobos (@tensorcore, mma.sync) vs cuBLAS vs Triton, one process.
+
+Sizes 4096^3, 8192^3 and 4095x4097x4093; C = A B with f32 accumulation (C
+f32 for Phobos; cuBLAS and Triton write f16/bf16, which only makes their
+epilogue cheaper). Every result is checked against float64 first; times are
+medians of event-timed runs; TFLOP/s count 2 M N K.
+
+Targets (issue 11): at least 0.75x cuBLAS at 4096^3 and 8192^3, at least
+1.0x cuBLAS at 4095x4097x4093.
+
+    python bench/bench_hgemm.py
+"""
+
+from __future__ import annotations
+
+import common
+
+SIZES = [(4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093)]
+# (source, operand type, defines)
+VARIANTS = [
+    ("hgemm", "f16", {}),
+    ("hgemm", "f16", {"MINB": 2}),
+    ("hgemm", "f16", {"TK": 64}),
+    ("hgemm", "f16", {"TK": 64, "MINB": 2}),
+    ("hgemm_aligned", "f16", {}),
+    ("hgemm_aligned", "f16", {"TK": 64, "MINB": 2}),
+    ("bgemm", "bf16", {}),
+]
+
+
+def _resources(kernel, args) -> dict:
+    from bench_gemm import _resources as resources
+
+    return resources(kernel, args)
+
+
+def _one(m: int, n: int, k: int, dtype: str) -> list[dict]:
+    import torch
+    import triton_kernels as tk
+
+    tdt = torch.float16 if dtype == "f16" else torch.bfloat16
+    flops = 2 * m * n * k
+    a = torch.randn(m, k, device="cuda").to(tdt)
+    b = torch.randn(k, n, device="cuda").to(tdt)
+    ref = a.double() @ b.double()
+    size = a.double().abs() @ b.double().abs()
+    out = []
+
+    def record(impl, fn, c, extra=None):
+        c.fill_(float("nan"))
+        fn()
+        torch.cuda.synchronize()
+        e = ((c.double() - ref).abs() / (size + 1e-30)).max().item()
+        ms = common.gpu_time_ms(fn, warmup=3, reps=15)
+        row = {"size": [m, n, k], "dtype": dtype, "impl": impl, "ms": ms, "TFLOP/s": flops / ms / 1e9}
+        row.update({"max_rel_err": e}, **(extra or {}))
+        out.append(row)
+
+    c16 = torch.empty(m, n, device="cuda", dtype=tdt)
+    record("cuBLAS", lambda: torch.mm(a, b, out=c16), c16)
+    if dtype == "f16":
+        record("Triton", lambda: tk.launch_matmul(a, b, c16), c16)
+    c = torch.empty(m, n, device="cuda", dtype=torch.float32)
+    for name, vdtype, defines in VARIANTS:
+        if vdtype != dtype or (name == "hgemm_aligned" and (m % 128 or n % 128 or k % 64)):
+            continue
+        kern = common.phobos_kernel(name, defines)
+        tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items())) or "default"
+        record(f"phobos {name} {tiles}", lambda kern=kern: kern(a, b, c), c, _resources(kern, (a, b, c)))
+    return out
+
+
+def measure(m: int, n: int, k: int) -> list[dict]:
+    return _one(m, n, k, "f16") + _one(m, n, k, "bf16")
+
+
+def main():
+    results = [r for s in SIZES for r in measure(*s)]
+    path = common.save("hgemm", {"sizes": [list(s) for s in SIZES], "results": results})
+    best: dict = {}
+    for r in results:
+        key = (tuple(r["size"]), r["dtype"], r["impl"].split()[0])
+        best[key] = max(best.get(key, 0), r["TFLOP/s"])
+    rows = []
+    for r in results:
+        cub = best[(tuple(r["size"]), r["dtype"], "cuBLAS")]
+        res = (
+            f"{r.get('regs', '')} regs {r.get('shared', '')} B CTA/SM {r.get('ctas_per_sm', '')}" if "regs" in r else ""
+        )
+        rows.append(
+            [
+                "x".join(map(str, r["size"])),
+                r["dtype"],
+                r["impl"],
+                f"{r['TFLOP/s']:.1f}",
+                f"{r['TFLOP/s'] / cub:.2f}",
+                f"{r['max_rel_err']:.1e}",
+                res,
+            ]
+        )
+    print(common.table(rows, ["size", "dtype", "impl", "TFLOP/s", "x cuBLAS", "max rel err", "resources"]))
+    print(f"saved {path}")
+
+
+if __name__ == "__main__":
+    main()

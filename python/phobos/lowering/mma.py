@@ -1,0 +1,214 @@
+"""`tile.dot` on the tensor cores: ldmatrix + mma.sync m16n8k16 (sm_80 and newer).
+
+Under `@tensorcore`, a dot of f16 (or bf16) operands into an f32
+accumulator keeps the CUDA-core plan (operands staged by cp.async, or stored
+from registers, into planned shared-memory buffers; barriers where a hazard
+needs one) and replaces the FMAs. The kernel's layout is the mma accumulator
+layout (kernel_layout.mma_layout): lanes 8 x 4 with two columns each, warps
+wm x wn, so every thread's accumulator registers are C fragments:
+
+  * row wraps 2i and 2i + 1 of a thread (8 wm rows apart) are the two halves
+    of its warp's i-th m16 tile; column wrap j (8 wn columns apart) is its
+    j-th n8 tile; fragment (i, j) is registers [2i][2j, 2j+1] and
+    [2i+1][2j, 2j+1] of the thread's row-major block;
+  * for each k16 step, `ldmatrix.x4` gives the A fragment of each m16 tile
+    (lanes 0-7 address the first half's rows at k, 8-15 the second half's,
+    16-31 the same at k + 8; `.trans` when the buffer holds A as [k][m]),
+    `ldmatrix.x2` the B fragment of each n8 tile (lanes 0-15 address k rows
+    with `.trans` when the buffer holds B as [k][n], or n rows at k and k + 8
+    when it holds B^T as [n][k], as dot_t writes it), and one mma.sync per
+    (i, j) accumulates in f32.
+
+Buffer rows are padded by 16 bytes (`padded_ld`), so the 8 rows one
+ldmatrix phase reads fall in 8 different 16-byte bank groups.
+
+bf16 operands go through `nvvm.mma.sync` (nvgpu's op takes f16 and tf32 only).
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, nvgpu, nvvm, vector
+
+from phobos.lowering.layout import WARP_SIZE
+
+K_STEP = 16
+
+
+def padded_ld(cols: int, element_bytes: int) -> int:
+    """Row length of an operand buffer read by ldmatrix: 16 bytes more than a
+    whole number of 16-byte pieces, so that 8 consecutive rows start in 8
+    different 16-byte bank groups when the row is an even number of pieces."""
+    per_piece = 16 // element_bytes
+    pieces = -(-cols // per_piece)
+    if pieces % 2 == 1:
+        return pieces * per_piece
+    return (pieces + 1) * per_piece
+
+
+def check_shapes(m: int, n: int, k: int, wm: int, wn: int) -> str | None:
+    """Why a [m, k] x [k, n] dot cannot run as whole mma tiles on wm x wn warps (None when it can)."""
+    if k % K_STEP:
+        return f"the reduced extent {k} is not a multiple of {K_STEP} (mma.sync m16n8k16 takes k in steps of 16)"
+    if m % (16 * wm) or n % (8 * wn):
+        return f"the [{m}, {n}] accumulator does not split into m16 x n8 tiles on {wm} x {wn} warps"
+    return None
+
+
+class MmaEmitter:
+    """Emits one tensor-core dot for a DotEmitter (`dots`), whose plan and views it reads."""
+
+    def __init__(self, dots):
+        self.dots = dots
+        self.kl = dots.kl
+
+    def _lane(self):
+        kl = self.kl
+        return kl.at_entry(lambda: arith.RemUIOp(kl.tid, kl.index(WARP_SIZE)).result)
+
+    def _warp_part(self, d: int):
+        """This thread's warp index along d (warps are split wm x wn, dimension 1 fastest)."""
+        kl, L = self.kl, self.kl.layout
+
+        def build():
+            warp = arith.DivUIOp(kl.tid, kl.index(WARP_SIZE)).result
+            if d == 1:
+                return arith.RemUIOp(warp, kl.index(L.warps_per_cta[1])).result
+            return arith.DivUIOp(warp, kl.index(L.warps_per_cta[1])).result
+
+        return kl.at_entry(build)
+
+    def _start(self, operand):
+        """The element offset of the operand's current stage in its buffer (0 outside a ring)."""
+        stage = self.dots.stage_offset.get(operand.source) if operand.source is not None else None
+        return stage
+
+    def dot(self, op, lhs, rhs, acc):
+        kl, L = self.kl, self.kl.layout
+        m, n = ir.RankedTensorType(op.results[0].type).shape
+        k_extent = ir.RankedTensorType(op.operands[0].type).shape[1]
+        wm, wn = L.warps_per_cta
+        rows = m // (8 * wm)  # the thread's row wraps
+        cols = n // (8 * wn)  # its column wraps (two registers each)
+        elem = ir.RankedTensorType(lhs.value.type).element_type
+        f32 = ir.F32Type.get()
+        frag_c = ir.VectorType.get([2, 2], f32)
+        lane = self._lane()
+        lane8 = kl.at_entry(lambda: arith.RemUIOp(lane, kl.index(8)).result)
+        quarter = kl.at_entry(lambda: arith.DivUIOp(lane, kl.index(8)).result)  # which 8x8 matrix a lane addresses
+        half = kl.at_entry(lambda: arith.RemUIOp(quarter, kl.index(2)).result)
+        upper = kl.at_entry(lambda: arith.DivUIOp(quarter, kl.index(2)).result)
+        warp_m, warp_n = self._warp_part(0), self._warp_part(1)
+        # the C fragments, out of the accumulator's registers
+        width = 2 * cols
+        frags = {}
+        for i in range(rows // 2):
+            for j in range(cols):
+                frag = vector.BroadcastOp(frag_c, kl.const(0.0, f32)).result
+                for half_row in range(2):
+                    first = (2 * i + half_row) * width + 2 * j
+                    pair = vector.ShuffleOp(acc, acc, [first, first + 1]).result
+                    frag = vector.InsertOp(pair, frag, [], [half_row]).result
+                frags[(i, j)] = frag
+        a_view, b_view = self.dots.views[lhs.buffer], self.dots.views[rhs.buffer]
+        a_ld, b_ld = self.dots.plan.buffers[lhs.buffer].ld, self.dots.plan.buffers[rhs.buffer].ld
+        a_stage, b_stage = self._start(lhs), self._start(rhs)
+
+        def at(base, stage):
+            return base if stage is None else arith.AddIOp(base, stage).result
+
+        # Per lane, the row each ldmatrix phase reads, before k and the tile's offset.
+        # A fragment rows: first or second half of the m16 tile (half), at k or k + 8 (upper).
+        a_row = arith.AddIOp(
+            arith.MulIOp(warp_m, kl.index(8)).result,
+            arith.AddIOp(lane8, arith.MulIOp(half, kl.index(8 * wm)).result).result,
+        ).result
+        a_k = arith.MulIOp(upper, kl.index(8)).result
+        b_col0 = arith.MulIOp(warp_n, kl.index(8)).result
+        lane16 = arith.RemUIOp(lane, kl.index(16)).result
+        for k0 in range(0, k_extent, K_STEP):
+            a_frags = []
+            for i in range(rows // 2):
+                row = arith.AddIOp(a_row, kl.index(2 * i * 8 * wm)).result
+                if not lhs.contiguous_out:  # buffer [m][k]
+                    idx = arith.AddIOp(
+                        arith.MulIOp(row, kl.index(a_ld)).result, arith.AddIOp(a_k, kl.index(k0)).result
+                    ).result
+                    trans = False
+                else:  # buffer [k][m]: matrix q at rows k (+8 for upper), columns of its 8 m rows
+                    kk = arith.AddIOp(arith.AddIOp(lane8, a_k).result, kl.index(k0)).result
+                    m0 = arith.SubIOp(row, lane8).result
+                    idx = arith.AddIOp(arith.MulIOp(kk, kl.index(a_ld)).result, m0).result
+                    trans = True
+                a_frags.append(self._ldmatrix(a_view, at(idx, a_stage), 4, trans, elem))
+            b_frags = []
+            for j in range(cols):
+                col = arith.AddIOp(b_col0, kl.index(j * 8 * wn)).result
+                if rhs.contiguous_out:  # buffer [k][n]: lanes 0-15 address k rows, .trans
+                    kk = arith.AddIOp(lane16, kl.index(k0)).result
+                    idx = arith.AddIOp(arith.MulIOp(kk, kl.index(b_ld)).result, col).result
+                    trans = True
+                else:  # buffer [n][k]: lanes 0-7 address n rows at k, 8-15 at k + 8
+                    nn = arith.AddIOp(col, lane8).result
+                    kk = arith.AddIOp(arith.MulIOp(half, kl.index(8)).result, kl.index(k0)).result
+                    idx = arith.AddIOp(arith.MulIOp(nn, kl.index(b_ld)).result, kk).result
+                    trans = False
+                b_frags.append(self._ldmatrix(b_view, at(idx, b_stage), 2, trans, elem))
+            for i in range(rows // 2):
+                for j in range(cols):
+                    frags[(i, j)] = self._mma(a_frags[i], b_frags[j], frags[(i, j)], elem)
+        # back into the accumulator's register order
+        out = [None] * (rows * width)
+        for (i, j), f in frags.items():
+            for half_row in range(2):
+                pair = vector.ExtractOp(f, [], [half_row]).result
+                first = (2 * i + half_row) * width + 2 * j
+                out[first] = vector.ExtractOp(pair, [], [0]).result
+                out[first + 1] = vector.ExtractOp(pair, [], [1]).result
+        return vector.FromElementsOp(ir.VectorType(acc.type), out).result
+
+    @staticmethod
+    def _ldmatrix(view, idx, tiles: int, trans: bool, elem):
+        res = ir.VectorType.get([tiles, 2], elem)
+        i32 = ir.IntegerType.get_signless(32)
+        return nvgpu.LdMatrixOp(res, view, [idx], trans, ir.IntegerAttr.get(i32, tiles)).result
+
+    def _mma(self, a, b, c, elem):
+        if isinstance(elem, ir.F16Type):
+            shape = ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), x) for x in (16, 8, 16)])
+            return nvgpu.MmaSyncOp(c.type, a, b, c, shape).result
+        return self._mma_bf16(a, b, c)
+
+    def _mma_bf16(self, a, b, c):
+        """bf16 through nvvm.mma.sync: operands as i32 pairs, the accumulator as a struct of four f32."""
+        i32, f32 = ir.IntegerType.get_signless(32), ir.F32Type.get()
+
+        def words(frag, count):
+            out = []
+            for x in range(count):
+                p = vector.ExtractOp(frag, [], [x]).result  # vector<2xbf16>
+                out.append(vector.BitCastOp(ir.VectorType.get([1], i32), p).result)
+            return [vector.ExtractOp(w, [], [0]).result for w in out]
+
+        cs = []
+        for half_row in range(2):
+            pair = vector.ExtractOp(c, [], [half_row]).result
+            cs += [vector.ExtractOp(pair, [], [x]).result for x in range(2)]
+        struct = ir.Type.parse("!llvm.struct<(f32, f32, f32, f32)>")
+        shape = ir.Attribute.parse("#nvvm.shape<m = 16, n = 8, k = 16>")
+        row, col = ir.Attribute.parse("#nvvm.mma_layout<row>"), ir.Attribute.parse("#nvvm.mma_layout<col>")
+        bf16 = ir.Attribute.parse("#nvvm.mma_type<bf16>")
+        d = nvvm.MmaOp(
+            struct, shape, row, col, words(a, 4), words(b, 2), cs, multiplicandAPtxType=bf16, multiplicandBPtxType=bf16
+        ).result
+        parts = [
+            ir.Operation.create(
+                "llvm.extractvalue", results=[f32], operands=[d], attributes={"position": ir.DenseI64ArrayAttr.get([x])}
+            ).result
+            for x in range(4)
+        ]
+        frag = vector.BroadcastOp(c.type, parts[0]).result
+        for half_row in range(2):
+            pair = vector.FromElementsOp(ir.VectorType.get([2], f32), parts[2 * half_row : 2 * half_row + 2]).result
+            frag = vector.InsertOp(pair, frag, [], [half_row]).result
+        return frag

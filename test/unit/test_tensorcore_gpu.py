@@ -1,0 +1,91 @@
+"""GPU tests of `dot` on the tensor cores (@tensorcore: ldmatrix + mma.sync; pytest -m gpu).
+
+bench/kernels/hgemm.ph (f16, masked, cp.async ring), hgemm_aligned.ph (the
+@aligned form), hgemm_nt.ph (dot_t) and bgemm.ph (bf16), compiled ahead of
+time by bench/aot_build.py (tensorcore_jobs). Fresh random data, ragged and
+aligned shapes, poisoned outputs with guard zones, float64 numpy references:
+the products of f16/bf16 inputs are exact in f32, so the bound is the f32
+accumulation's, as for the CUDA-core GEMM.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from guarded import Guarded
+
+import phobos
+
+pytestmark = pytest.mark.gpu
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("PHOBOS_GPU_ARTIFACTS", ROOT / ".cache" / "gpu"))
+
+# The variants the tests launch (bench/aot_build.py builds the same ones).
+VARIANTS = [{}, {"TM": 64, "TN": 64, "W": 128}, {"TK": 64, "MINB": 2}]
+RAGGED = [(1, 1, 1), (17, 33, 5), (255, 257, 129), (1000, 999, 1001)]
+WHOLE = [(256, 512, 128), (1024, 1024, 1024)]
+
+
+def aot(name: str, defines: dict):
+    suffix = "".join(f"-{k}{v}" for k, v in sorted(defines.items()))
+    folder = ARTIFACTS / "aot" / f"{name}{suffix}"
+    if not folder.is_dir():
+        pytest.skip(f"no ahead-of-time folder {folder}; run bench/aot_build.py")
+    return phobos.load(folder)
+
+
+def _operand(shape, dtype):
+    import torch
+
+    g = Guarded("torch", shape, dtype=np.float16 if dtype == "f16" else np.float32)
+    if dtype == "bf16":  # values that bf16 holds exactly, in a bf16 buffer with the same guard zones
+        g.values = torch.from_numpy(g.values).bfloat16().float().numpy()
+        host = torch.from_numpy(g.host).bfloat16()
+        host[torch.from_numpy(g._indices())] = torch.from_numpy(g.values.reshape(-1)).bfloat16()
+        g.host_bf16 = host
+        g.flat = host.cuda()
+        g.view = torch.as_strided(g.flat, g.shape, g.strides, g.offset)
+    return g
+
+
+def _check(kernel, m, n, k, dtype="f16", transposed=False):
+    a = _operand((m, k), dtype)
+    b = _operand((n, k) if transposed else (k, n), dtype)
+    c = Guarded("torch", (m, n), poison=True)
+    kernel(a.view, b.view, c.view)
+    av, bv = a.values.astype(np.float64), b.values.astype(np.float64)
+    ref = av @ (bv.T if transposed else bv)
+    size = np.abs(av) @ np.abs(bv.T if transposed else bv)
+    c.check(ref, rtol=4 * (k + 8) * 2.0**-24, size=size)
+    if dtype == "f16":
+        a.check(av, rtol=0)
+
+
+@pytest.mark.parametrize("defines", VARIANTS, ids=str)
+@pytest.mark.parametrize("shape", RAGGED + WHOLE, ids=str)
+def test_hgemm(defines, shape):
+    _check(aot("hgemm", defines), *shape)
+
+
+@pytest.mark.parametrize("shape", WHOLE, ids=str)
+def test_hgemm_aligned(shape):
+    _check(aot("hgemm_aligned", {}), *shape)
+
+
+def test_hgemm_aligned_refuses_a_ragged_size():
+    with pytest.raises(ValueError, match=r"@aligned"):
+        _check(aot("hgemm_aligned", {}), 255, 256, 128)
+
+
+@pytest.mark.parametrize("shape", RAGGED + WHOLE[:1], ids=str)
+def test_hgemm_nt(shape):
+    _check(aot("hgemm_nt", {}), *shape, transposed=True)
+
+
+@pytest.mark.parametrize("shape", RAGGED + WHOLE[:1], ids=str)
+def test_bgemm(shape):
+    _check(aot("bgemm", {}), *shape, dtype="bf16")
