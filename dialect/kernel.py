@@ -16,6 +16,10 @@ Function attributes (on the `func.func`):
                                    persistent grid).
   tile.assert_coalesced            unit flag (`@assert_coalesced`): a global access whose
                                    lanes are strided is an error (tile-check-coalesced).
+  tile.fastmath                    unit flag (`@fastmath`): a record that the front end (or
+                                   the builder's `fastmath=True`) put `fastmath<afn>` on every
+                                   float `math` op and `arith.divf` of the kernel. The
+                                   lowering reads the ops' flags, not this one.
 
 Argument attributes:
   tile.name = "X"                  the parameter's source name (used in messages and
@@ -71,7 +75,8 @@ PIPELINE = "tile.pipeline"
 TENSORCORE = "tile.tensorcore"
 PERSISTENT = "tile.persistent"
 ASSERT_COALESCED = "tile.assert_coalesced"
-FLAGS = (PIPELINE, TENSORCORE, PERSISTENT, ASSERT_COALESCED)
+FASTMATH = "tile.fastmath"
+FLAGS = (PIPELINE, TENSORCORE, PERSISTENT, ASSERT_COALESCED, FASTMATH)
 
 ARG_NAME = "tile.name"
 ARG_DIMS = "tile.dims"

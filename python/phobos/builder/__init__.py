@@ -739,6 +739,7 @@ def build_kernel(
     tensorcore: bool = False,
     persistent: bool = False,
     assert_coalesced: bool = False,
+    fastmath: bool = False,
     loc=None,
     arg_locs: Sequence[ir.Location] | None = None,
 ) -> func.FuncOp:
@@ -749,6 +750,8 @@ def build_kernel(
     `extents=` (each dimension symbol's runtime extent, checked against the
     `@aligned` promises at entry) when it has a parameter of that name.
     `arg_locs` locates each parameter (default: the kernel's location).
+    `fastmath` records `tile.fastmath` and puts `fastmath<afn>` on the body's
+    float math ops and divisions (see `apply_fastmath`).
     """
     loc = _loc(loc)
     load_tile_dialect(ir.Context.current)
@@ -764,7 +767,7 @@ def build_kernel(
     if bindings:
         fn.attributes[K.BINDINGS] = _dict_attr(bindings)
     flags = ((K.PIPELINE, pipeline), (K.TENSORCORE, tensorcore), (K.PERSISTENT, persistent))
-    for flag, on in flags + ((K.ASSERT_COALESCED, assert_coalesced),):
+    for flag, on in flags + ((K.ASSERT_COALESCED, assert_coalesced), (K.FASTMATH, fastmath)):
         if on:
             fn.attributes[flag] = ir.UnitAttr.get()
     arg_attrs = []
@@ -792,7 +795,30 @@ def build_kernel(
         else:
             body(*args)
         func.ReturnOp([], loc=loc)
+    if fastmath:
+        apply_fastmath(fn.operation)
     return fn
+
+
+# The flags `@fastmath` gives: `afn` alone (approximate functions) selects the
+# fast forms (sqrt.approx, __nv_fast_expf/logf, div.approx) and nothing else.
+# Not `fast`: ninf/nnan would let LLVM assume away the -inf fills and NaNs
+# that masked max and softmax rely on, and reassoc/contract would reorder or
+# fuse the kernel's sums so results stop matching the interpreter.
+FASTMATH_FLAGS = "afn"
+
+
+def apply_fastmath(fn: ir.Operation, flags: str = FASTMATH_FLAGS) -> None:
+    """Puts `fastmath<flags>` on every float `math` op and `arith.divf` inside `fn`."""
+    attr = ir.Attribute.parse(f"#arith.fastmath<{flags}>")
+
+    def visit(op: ir.Operation):
+        if (op.name.startswith("math.") or op.name == "arith.divf") and op.results:
+            if isinstance(element_type_of(op.results[0].type), ir.FloatType):
+                op.attributes["fastmath"] = attr
+        return ir.WalkResult.ADVANCE
+
+    fn.walk(visit)
 
 
 def _wants_extents(body: Callable) -> bool:

@@ -19,7 +19,7 @@ SM_MAX_CTAS = 32
 SM_MAX_THREADS = 2048
 SM_REGISTERS = 65536
 MIN_REGS, MAX_REGS = 16, 255
-FLAG_ATTRIBUTES = ("pipeline", "tensorcore", "persistent", "assert_coalesced")
+FLAG_ATTRIBUTES = ("pipeline", "tensorcore", "persistent", "assert_coalesced", "fastmath")
 KNOWN_ATTRIBUTES = ("autotune", "launch", "aligned") + FLAG_ATTRIBUTES
 LAUNCH_FIELDS = ("threads", "minBlocks", "maxRegs")
 

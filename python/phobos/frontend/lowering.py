@@ -132,6 +132,7 @@ class KernelLowering:
             tensorcore="tensorcore" in info.flags,
             persistent="persistent" in info.flags,
             assert_coalesced="assert_coalesced" in info.flags,
+            fastmath="fastmath" in info.flags,
             loc=self.loc(self.kernel.pos),
             arg_locs=[self.loc(p.pos) for p in self.kernel.params],
         )
