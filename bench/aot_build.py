@@ -105,6 +105,7 @@ def plan():
     jobs.extend(gemm_jobs())
     jobs.extend(reduce_jobs())
     jobs.extend(fused_jobs())
+    jobs.extend(math_jobs())
     jobs.extend(tensorcore_jobs())
     return jobs
 
@@ -122,6 +123,13 @@ def tensorcore_jobs():
         ]
         jobs.append((name, defines, examples, True))
     return _merge(jobs)
+
+
+def math_jobs():
+    """The math accuracy kernels of test_math_gpu.py, precise and @fastmath (generic variants)."""
+    from test_math_gpu import KERNELS
+
+    return [(name, {}, [], True) for name in KERNELS.values()]
 
 
 def reduce_jobs():

@@ -77,6 +77,17 @@ def _linear_attention(args):
     return {"O": (scores @ v) / scores.sum(axis=2, keepdims=True)}
 
 
+def _math(args):
+    """exp, log, sqrt, tanh, abs and the quotient in each type (math_accuracy.ph); the GPU's
+    accuracy is test_math_gpu.py's business."""
+    out = {}
+    for t in ("", "16", "64"):
+        x, z = args["X" + t], args["Z" + t]
+        with np.errstate(invalid="ignore"):
+            out["Y" + t] = np.stack([np.exp(x), np.log(x), np.sqrt(x), np.tanh(x), np.abs(x), x / z])
+    return out
+
+
 def _positive(args):
     """Feature maps for linear attention: |x| keeps the denominators away from zero."""
     for n in "QKV":
@@ -111,6 +122,8 @@ KERNELS = {
     "bench/kernels/gemm_sync.ph": (_gemm, set()),
     "bench/kernels/gemm_nt.ph": (_gemm_nt, {"C"}),
     "bench/kernels/gemm_f16.ph": (_matmul, {"C"}),
+    "bench/kernels/math_accuracy.ph": (_math, {"Y", "Y16", "Y64"}),
+    "bench/kernels/math_accuracy_fast.ph": (_math, {"Y", "Y16", "Y64"}),
     "bench/kernels/hgemm.ph": (_matmul, {"C"}),
     "bench/kernels/hgemm_aligned.ph": (_matmul, {"C"}),
     "bench/kernels/hgemm_nt.ph": (_gemm_nt, {"C"}),
@@ -162,9 +175,7 @@ def _arguments(contract: dict, extents: dict[str, int], poisoned: set) -> dict:
             args[p["name"]] = float(RNG.uniform(0.5, 2.0)) * RNG.choice([-1.0, 1.0])
             continue
         static = p.get("shape") or [None] * len(p["dims"])
-        shape = tuple(
-            s if s is not None else int(d) if d.isdigit() else extents[d] for d, s in zip(p["dims"], static)
-        )
+        shape = tuple(s if s is not None else int(d) if d.isdigit() else extents[d] for d, s in zip(p["dims"], static))
         dtype = {"f16": np.float16, "f64": np.float64}.get(p["dtype"], np.float32)
         values = (RNG.uniform(0.5, 1.5, shape) * RNG.choice([-1, 1], shape)).astype(dtype)
         args[p["name"]] = np.full(shape, np.nan, dtype) if p["name"] in poisoned else values
