@@ -24,6 +24,9 @@ VARIANTS = [
     ("hgemm", "f16", {"TK": 64, "MINB": 2}),
     ("hgemm_aligned", "f16", {}),
     ("hgemm_aligned", "f16", {"TK": 64, "MINB": 2}),
+    ("hgemm", "f16", {"TN": 256, "TK": 64}),
+    ("hgemm_aligned", "f16", {"TN": 256, "TK": 64}),
+    ("bgemm", "bf16", {"TK": 64, "MINB": 2}),
     ("bgemm", "bf16", {}),
 ]
 
@@ -62,7 +65,7 @@ def _one(m: int, n: int, k: int, dtype: str) -> list[dict]:
         record("Triton", lambda: tk.launch_matmul(a, b, c16), c16)
     c = torch.empty(m, n, device="cuda", dtype=torch.float32)
     for name, vdtype, defines in VARIANTS:
-        if vdtype != dtype or (name == "hgemm_aligned" and (m % 128 or n % 128 or k % 64)):
+        if vdtype != dtype or (name == "hgemm_aligned" and (m % 128 or n % 256 or k % 64)):
             continue
         kern = common.phobos_kernel(name, defines)
         tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items())) or "default"

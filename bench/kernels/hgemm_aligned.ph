@@ -1,6 +1,6 @@
 // hgemm.ph with its promise: @aligned on M, N and K drops every mask and the
 // K remainder; 16-byte cp.async copies, checked at entry.
-@autotune(TM in [128, 64], TN in [128, 64], TK in [32, 64], W in [256, 128], MINB in [1, 2])
+@autotune(TM in [128, 64], TN in [128, 64, 256], TK in [32, 64], W in [256, 128], MINB in [1, 2])
 @launch(W, MINB)
 @tensorcore
 @pipeline

@@ -14,10 +14,11 @@ wm x wn, so every thread's accumulator registers are C fragments:
   * for each k16 step, `ldmatrix.x4` gives the A fragment of each m16 tile
     (lanes 0-7 address the first half's rows at k, 8-15 the second half's,
     16-31 the same at k + 8; `.trans` when the buffer holds A as [k][m]),
-    `ldmatrix.x2` the B fragment of each n8 tile (lanes 0-15 address k rows
-    with `.trans` when the buffer holds B as [k][n], or n rows at k and k + 8
-    when it holds B^T as [n][k], as dot_t writes it), and one mma.sync per
-    (i, j) accumulates in f32.
+    `ldmatrix.x4` the B fragments of two n8 tiles (lanes 0-15 address the
+    first tile's k rows with `.trans` when the buffer holds B as [k][n], or
+    its n rows at k and k + 8 when it holds B^T as [n][k], as dot_t writes
+    it; lanes 16-31 the second tile's), and one mma.sync per (i, j)
+    accumulates in f32.
 
 Buffer rows are padded by 16 bytes (`padded_ld`), so the 8 rows one
 ldmatrix phase reads fall in 8 different 16-byte bank groups.
@@ -142,18 +143,25 @@ class MmaEmitter:
                     trans = True
                 a_frags.append(self._ldmatrix(a_view, at(idx, a_stage), 4, trans, elem))
             b_frags = []
-            for j in range(cols):
+            for j in range(0, cols, 2):
+                # two n8 tiles per ldmatrix.x4 where there are two (lanes 16-31 address the second)
+                tiles = 4 if j + 1 < cols else 2
                 col = arith.AddIOp(b_col0, kl.index(j * 8 * wn)).result
-                if rhs.contiguous_out:  # buffer [k][n]: lanes 0-15 address k rows, .trans
+                if tiles == 4:
+                    col = arith.AddIOp(col, arith.MulIOp(upper, kl.index(8 * wn)).result).result
+                if rhs.contiguous_out:  # buffer [k][n]: lanes address k rows, .trans
                     kk = arith.AddIOp(lane16, kl.index(k0)).result
                     idx = arith.AddIOp(arith.MulIOp(kk, kl.index(b_ld)).result, col).result
                     trans = True
-                else:  # buffer [n][k]: lanes 0-7 address n rows at k, 8-15 at k + 8
+                else:  # buffer [n][k]: lanes address n rows, at k (lanes 0-7, 16-23) or k + 8
                     nn = arith.AddIOp(col, lane8).result
                     kk = arith.AddIOp(arith.MulIOp(half, kl.index(8)).result, kl.index(k0)).result
                     idx = arith.AddIOp(arith.MulIOp(nn, kl.index(b_ld)).result, kk).result
                     trans = False
-                b_frags.append(self._ldmatrix(b_view, at(idx, b_stage), 2, trans, elem))
+                both = self._ldmatrix(b_view, at(idx, b_stage), tiles, trans, elem)
+                b_frags.append(both if tiles == 2 else self._rows(both, 0, elem))
+                if tiles == 4:
+                    b_frags.append(self._rows(both, 2, elem))
             for i in range(rows // 2):
                 for j in range(cols):
                     frags[(i, j)] = self._mma(a_frags[i], b_frags[j], frags[(i, j)], elem)
@@ -166,6 +174,13 @@ class MmaEmitter:
                 out[first] = vector.ExtractOp(pair, [], [0]).result
                 out[first + 1] = vector.ExtractOp(pair, [], [1]).result
         return vector.FromElementsOp(ir.VectorType(acc.type), out).result
+
+    def _rows(self, frag, first: int, elem):
+        """Rows first and first + 1 of an ldmatrix.x4 result, as an x2 fragment."""
+        out = vector.BroadcastOp(ir.VectorType.get([2, 2], elem), self.kl.const(0.0, elem)).result
+        for x in range(2):
+            out = vector.InsertOp(vector.ExtractOp(frag, [], [first + x]).result, out, [], [x]).result
+        return out
 
     @staticmethod
     def _ldmatrix(view, idx, tiles: int, trans: bool, elem):
