@@ -313,17 +313,20 @@ class ReduceEmitter:
         self.kl.values[res_old] = value
         return True
 
+    def _along(self, op: ir.Operation):
+        """(kind, source, result, placed shape, layout dim, element type, compute type, exchange)
+        of a reduction or scan."""
+        src_old, res_old = op.operands[0], op.results[0]
+        shape = self.kl.placement.placed_shape(src_old)
+        d = self.kl.placement.dims_of(src_old)[_axis(op)]
+        elem = _tile(src_old).element_type
+        return _kind(op), src_old, res_old, shape, d, elem, compute_type(elem), exchange(self.kl.layout, d, shape[d])
+
     def reduce(self, op: ir.Operation) -> None:
         if self._unit(op):
             return
         kl, L = self.kl, self.kl.layout
-        kind = _kind(op)
-        src_old, res_old = op.operands[0], op.results[0]
-        shape = kl.placement.placed_shape(src_old)
-        d = kl.placement.dims_of(src_old)[_axis(op)]
-        elem = _tile(src_old).element_type
-        ct = compute_type(elem)
-        x = exchange(L, d, shape[d])
+        kind, src_old, res_old, shape, d, elem, ct, x = self._along(op)
         with op.location:
             src = kl.get(src_old, op)
             counts = L.counts(shape)
@@ -384,13 +387,7 @@ class ReduceEmitter:
         if self._unit(op):
             return
         kl, L = self.kl, self.kl.layout
-        kind = _kind(op)
-        src_old, res_old = op.operands[0], op.results[0]
-        shape = kl.placement.placed_shape(src_old)
-        d = kl.placement.dims_of(src_old)[_axis(op)]
-        elem = _tile(src_old).element_type
-        ct = compute_type(elem)
-        x = exchange(L, d, shape[d])
+        kind, src_old, res_old, shape, d, elem, ct, x = self._along(op)
         run = L.run(d, shape[d])
         with op.location:
             src = kl.get(src_old, op)
