@@ -9,19 +9,13 @@ zones, and compares with numpy in float64.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
+from aot_folders import aot
 from guarded import RNG, Guarded
-
-import phobos
 
 pytestmark = pytest.mark.gpu
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = Path(os.environ.get("PHOBOS_GPU_ARTIFACTS", ROOT / ".cache" / "gpu"))
 EPS = 2.0**-24
 
 # The variants the tests launch (bench/aot_build.py builds the same ones).
@@ -30,14 +24,6 @@ LAYERNORM = [{"BN": 4096, "W": 512}, {"BN": 1024, "W": 256}]
 CUMSUM = [{"BR": 4, "BN": 256, "W": 128}]
 ATTENTION = [{"BM": 64, "BN": 64, "D": 64, "W": 256}]
 LINEAR_ATTENTION = [{"C": 32, "D": 32, "W": 128}]
-
-
-def aot(name: str, defines: dict):
-    suffix = "".join(f"-{k}{v}" for k, v in sorted(defines.items()))
-    folder = ARTIFACTS / "aot" / f"{name}{suffix}"
-    if not folder.is_dir():
-        pytest.skip(f"no ahead-of-time folder {folder}; run bench/aot_build.py")
-    return phobos.load(folder)
 
 
 def _softmax_ref(x):

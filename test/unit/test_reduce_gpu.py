@@ -10,19 +10,13 @@ ragged shapes, poisoned outputs with guard zones, numpy float64 references.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
+from aot_folders import aot
 from guarded import Guarded
-
-import phobos
 
 pytestmark = pytest.mark.gpu
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = Path(os.environ.get("PHOBOS_GPU_ARTIFACTS", ROOT / ".cache" / "gpu"))
 EPS = 2.0**-24
 
 # (BR, BC, W): the layouts the tests cover (bench/aot_build.py builds the same list).
@@ -38,14 +32,6 @@ REDUCE2D = [
 ]
 
 
-def aot(name: str, **defines):
-    suffix = "".join(f"-{k}{v}" for k, v in sorted(defines.items()))
-    folder = ARTIFACTS / "aot" / f"{name}{suffix}"
-    if not folder.is_dir():
-        pytest.skip(f"no ahead-of-time folder {folder}; run bench/aot_build.py")
-    return phobos.load(folder)
-
-
 def _within(got, ref, size, rtol):
     err = np.abs(got - ref)
     assert (err <= rtol * size + 1e-30).all(), f"max error {err.max()} (allowed {rtol} x size)"
@@ -53,7 +39,7 @@ def _within(got, ref, size, rtol):
 
 @pytest.mark.parametrize("br,bc,w", REDUCE2D)
 def test_reduce2d(br, bc, w):
-    kernel = aot("reduce2d", BR=br, BC=bc, W=w)
+    kernel = aot("reduce2d", {"BR": br, "BC": bc, "W": w})
     for m, n in ((br * 3 - 1 if br > 1 else 5, bc - 3 if bc > 4 else bc), (br * 2, bc)):
         g = -(-m // br)
         x = Guarded("torch", (m, n))

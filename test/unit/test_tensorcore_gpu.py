@@ -10,32 +10,18 @@ accumulation's, as for the CUDA-core GEMM.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
+from aot_folders import aot
 from guarded import Guarded
-
-import phobos
 
 pytestmark = pytest.mark.gpu
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = Path(os.environ.get("PHOBOS_GPU_ARTIFACTS", ROOT / ".cache" / "gpu"))
 
 # The variants the tests launch (bench/aot_build.py builds the same ones).
 VARIANTS = [{}, {"TM": 64, "TN": 64, "W": 128}, {"TK": 64, "MINB": 2}]
 RAGGED = [(1, 1, 1), (17, 33, 5), (255, 257, 129), (1000, 999, 1001)]
 WHOLE = [(256, 512, 128), (1024, 1024, 1024)]
-
-
-def aot(name: str, defines: dict):
-    suffix = "".join(f"-{k}{v}" for k, v in sorted(defines.items()))
-    folder = ARTIFACTS / "aot" / f"{name}{suffix}"
-    if not folder.is_dir():
-        pytest.skip(f"no ahead-of-time folder {folder}; run bench/aot_build.py")
-    return phobos.load(folder)
 
 
 def _operand(shape, dtype):

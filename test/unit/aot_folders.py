@@ -1,0 +1,31 @@
+"""The ahead-of-time folders the GPU tests launch from (built here by bench/aot_build.py).
+
+The GPU machine has no MLIR: each test loads its kernel from
+`$PHOBOS_GPU_ARTIFACTS/aot/<source>[-<NAME><value>...]` (default
+.cache/gpu) and skips, saying which folder, when it was not built.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import phobos
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("PHOBOS_GPU_ARTIFACTS", ROOT / ".cache" / "gpu"))
+
+
+def folder(name: str, defines: dict | None = None) -> Path:
+    suffix = "".join(f"-{k}{v}" for k, v in sorted((defines or {}).items()))
+    return ARTIFACTS / "aot" / f"{name}{suffix}"
+
+
+def aot(name: str, defines: dict | None = None):
+    """The kernel of bench/kernels/ or examples/ source `name` built with `defines`."""
+    path = folder(name, defines)
+    if not path.is_dir():
+        pytest.skip(f"no ahead-of-time folder {path}; run bench/aot_build.py")
+    return phobos.load(path)
