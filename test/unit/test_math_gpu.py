@@ -22,19 +22,12 @@ as a NaN pattern the kernel cannot produce) inside intact guard zones.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
+from aot_folders import aot
 from guarded import RNG, Guarded
 
-import phobos
-
 pytestmark = pytest.mark.gpu
-
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = Path(os.environ.get("PHOBOS_GPU_ARTIFACTS", ROOT / ".cache" / "gpu"))
 
 KERNELS = {"precise": "math_accuracy", "fast": "math_accuracy_fast"}  # bench/kernels/<name>.ph
 FUNCTIONS = ("exp", "log", "sqrt", "tanh", "abs", "div")  # the rows of Y, in the kernel's order
@@ -67,13 +60,6 @@ _POISON_BITS = {np.float16: 0x7E5B, np.float32: 0x7FBADBAD, np.float64: 0x7FF5DE
 
 def _bits_to(dtype, bits) -> np.ndarray:
     return np.asarray(bits, dtype=_UINT[dtype]).view(dtype)
-
-
-def aot(name: str):
-    folder = ARTIFACTS / "aot" / name
-    if not folder.is_dir():
-        pytest.skip(f"no ahead-of-time folder {folder}; run bench/aot_build.py")
-    return phobos.load(folder)
 
 
 # ----------------------------------------------------------------------------- inputs
