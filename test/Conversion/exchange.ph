@@ -45,19 +45,19 @@ kernel rows(X: tensor<f32>[M, 256], S: tensor<f32>[M], P: tensor<f32>[M, 256], T
 // Three small buffers with bytes of their own (no barrier between their uses),
 // one barrier each, every one a read after a write.
 // PLAN: "shared_bytes": 4304
-// PLAN: "at": "the reads of the reduction",
+// PLAN: "at": "the reads of the reduction at {{.*}}exchange.ph:26:15",
 // PLAN-NEXT: "kept": true,
-// PLAN-NEXT: "reason": "read after write: after the writes of the reduction"
-// PLAN: "at": "the reads of the scan",
+// PLAN-NEXT: "reason": "read after write: after the writes of the reduction at {{.*}}exchange.ph:26:15"
+// PLAN: "at": "the reads of the scan at {{.*}}exchange.ph:35:18",
 // PLAN-NEXT: "kept": true,
-// PLAN: "at": "the reads of the transpose",
+// PLAN: "at": "the reads of the transpose at {{.*}}exchange.ph:42:18",
 // PLAN-NEXT: "kept": true,
 // PLAN-NOT: "kept"
 // PLAN: "ld": 4,
-// PLAN-NEXT: "name": "the reduction",
+// PLAN-NEXT: "name": "the reduction at {{.*}}exchange.ph:26:15",
 // PLAN-NEXT: "offset": 4240,
 // PLAN: "ld": 257,
-// PLAN-NEXT: "name": "the transpose",
+// PLAN-NEXT: "name": "the transpose at {{.*}}exchange.ph:42:18",
 // PLAN-NEXT: "offset": 0,
 // PTX: .extern .shared .align 16 .b8 __phobos_smem[];
 // PTX-LABEL: .visible .entry rows(

@@ -706,7 +706,7 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
         except PlacementError as e:
             report.notes.append(f"no lane picture: {e}")
     ops = _memory_ops(fn)
-    staged = _staged_loads(fn, layout, report) if layout is not None else {}
+    staged = _staged_loads(fn, layout, placement, report) if layout is not None else {}
     if _ops_named(fn, "tile.dot") and not report.shared_buffers:
         report.shared_memory_reported = False
     for index, (op, b) in enumerate(zip(ops, before)):
@@ -775,18 +775,22 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
     return report
 
 
-def _staged_loads(fn: ir.Operation, layout: Blocked, report: KernelReport) -> dict:
-    """The loads the dot lowering stages through shared memory (its own plan,
-    lowering/dot.py), each with its copy width; {} for kernels without tile.dot."""
-    if not _memory_ops(fn) or not _ops_named(fn, "tile.dot"):
+def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelReport) -> dict:
+    """The kernel's shared-memory plan (lowering/dot.py: the dots' operands and
+    the scratch of reductions, scans and transposes) into the report; returns
+    the loads the dot lowering stages, each with its copy width."""
+    exchanges = any(_ops_named(fn, n) for n in ("tile.reduce", "tile.scan", "tile.transpose"))
+    if not _memory_ops(fn) or not (_ops_named(fn, "tile.dot") or exchanges):
         return {}
-    from phobos.lowering.dot import DotError, copy_width, plan_dots
+    from phobos.lowering.dot import DotError, copy_width, folded_transpose, plan_dots
+    from phobos.lowering.reduce import ReduceError, plan_scratch
     from phobos.lowering.target import DEFAULT_CHIP
 
     try:
-        plan = plan_dots(fn, layout, K.launch(fn)["threads"], DEFAULT_CHIP)
-    except DotError as e:
-        report.notes.append(f"the dot lowering refuses this kernel: {e}")
+        scratch = plan_scratch(fn, layout, placement, folded_transpose) if placement is not None else []
+        plan = plan_dots(fn, layout, K.launch(fn)["threads"], DEFAULT_CHIP, scratch)
+    except (DotError, ReduceError) as e:
+        report.notes.append(f"the lowering refuses this kernel's shared memory: {e}")
         return {}
     if plan is None:
         return {}

@@ -154,7 +154,7 @@ def plan_dots(
         index = len(plan.buffers)
         plan.scratch[s.op] = index
         plan.elements[index] = s.element
-        buffer = Buffer(s.what, s.rows, s.cols, element_bytes(s.element), where=_where(s.op))
+        buffer = Buffer(f"{s.what} at {_where(s.op)}", s.rows, s.cols, element_bytes(s.element), where=_where(s.op))
         buffer.ld = s.ld
         plan.buffers.append(buffer)
     program = _events(plan, fn.regions[0].blocks[0])
