@@ -27,9 +27,9 @@ def _layouts():
 
 
 def _thread_parts(L: Blocked, d: int, tid: int):
-    x = exchange(L, d, L.coverage(d))
+    lanes, warps = L.inner_strides(d)
     lane, warp = tid % WARP_SIZE, tid // WARP_SIZE
-    return (lane // x.inner_lanes) % L.threads_per_warp[d], (warp // x.inner_warps) % L.warps_per_cta[d]
+    return (lane // lanes) % L.threads_per_warp[d], (warp // warps) % L.warps_per_cta[d]
 
 
 def _held(L: Blocked, shape, tid):

@@ -894,22 +894,11 @@ def render_text(reports: list[KernelReport]) -> str:
                     f"  lines: one warp request touches {_plural(a.lines.touched, '128-byte line')} "
                     f"(ideal {a.lines.ideal}) for {a.lines.bytes} bytes"
                 )
-        out.append(
-            "  shared memory: "
-            + (
-                ", ".join(f"{b.name} at {b.offset} ({b.bytes} bytes)" for b in r.shared_buffers)
-                if r.shared_buffers
-                else ("none planned" if r.shared_memory_reported else "planned by the dot lowering, not reported yet")
-            )
-        )
-        out.append(
-            "  barriers: "
-            + (
-                ", ".join(f"{b.location} {'kept' if b.kept else 'elided'}" for b in r.barriers)
-                if r.barriers
-                else ("none" if r.shared_memory_reported else "planned by the dot lowering, not reported yet")
-            )
-        )
+        unreported = "planned by the dot lowering, not reported yet"
+        buffers = ", ".join(f"{b.name} at {b.offset} ({b.bytes} bytes)" for b in r.shared_buffers)
+        barriers = ", ".join(f"{b.location} {'kept' if b.kept else 'elided'}" for b in r.barriers)
+        out.append("  shared memory: " + (buffers or ("none planned" if r.shared_memory_reported else unreported)))
+        out.append("  barriers: " + (barriers or ("none" if r.shared_memory_reported else unreported)))
         for note in r.notes:
             out.append(f"  note: {note}")
     return "\n".join(out) + ("\n" if out else "")

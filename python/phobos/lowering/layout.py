@@ -96,17 +96,25 @@ class Blocked:
 
     # ------------------------------------------------------------------ geometry
 
+    def inner_strides(self, d: int) -> tuple[int, int]:
+        """(lanes, warps) of the dimensions faster than d in `order`: how far
+        the lane index and the warp index move for one step along d."""
+        if d not in self.order:
+            raise ValueError(f"dimension {d} is not in the layout's order")
+        lanes = warps = 1
+        for dd in self.order[: self.order.index(d)]:
+            lanes *= self.threads_per_warp[dd]
+            warps *= self.warps_per_cta[dd]
+        return lanes, warps
+
     def thread_index(self, d: int, tid: int) -> int:
         """The index along d of thread `tid` among the tpw[d] * wpc[d] threads
         that split d (lanes and warps each peeled fastest dimension first, in
         `order`); the lowering computes the same from gpu.thread_id."""
-        lane, warp = tid % WARP_SIZE, tid // WARP_SIZE
-        for dd in self.order:
-            if dd == d:
-                return (warp % self.warps_per_cta[d]) * self.threads_per_warp[d] + lane % self.threads_per_warp[d]
-            lane //= self.threads_per_warp[dd]
-            warp //= self.warps_per_cta[dd]
-        raise ValueError(f"dimension {d} is not in the layout's order")
+        lanes, warps = self.inner_strides(d)
+        lane = (tid % WARP_SIZE) // lanes % self.threads_per_warp[d]
+        warp = (tid // WARP_SIZE) // warps % self.warps_per_cta[d]
+        return warp * self.threads_per_warp[d] + lane
 
     def coordinates(self, d: int, extent: int, tid: int) -> list[int]:
         """The coordinates along d of the elements thread `tid` holds (register order)."""

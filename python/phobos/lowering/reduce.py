@@ -73,7 +73,6 @@ class Exchange:
 
     d: int
     inner_lanes: int  # lane-index stride of one step along d
-    inner_warps: int  # warp-index stride of one step along d
     lane_groups: int  # distinct lane positions along d (the rest are replicas)
     warp_groups: int  # distinct warp positions along d
 
@@ -83,17 +82,12 @@ class Exchange:
 
 
 def exchange(layout: Blocked, d: int, extent: int) -> Exchange:
-    inner_lanes = inner_warps = 1
-    for dd in layout.order:
-        if dd == d:
-            break
-        inner_lanes *= layout.threads_per_warp[dd]
-        inner_warps *= layout.warps_per_cta[dd]
+    inner_lanes, _ = layout.inner_strides(d)
     run = layout.run(d, extent)
     threads = layout.threads_per_warp[d] * layout.warps_per_cta[d]
     distinct = min(threads, extent // run)
     lane_groups = min(layout.threads_per_warp[d], distinct)
-    return Exchange(d, inner_lanes, inner_warps, lane_groups, max(1, distinct // lane_groups))
+    return Exchange(d, inner_lanes, lane_groups, max(1, distinct // lane_groups))
 
 
 def compute_type(t: ir.Type) -> ir.Type:
@@ -242,16 +236,16 @@ class ReduceEmitter:
         if d in self._parts:
             return self._parts[d]
         kl, L = self.kl, self.kl.layout
-        x = exchange(L, d, L.coverage(d))
+        inner_lanes, inner_warps = L.inner_strides(d)
 
         def build():
             lane = arith.RemUIOp(kl.tid, kl.index(WARP_SIZE)).result
             warp = arith.DivUIOp(kl.tid, kl.index(WARP_SIZE)).result
             lane_d = arith.RemUIOp(
-                arith.DivUIOp(lane, kl.index(x.inner_lanes)).result, kl.index(L.threads_per_warp[d])
+                arith.DivUIOp(lane, kl.index(inner_lanes)).result, kl.index(L.threads_per_warp[d])
             ).result
             warp_d = arith.RemUIOp(
-                arith.DivUIOp(warp, kl.index(x.inner_warps)).result, kl.index(L.warps_per_cta[d])
+                arith.DivUIOp(warp, kl.index(inner_warps)).result, kl.index(L.warps_per_cta[d])
             ).result
             return lane_d, warp_d
 

@@ -418,12 +418,7 @@ class KernelLowering:
         L = self.layout
 
         def build():
-            inner_lanes = inner_warps = 1
-            for dd in L.order:
-                if dd == d:
-                    break
-                inner_lanes *= L.threads_per_warp[dd]
-                inner_warps *= L.warps_per_cta[dd]
+            inner_lanes, inner_warps = L.inner_strides(d)
             total = None
             if L.threads_per_warp[d] > 1:
                 lane = arith.RemUIOp(self.tid, self.index(32)).result
