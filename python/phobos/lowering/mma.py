@@ -67,18 +67,6 @@ class MmaEmitter:
         kl = self.kl
         return kl.at_entry(lambda: arith.RemUIOp(kl.tid, kl.index(WARP_SIZE)).result)
 
-    def _warp_part(self, d: int):
-        """This thread's warp index along d (warps are split wm x wn, dimension 1 fastest)."""
-        kl, L = self.kl, self.kl.layout
-
-        def build():
-            warp = arith.DivUIOp(kl.tid, kl.index(WARP_SIZE)).result
-            if d == 1:
-                return arith.RemUIOp(warp, kl.index(L.warps_per_cta[1])).result
-            return arith.DivUIOp(warp, kl.index(L.warps_per_cta[1])).result
-
-        return kl.at_entry(build)
-
     def _start(self, operand):
         """The element offset of the operand's current stage in its buffer (0 outside a ring)."""
         stage = self.dots.stage_offset.get(operand.source) if operand.source is not None else None
@@ -99,7 +87,7 @@ class MmaEmitter:
         quarter = kl.at_entry(lambda: arith.DivUIOp(lane, kl.index(8)).result)  # which 8x8 matrix a lane addresses
         half = kl.at_entry(lambda: arith.RemUIOp(quarter, kl.index(2)).result)
         upper = kl.at_entry(lambda: arith.DivUIOp(quarter, kl.index(2)).result)
-        warp_m, warp_n = self._warp_part(0), self._warp_part(1)
+        warp_m, warp_n = kl.lane_and_warp(0)[1], kl.lane_and_warp(1)[1]
         # the C fragments, out of the accumulator's registers
         width = 2 * cols
         frags = {}

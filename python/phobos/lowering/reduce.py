@@ -171,7 +171,6 @@ class ReduceEmitter:
     def __init__(self, kl, shared):
         self.kl = kl
         self.shared = shared
-        self._parts: dict[int, tuple[ir.Value, ir.Value]] = {}
 
     # ------------------------------------------------------------------ scalars
 
@@ -230,27 +229,6 @@ class ReduceEmitter:
         return joined if isinstance(v.type, ir.IntegerType) else arith.BitcastOp(v.type, joined).result
 
     # ------------------------------------------------------------------ thread coordinates
-
-    def _lane_warp(self, d: int) -> tuple[ir.Value, ir.Value]:
-        """(lane index along d, warp index along d) of this thread."""
-        if d in self._parts:
-            return self._parts[d]
-        kl, L = self.kl, self.kl.layout
-        inner_lanes, inner_warps = L.inner_strides(d)
-
-        def build():
-            lane = arith.RemUIOp(kl.tid, kl.index(WARP_SIZE)).result
-            warp = arith.DivUIOp(kl.tid, kl.index(WARP_SIZE)).result
-            lane_d = arith.RemUIOp(
-                arith.DivUIOp(lane, kl.index(inner_lanes)).result, kl.index(L.threads_per_warp[d])
-            ).result
-            warp_d = arith.RemUIOp(
-                arith.DivUIOp(warp, kl.index(inner_warps)).result, kl.index(L.warps_per_cta[d])
-            ).result
-            return lane_d, warp_d
-
-        self._parts[d] = kl.at_entry(build)
-        return self._parts[d]
 
     def _others_owner(self, shape, d: int) -> ir.Value | None:
         """True on one thread of each replica group along the dimensions other than d."""
@@ -353,7 +331,7 @@ class ReduceEmitter:
         buffer = self.shared.plan.scratch[op]
         smem = self.shared.views[buffer]
         ld = self.shared.plan.buffers[buffer].ld
-        lane_d, warp_d = self._lane_warp(d)
+        lane_d, warp_d = self.kl.lane_and_warp(d)
         base, offset = self._line_position(shape, d)
         row0 = arith.MulIOp(base, kl.index(ld)).result
         writer = self._others_owner(shape, d)
@@ -387,7 +365,7 @@ class ReduceEmitter:
             src = kl.get(src_old, op)
             counts = L.counts(shape)
             chunks = counts[d] // run
-            lane_d, warp_d = self._lane_warp(d)
+            lane_d, warp_d = self.kl.lane_and_warp(d)
             lane_pos = arith.RemUIOp(lane_d, kl.index(x.lane_groups)).result
             line_keys = list(L.register_indices(tuple(1 if i == d else s for i, s in enumerate(shape))))
 
@@ -472,7 +450,7 @@ class ReduceEmitter:
         buffer = self.shared.plan.scratch[op]
         smem = self.shared.views[buffer]
         ld = self.shared.plan.buffers[buffer].ld
-        lane_d, warp_d = self._lane_warp(d)
+        lane_d, warp_d = self.kl.lane_and_warp(d)
         warp_pos = arith.RemUIOp(warp_d, kl.index(x.warp_groups)).result
         base, offset = self._line_position(shape, d)
         row0 = arith.MulIOp(arith.MulIOp(base, kl.index(chunks)).result, kl.index(ld)).result

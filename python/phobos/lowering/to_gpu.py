@@ -40,7 +40,7 @@ from phobos.lowering.abi import ParamError, TensorParam, abi_entries, describe_p
 from phobos.lowering.dot import DotEmitter, DotError, folded_transpose, plan_dots
 from phobos.lowering.grid import contiguous_block_dim
 from phobos.lowering.kernel_layout import vector_width
-from phobos.lowering.layout import Blocked, is_pow2
+from phobos.lowering.layout import WARP_SIZE, Blocked, is_pow2
 from phobos.lowering.nesting import nesting_message, too_deep
 from phobos.lowering.placement import Placement, PlacementError
 from phobos.lowering.reduce import ReduceEmitter, ReduceError, plan_scratch
@@ -443,6 +443,27 @@ class KernelLowering:
         value = self.at_entry(build)
         self._coord_cache[key] = value
         return value
+
+    def lane_and_warp(self, d: int) -> tuple[ir.Value, ir.Value]:
+        """(lane index along d, warp index along d) of this thread, each before
+        any scaling by spt[d] (what reductions and the mma fragments need)."""
+        key = (d, "parts")
+        if key not in self._coord_cache:
+            L = self.layout
+            inner_lanes, inner_warps = L.inner_strides(d)
+
+            def build():
+                lane = arith.RemUIOp(self.tid, self.index(WARP_SIZE)).result
+                warp = arith.DivUIOp(self.tid, self.index(WARP_SIZE)).result
+                lane_d = arith.DivUIOp(lane, self.index(inner_lanes)).result
+                warp_d = arith.DivUIOp(warp, self.index(inner_warps)).result
+                return (
+                    arith.RemUIOp(lane_d, self.index(L.threads_per_warp[d])).result,
+                    arith.RemUIOp(warp_d, self.index(L.warps_per_cta[d])).result,
+                )
+
+            self._coord_cache[key] = self.at_entry(build)
+        return self._coord_cache[key]
 
     def coordinate_base(self, d: int, extent: int) -> ir.Value:
         """base[d] for a tile extent: the thread start along d, modulo the
