@@ -5,9 +5,11 @@
 // (dot_t), their row maxima, exp, and rescales what it has accumulated so far
 // by exp(old max - new max) (the online softmax). Keys past S score -inf
 // (arange marks them), so they get no weight; queries past S are not stored.
-// attention_f16.ph is the same kernel on f16 tensors (f32 inside).
+// K and V tiles stream through a cp.async ring (@pipeline); the dots run on
+// CUDA cores. attention_f16.ph is the f16 version, on the tensor cores.
 @autotune(BM in [64, 32], BN in [64, 32], D in [64, 32, 128], W in [256, 128])
 @launch(W)
+@pipeline
 kernel attention(Q: tensor<f32>[H, S, D], K: tensor<f32>[H, S, D], V: tensor<f32>[H, S, D], O: tensor<f32>[H, S, D], scale: f32) {
   let i = ctx.block.x * BM
   let h = ctx.block.y

@@ -5,9 +5,14 @@
 // (dot_t), their row maxima, exp, and rescales what it has accumulated so far
 // by exp(old max - new max) (the online softmax). Keys past S score -inf
 // (arange marks them), so they get no weight; queries past S are not stored.
-// Q, K, V and O are f16; products, the softmax and the accumulator are f32, and O is rounded to f16 on store.
+// Q, K, V and O are f16. Both dots run on the tensor cores (@tensorcore: mma.sync,
+// f32 accumulators); the probabilities are rounded to f16 for the second one,
+// as flash attention does; the softmax is f32, and O is rounded to f16 on store.
+// K and V tiles stream through a cp.async ring (@pipeline) where rows are 16-byte aligned.
 @autotune(BM in [64, 32], BN in [64, 32], D in [64, 32, 128], W in [256, 128])
 @launch(W)
+@pipeline
+@tensorcore
 kernel attention_f16(Q: tensor<f16>[H, S, D], K: tensor<f16>[H, S, D], V: tensor<f16>[H, S, D], O: tensor<f16>[H, S, D], scale: f32) {
   let i = ctx.block.x * BM
   let h = ctx.block.y
@@ -21,7 +26,7 @@ kernel attention_f16(Q: tensor<f16>[H, S, D], K: tensor<f16>[H, S, D], V: tensor
     let p = exp(s - mj)
     let alpha = exp(m - mj)
     l = l * alpha + rowsum(p)
-    acc = acc * alpha + dot(p, V[h, j :+ BN, 0 :+ D])
+    acc = acc * alpha + dot(f16(p), V[h, j :+ BN, 0 :+ D])
     m = mj
   }
   O[h, i :+ BM, 0 :+ D] = acc / l

@@ -237,17 +237,30 @@ def _classify(plan: DotPlan, dot: ir.Operation, role: str, value: ir.Value) -> O
         transposed = True
         held, user = source.operands[0], source
         source = held.owner if isinstance(held, ir.OpResult) else None
+    held_for_check, collapse = held, None
+    if source is not None and source.name == "tensor.collapse_shape" and _single_use(held, user):
+        # K[h, j :+ BN, :] reads a [1, BN, D] tile and drops the unit dimension: stage the load itself
+        inner = source.operands[0]
+        loaded = inner.owner if isinstance(inner, ir.OpResult) else None
+        if (
+            loaded is not None
+            and loaded.name == "tile.load_slice"
+            and all(x == 1 for x in _tile_type(inner).shape[:-2])
+        ):
+            collapse, held_for_check, user, source = source, inner, source, loaded
     staged = (
         source is not None
         and source.name == "tile.load_slice"
         and not source.opview.padding  # the copies zero-fill what is out of bounds
-        and _single_use(held, user)
+        and _single_use(held_for_check, user)
         and source.parent == dot.parent
         and source not in plan.staged
     )
     operand = Operand(role, dot, held, source if staged else None, transposed)
     if staged:
         plan.staged[source] = operand
+        if collapse is not None:
+            plan.skipped.add(collapse)
     return operand
 
 
@@ -587,20 +600,25 @@ class DotEmitter:
         o = op.opview
         p = kl._param_index(o.base, op)
         t = _tile_type(op.results[0])
-        rows, cols = t.shape
+        rows, cols = t.shape[-2:]
+        lead = t.rank - 2  # leading unit dimensions (K[h, j :+ BN, :])
         elem = t.element_type
         eb = element_bytes(elem)
         w = copy_width(op)
         buf = self.plan.buffers[buffer]
         in_bounds = o.in_bounds
         starts = [kl.get(s, op) for s in o.starts]
+        base = None  # the leading dimensions' part of every global index
+        for axis in range(lead):
+            term = arith.MulIOp(starts[axis], kl.strides[(p, axis)]).result
+            base = term if base is None else arith.AddIOp(base, term).result
         per_row = cols // w
         total = rows * per_row
         T = kl.threads
         chunk_t = ir.VectorType.get([w], elem)
         view = kl.views[p]
         smem = self.views[buffer]
-        stride = kl.strides[(p, 0)]
+        stride = kl.strides[(p, lead)]
         pieces = []  # (shared index, global index, mask, guard)
         for i in range(-(-total // T)):
             q = kl.tid if i == 0 else arith.AddIOp(kl.tid, kl.index(i * T)).result
@@ -609,11 +627,14 @@ class DotEmitter:
                 guard = arith.CmpIOp(arith.CmpIPredicate.ult, q, kl.index(total)).result
             r = arith.DivUIOp(q, kl.index(per_row)).result if per_row > 1 else q
             c = arith.MulIOp(arith.RemUIOp(q, kl.index(per_row)).result, kl.index(w)).result if per_row > 1 else None
-            grow = arith.AddIOp(starts[0], r).result
-            gcol = starts[1] if c is None else arith.AddIOp(starts[1], c).result
+            grow = arith.AddIOp(starts[lead], r).result
+            gcol = starts[lead + 1] if c is None else arith.AddIOp(starts[lead + 1], c).result
             gidx = arith.AddIOp(arith.MulIOp(grow, stride).result, gcol).result
+            if base is not None:
+                gidx = arith.AddIOp(base, gidx).result
             mask = None
-            for axis, coord in ((0, grow), (1, gcol)):
+            coords = [(axis, starts[axis]) for axis in range(lead)] + [(lead, grow), (lead + 1, gcol)]
+            for axis, coord in coords:
                 if not in_bounds[axis]:
                     m = arith.CmpIOp(arith.CmpIPredicate.ult, coord, kl.extents[(p, axis)]).result
                     mask = m if mask is None else arith.AndIOp(mask, m).result
@@ -648,7 +669,7 @@ class DotEmitter:
 
         if any(m is not None or guard is not None for _, _, m, guard in pieces):
             nonempty = None
-            for axis in (0, 1):
+            for axis in range(t.rank):
                 pos = arith.CmpIOp(arith.CmpIPredicate.ugt, kl.extents[(p, axis)], kl.index(0)).result
                 nonempty = pos if nonempty is None else arith.AndIOp(nonempty, pos).result
             branch = scf.IfOp(nonempty, [zero.type] * len(pieces), has_else=True)
