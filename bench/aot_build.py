@@ -136,7 +136,9 @@ def reduce_jobs():
     """The reduction kernels of test_reduce_gpu.py (generic variants: the tests' shapes are ragged)."""
     from test_reduce_gpu import REDUCE2D
 
-    return [("reduce2d", {"BR": br, "BC": bc, "W": w}, [], True) for br, bc, w in REDUCE2D]
+    return [
+        (name, {"BR": br, "BC": bc, "W": w}, [], True) for name in ("reduce2d", "minmax2d") for br, bc, w in REDUCE2D
+    ]
 
 
 # GEMM shapes (M, N, K) of test_gemm_gpu.py and bench_gemm.py.

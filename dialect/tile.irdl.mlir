@@ -123,7 +123,7 @@ irdl.dialect @tile {
     irdl.results(result: %result)
   }
 
-  // Reduces `source` along `axis` with `kind` ("sum" or "max"); the axis is
+  // Reduces `source` along `axis` with `kind` ("sum", "max" or "min"); the axis is
   // removed from the shape, and reducing a 1-D tile gives a scalar.
   irdl.operation @reduce {
     %int = irdl.base "#builtin.integer"

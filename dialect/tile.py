@@ -355,7 +355,7 @@ class DotOp(_TileOp):
         self._build([acc.type], [lhs, rhs, acc], None, loc, ip)
 
 
-REDUCE_KINDS = ("sum", "max")
+REDUCE_KINDS = ("sum", "max", "min")
 SCAN_KINDS = ("sum",)
 
 

@@ -266,7 +266,7 @@ func.func @k(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<8xf32>) {
 // -----
 
 func.func @k(%t: tensor<4x8xf32>) {
-  // expected-error @below {{'tile.reduce' op expects kind to be one of 'sum', 'max', got 'prod'}}
+  // expected-error @below {{'tile.reduce' op expects kind to be one of 'sum', 'max', 'min', got 'prod'}}
   %0 = "tile.reduce"(%t) {kind = "prod", axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4xf32>
   return
 }

@@ -56,6 +56,8 @@ func.func @all_ops(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "N"]}
   %s = "tile.reduce"(%d) {kind = "sum", axis = 1 : i64} : (tensor<32x32xf32>) -> tensor<32xf32>
   // CHECK: "tile.reduce"(%{{.*}}) {axis = 0 : i64, kind = "max"} : (tensor<32xf32>) -> f32
   %mx = "tile.reduce"(%s) {kind = "max", axis = 0 : i64} : (tensor<32xf32>) -> f32
+  // CHECK: "tile.reduce"(%{{.*}}) {axis = 0 : i64, kind = "min"} : (tensor<32xf32>) -> f32
+  %mn = "tile.reduce"(%s) {kind = "min", axis = 0 : i64} : (tensor<32xf32>) -> f32
   // CHECK: "tile.scan"(%{{.*}}) {axis = 0 : i64, kind = "sum"} : (tensor<32xf32>) -> tensor<32xf32>
   %cs = "tile.scan"(%s) {kind = "sum", axis = 0 : i64} : (tensor<32xf32>) -> tensor<32xf32>
   // CHECK: "tile.barrier"() : () -> ()

@@ -1,5 +1,5 @@
 // The builtins of the language (docs/language.md): math (math dialect), tmax/tmin, where
-// (arith.select), reductions (tile.reduce; rowsum/rowmax keep an extent-1
+// (arith.select), reductions (tile.reduce; rowsum/rowmax/rowmin keep an extent-1
 // last dimension), transpose, cumsum (tile.scan), tril (ranges, compare,
 // select), conversions, program_id, ctx.grid, barrier, grid_barrier.
 // RUN: phobos compile %s | phobos-opt --pass-pipeline='builtin.module(tile-verify)' | FileCheck %s
@@ -36,6 +36,15 @@ kernel bi(A: tensor<f32>[M, 64], S: tensor<f32>[4]) {
   // CHECK: %[[RM:.*]] = "tile.reduce"(%[[T]]) {axis = 1 : i64, kind = "max"} : (tensor<16x64xf32>) -> tensor<16xf32>
   // CHECK: tensor.expand_shape %[[RM]] {{\[}}[0, 1]] output_shape [16, 1] : tensor<16xf32> into tensor<16x1xf32>
   let rm = rowmax(t)
+  // max/min take the forms of sum; rowmin keeps an extent-1 dimension as rowmax does.
+  // CHECK: "tile.reduce"(%[[T]]) {axis = 0 : i64, kind = "max"} : (tensor<16x64xf32>) -> tensor<64xf32>
+  let cx = max(t, 0)
+  // CHECK: %[[N1:.*]] = "tile.reduce"(%[[T]]) {axis = 1 : i64, kind = "min"} : (tensor<16x64xf32>) -> tensor<16xf32>
+  // CHECK: "tile.reduce"(%[[N1]]) {axis = 0 : i64, kind = "min"} : (tensor<16xf32>) -> f32
+  let tn = min(t)
+  // CHECK: %[[RN:.*]] = "tile.reduce"(%[[T]]) {axis = 1 : i64, kind = "min"} : (tensor<16x64xf32>) -> tensor<16xf32>
+  // CHECK: tensor.expand_shape %[[RN]] {{\[}}[0, 1]] output_shape [16, 1] : tensor<16xf32> into tensor<16x1xf32>
+  let rn = rowmin(t)
   // CHECK: "tile.transpose"(%[[T]]) {permutation = array<i64: 1, 0>} : (tensor<16x64xf32>) -> tensor<64x16xf32>
   let tr = transpose(t)
   // CHECK: "tile.scan"(%[[T]]) {axis = 1 : i64, kind = "sum"} : (tensor<16x64xf32>) -> tensor<16x64xf32>

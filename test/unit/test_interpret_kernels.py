@@ -140,6 +140,8 @@ UNCOVERED = {
     "bench/kernels/scale_gaps.ph",
     # every way a tile moves between threads, on the GPU (test_reduce_gpu.py); its grid is the caller's
     "bench/kernels/reduce2d.ph",
+    # its max/min twin: on the GPU in test_reduce_gpu.py, here in test_minmax2d_in_the_interpreter
+    "bench/kernels/minmax2d.ph",
     # bf16 operands (numpy has no bf16 arrays); on the GPU in test_tensorcore_gpu.py
     "bench/kernels/bgemm.ph",
 }
@@ -223,3 +225,24 @@ def test_a_broken_promise_is_refused_before_anything_runs(interpret_mode, source
         k(*(args[p["name"]] for p in contract["params"]))
     for name, value in before.items():
         np.testing.assert_array_equal(args[name], value)
+
+
+@pytest.mark.parametrize("br,bc,w", [(8, 32, 32), (1, 128, 32)])
+def test_minmax2d_in_the_interpreter(interpret_mode, br, bc, w):
+    from test_reduce_gpu import minmax_reference
+
+    k = phobos.compile(ROOT / "bench/kernels/minmax2d.ph", defines={"BR": br, "BC": bc, "W": w})
+    rng = np.random.default_rng(7)
+    m, n = 3 * br - 1 if br > 1 else 5, bc - 3
+    g = -(-m // br)
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    outs = {
+        "RN": np.full((m, 1), np.nan, np.float32),
+        "CX": np.full((g, n), np.nan, np.float32),
+        "CN": np.full((g, n), np.nan, np.float32),
+        "TX": np.full((g,), np.nan, np.float32),
+        "TN": np.full((g,), np.nan, np.float32),
+    }
+    k(x, *outs.values(), grid=(g,))
+    for name, ref in minmax_reference(x.astype(np.float64), br, bc).items():
+        np.testing.assert_array_equal(outs[name], ref, err_msg=name)

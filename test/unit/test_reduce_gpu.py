@@ -68,3 +68,42 @@ def test_reduce2d(br, bc, w):
         tot = tiles.reshape(g, -1).sum(axis=1)
         outs["TOT"].check(tot, rtol=(br * bc + 8) * EPS, size=np.abs(tiles).reshape(g, -1).sum(axis=1))
         x.check(xv, rtol=0)
+
+
+def minmax_reference(xv: np.ndarray, br: int, bc: int) -> dict:
+    """minmax2d's outputs for X = xv (float64), one [br, bc] tile per CTA."""
+    m, n = xv.shape
+    g = -(-m // br)
+    hi = np.full((g * br, bc), -np.inf)
+    lo = np.full((g * br, bc), np.inf)
+    hi[:m, :n] = xv
+    lo[:m, :n] = xv
+    return {
+        "RN": xv.min(axis=1)[:, None],
+        "CX": hi.reshape(g, br, bc).max(axis=1)[:, :n],
+        "CN": lo.reshape(g, br, bc).min(axis=1)[:, :n],
+        "TX": hi.reshape(g, -1).max(axis=1),
+        "TN": lo.reshape(g, -1).min(axis=1),
+    }
+
+
+@pytest.mark.parametrize("br,bc,w", REDUCE2D)
+def test_minmax2d(br, bc, w):
+    """max, min and rowmin on the same layouts; the tile's elements past X are
+    the fill values (-inf for the maxima, inf for the minima), so they never win."""
+    kernel = aot("minmax2d", {"BR": br, "BC": bc, "W": w})
+    for m, n in ((br * 3 - 1 if br > 1 else 5, bc - 3 if bc > 4 else bc), (br * 2, bc)):
+        g = -(-m // br)
+        x = Guarded("torch", (m, n))
+        outs = {
+            "RN": Guarded("torch", (m, 1), poison=True),
+            "CX": Guarded("torch", (g, n), poison=True),
+            "CN": Guarded("torch", (g, n), poison=True),
+            "TX": Guarded("torch", (g,), poison=True),
+            "TN": Guarded("torch", (g,), poison=True),
+        }
+        kernel(x.view, *(o.view for o in outs.values()), grid=(g,))
+        xv = x.values.astype(np.float64)
+        for name, ref in minmax_reference(xv, br, bc).items():
+            outs[name].check(ref, rtol=0)
+        x.check(xv, rtol=0)

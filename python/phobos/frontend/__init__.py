@@ -31,8 +31,8 @@ Where the language reference (docs/language.md) leaves a choice open, the front 
   through them expands the value back. `:` needs a compile-time extent,
   `a : b` an end minus start that folds to a number, `s :+ n` a constant n;
   no slice may be longer than a static extent.
-- Builtins: `sum(x)` reduces every dimension, `sum(x, axis)` one;
-  `rowsum`/`rowmax` reduce the last dimension to extent 1; `cumsum` scans
+- Builtins: `sum(x)` reduces every dimension, `sum(x, axis)` one (`max`
+  and `min` alike); `rowsum`/`rowmax`/`rowmin` reduce the last dimension to extent 1; `cumsum` scans
   the last dimension; `transpose`/`tril` take 2-D tiles. `dot` accumulates
   f16/bf16/f32 in f32, i8 in i32; `acc += dot(a, b)` accumulates in the
   tile.dot itself, in the accumulator's declared type. Conversions: f16 bf16 f32 f64 i8 i32 i64 (float to int

@@ -26,8 +26,11 @@ BUILTINS = frozenset(
         "tmin",
         "where",
         "sum",
+        "max",
+        "min",
         "rowsum",
         "rowmax",
+        "rowmin",
         "transpose",
         "cumsum",
         "tril",
@@ -211,17 +214,17 @@ class BuiltinChecks:
         e.operand_element = elem
         return self.tile_type(elem, shape, e.pos)
 
-    def call_sum(self, e, ts):
-        if not self.arity(e, "sum", ts, 1, 2):
+    def call_sum(self, e, ts, name="sum"):
+        if not self.arity(e, name, ts, 1, 2):
             return T.ERROR
-        if not self.tile_arg(e, "sum", ts[0], e.args[0]):
+        if not self.tile_arg(e, name, ts[0], e.args[0]):
             return T.ERROR
         shape = ts[0].shape
         if len(ts) == 1:
             return T.Scalar(ts[0].element)
         axis = e.args[1].const
         if not isinstance(axis, int) or isinstance(axis, bool) or not T.is_int(ts[1].element):
-            return self.error(e.args[1].pos, "the axis of 'sum' must be an integer constant")
+            return self.error(e.args[1].pos, f"the axis of '{name}' must be an integer constant")
         if not 0 <= axis < len(shape):
             return self.error(e.args[1].pos, f"axis {axis} is out of range for {ts[0]}")
         e.axis = axis
@@ -232,8 +235,17 @@ class BuiltinChecks:
             return T.ERROR
         return T.Tile(ts[0].element, ts[0].shape[:-1] + (1,))
 
+    def call_max(self, e, ts):
+        return self.call_sum(e, ts, "max")
+
+    def call_min(self, e, ts):
+        return self.call_sum(e, ts, "min")
+
     def call_rowmax(self, e, ts):
         return self.call_rowsum(e, ts, "rowmax")
+
+    def call_rowmin(self, e, ts):
+        return self.call_rowsum(e, ts, "rowmin")
 
     def call_cumsum(self, e, ts):
         if not self.arity(e, "cumsum", ts, 1) or not self.tile_arg(e, "cumsum", ts[0], e.args[0]):

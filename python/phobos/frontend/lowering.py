@@ -416,15 +416,15 @@ class KernelLowering:
             return self.convert(self.lower_expr(e.args[0]), e.args[0].ty.element, name, loc)
         v = self.lower_expr(e.args[0])
         rank = len(v.shape)
-        if name == "sum":
+        if name in ("sum", "max", "min"):
             axis = getattr(e, "axis", None)
             if axis is not None:
-                return tb.reduce(v, "sum", axis, loc=loc)
+                return tb.reduce(v, name, axis, loc=loc)
             while isinstance(v.type, ir.RankedTensorType):
-                v = tb.reduce(v, "sum", len(v.shape) - 1, loc=loc)
+                v = tb.reduce(v, name, len(v.shape) - 1, loc=loc)
             return v
-        if name in ("rowsum", "rowmax"):
-            r = tb.reduce(v, "sum" if name == "rowsum" else "max", rank - 1, loc=loc)
+        if name in ("rowsum", "rowmax", "rowmin"):
+            r = tb.reduce(v, name[3:], rank - 1, loc=loc)
             if rank == 1:
                 return tb.full([1], r, loc=loc)
             return tb.expand_dims(r, rank - 1, loc=loc)
