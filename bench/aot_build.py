@@ -64,7 +64,7 @@ def two_d(shapes, pads=(0, 3)):
 
 
 def plan():
-    """(source name, defines, example argument lists, check promises?) to build."""
+    """(source name, defines, example argument lists, check promises?[, chip]) to build."""
     from phobos.runtime.aot import parse_args_text
 
     bench_1d = [GIB, GIB - 4, GIB - 3]
@@ -122,6 +122,13 @@ def tensorcore_jobs():
             gemm_args(*s, dtype=dtype, scalars=()) for s in b.SIZES if name != "hgemm_aligned" or s[0] % 128 == 0
         ]
         jobs.append((name, defines, examples, True))
+    # sm_90a (TMA + wgmma): variants for the shapes whose rows TMA can read (16-byte pitches)
+    for name, defines in t.WGMMA_VARIANTS:
+        examples = [gemm_args(*s, dtype=t.dtype_of(name), scalars=(), transposed=name == "hgemm_nt") for s in t.PITCHED]
+        jobs.append((name, defines, examples, True, "sm_90a"))
+    for name, dtype, defines in b.WGMMA_VARIANTS:
+        sizes = [s for s in b.SIZES if s[1] % 16 == 0 and s[2] % 16 == 0]
+        jobs.append((name, defines, [gemm_args(*s, dtype=dtype, scalars=()) for s in sizes], True, "sm_90a"))
     return _merge(jobs)
 
 
@@ -214,9 +221,9 @@ def fused_jobs():
 def _merge(jobs):
     """One job per (source, defines), with the example argument lists of all of them."""
     merged: dict = {}
-    for name, defines, examples, check in jobs:
-        key = (name, tuple(sorted(defines.items())), check)
-        merged.setdefault(key, (name, defines, [], check))[2].extend(examples)
+    for name, defines, examples, check, *chip in jobs:
+        key = (name, tuple(sorted(defines.items())), check, *chip)
+        merged.setdefault(key, (name, defines, [], check, *chip))[2].extend(examples)
     return list(merged.values())
 
 
@@ -244,15 +251,23 @@ def main():
             shutil.rmtree(ns.out / stale, ignore_errors=True)
     handwritten.build(ns.out / "handwritten")
     failures = []
-    for name, defines, examples, check in plan():
+    from aot_folders import folder_name
+
+    for name, defines, examples, check, *chip in plan():
+        chip = chip[0] if chip else None
         if ns.only and ns.only not in name:
             continue
-        suffix = "".join(f"-{k}{v}" for k, v in sorted(defines.items()))
-        folder = ns.out / "aot" / f"{name}{suffix}"
+        folder = ns.out / "aot" / folder_name(name, defines, chip)
+        suffix = folder.name[len(name) :]
         t0 = time.perf_counter()
         try:
             keys = phobos.compile_ahead(
-                source_path(name), folder, defines=defines or None, examples=examples, check=check
+                source_path(name),
+                folder,
+                defines=defines or None,
+                examples=examples,
+                check=check,
+                **({"chip": chip} if chip else {}),
             )
         except (CompilerUnavailableError, RuntimeError, ValueError, TypeError, OSError) as e:
             failures.append(f"{name}{suffix}: {type(e).__name__}: {e}")

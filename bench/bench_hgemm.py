@@ -29,6 +29,14 @@ VARIANTS = [
     ("bgemm", "bf16", {"TK": 64, "MINB": 2}),
     ("bgemm", "bf16", {}),
 ]
+# sm_90a: TMA + wgmma (built for the sizes whose rows TMA reads)
+WGMMA_VARIANTS = [
+    ("hgemm", "f16", {"TK": 64}),
+    ("hgemm", "f16", {"TN": 256, "TK": 64}),
+    ("hgemm_aligned", "f16", {"TN": 256, "TK": 64}),
+    ("bgemm", "bf16", {"TK": 64}),
+    ("bgemm", "bf16", {"TN": 256, "TK": 64}),
+]
 
 
 def _resources(kernel, args) -> dict:
@@ -70,6 +78,12 @@ def _one(m: int, n: int, k: int, dtype: str) -> list[dict]:
         kern = common.phobos_kernel(name, defines)
         tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items())) or "default"
         record(f"phobos {name} {tiles}", lambda kern=kern: kern(a, b, c), c, _resources(kern, (a, b, c)))
+    for name, vdtype, defines in WGMMA_VARIANTS:
+        if vdtype != dtype or n % 16 or k % 16 or (name == "hgemm_aligned" and (m % 128 or n % 256 or k % 64)):
+            continue
+        kern = common.phobos_kernel(name, defines, chip="sm_90a")
+        tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items()))
+        record(f"phobos {name} {tiles} sm_90a", lambda kern=kern: kern(a, b, c), c, _resources(kern, (a, b, c)))
     return out
 
 

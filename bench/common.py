@@ -96,18 +96,20 @@ def gpu_time_ms(fn, *, warmup: int = 5, reps: int = 30) -> float:
     return statistics.median(times)
 
 
-def aot_folder(name: str, defines: dict | None = None) -> Path:
+def aot_folder(name: str, defines: dict | None = None, chip: str | None = None) -> Path:
     """The ahead-of-time folder of bench/kernels/<name>.ph built with `defines` (bench/aot_build.py)."""
-    suffix = "".join(f"-{k}{v}" for k, v in sorted((defines or {}).items()))
-    return ARTIFACTS / "aot" / f"{name}{suffix}"
+    sys.path.insert(0, str(ROOT / "test" / "unit"))
+    from aot_folders import folder_name
+
+    return ARTIFACTS / "aot" / folder_name(name, defines, chip)
 
 
-def phobos_kernel(name: str, defines: dict | None = None):
+def phobos_kernel(name: str, defines: dict | None = None, chip: str | None = None):
     """The Phobos kernel bench/kernels/<name>.ph, launched from its ahead-of-time folder
     (no MLIR needed; each launch picks the folder's best variant for its arguments)."""
     import phobos
 
-    return phobos.load(aot_folder(name, defines))
+    return phobos.load(aot_folder(name, defines, chip))
 
 
 def table(rows, headers) -> str:

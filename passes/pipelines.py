@@ -49,7 +49,7 @@ STAGES: dict[str, list[Step]] = {
     ],
     "gpu": [
         Step("tile-elide-masks"),
-        Step("tile-assign-layout"),
+        Step("tile-assign-layout", {"chip": "{chip}"}),
         Step("tile-check-coalesced"),  # @assert_coalesced (does nothing for other kernels)
         Step("tile-lower-to-gpu", {"chip": "{chip}", "features": "{features}", "noalias": "{noalias}"}),
         Step("canonicalize"),

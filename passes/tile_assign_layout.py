@@ -6,11 +6,17 @@ from mlir import ir
 
 from phobos.dialect import kernel as K
 from phobos.lowering.kernel_layout import choose_kernel_layout, layout_attr
-from phobos.passes.registry import fail, tile_pass
+from phobos.lowering.target import DEFAULT_CHIP
+from phobos.passes.registry import Option, fail, tile_pass
 
 
-@tile_pass("tile-assign-layout")
-def tile_assign_layout(module: ir.Operation, pass_) -> None:
+@tile_pass(
+    "tile-assign-layout",
+    options={
+        "chip": Option(str, DEFAULT_CHIP, "the GPU the layout is for (sm_90a lays @tensorcore dots out for wgmma)")
+    },
+)
+def tile_assign_layout(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP) -> None:
     """Chooses how each kernel's tiles are spread over its threads. The
     layout is recorded as `tile.layout = #tile.blocked<size_per_thread,
     threads_per_warp, warps_per_cta, order>` on the kernel. Lanes run along the last
@@ -32,7 +38,7 @@ def tile_assign_layout(module: ir.Operation, pass_) -> None:
         if K.LAYOUT in fn.attributes:
             continue
         try:
-            layout = choose_kernel_layout(fn)
+            layout = choose_kernel_layout(fn, chip)
         except ValueError as e:
             fail(pass_, fn.location, f"cannot choose a layout: {e}")
             continue

@@ -67,7 +67,7 @@ def tile_lower_to_gpu(
     module.attributes[CONTAINER] = ir.UnitAttr.get()
     for fn in kernels:
         try:
-            layout = read_kernel_layout(fn) or choose_kernel_layout(fn)
+            layout = read_kernel_layout(fn) or choose_kernel_layout(fn, chip)
         except ValueError as e:
             fail(pass_, fn.location, f"kernel '{K.kernel_name(fn)}' has an invalid tile.layout: {e}")
             continue

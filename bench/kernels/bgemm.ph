@@ -1,7 +1,7 @@
 // bf16 GEMM on the tensor cores: ldmatrix + mma.sync m16n8k16 (nvvm.mma.sync), f32
 // accumulator, C = A B stored as f32. Ragged edges stay masked (the copies
 // zero-fill); the K loop is a cp.async ring where rows are 16-byte aligned.
-@autotune(TM in [128, 64], TN in [128, 64], TK in [32, 64], W in [256, 128], MINB in [1, 2])
+@autotune(TM in [128, 64], TN in [128, 64, 256], TK in [32, 64], W in [256, 128], MINB in [1, 2])
 @launch(W, MINB)
 @tensorcore
 @pipeline

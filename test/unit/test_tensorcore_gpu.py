@@ -1,8 +1,9 @@
-"""GPU tests of `dot` on the tensor cores (@tensorcore: ldmatrix + mma.sync; pytest -m gpu).
+"""GPU tests of `dot` on the tensor cores (@tensorcore: ldmatrix + mma.sync, and TMA + wgmma on sm_90a; pytest -m gpu).
 
 bench/kernels/hgemm.ph (f16, masked, cp.async ring), hgemm_aligned.ph (the
 @aligned form), hgemm_nt.ph (dot_t) and bgemm.ph (bf16), compiled ahead of
-time by bench/aot_build.py (tensorcore_jobs). Fresh random data, ragged and
+time by bench/aot_build.py (tensorcore_jobs), for sm_90 (mma.sync) and, where
+the rows are 16-byte pitched, for sm_90a (TMA + wgmma). Fresh random data, ragged and
 aligned shapes, poisoned outputs with guard zones, float64 numpy references:
 the products of f16/bf16 inputs are exact in f32, so the bound is the f32
 accumulation's, as for the CUDA-core GEMM.
@@ -22,6 +23,20 @@ pytestmark = pytest.mark.gpu
 VARIANTS = [{}, {"TM": 64, "TN": 64, "W": 128}, {"TK": 64, "MINB": 2}]
 RAGGED = [(1, 1, 1), (17, 33, 5), (255, 257, 129), (1000, 999, 1001)]
 WHOLE = [(256, 512, 128), (1024, 1024, 1024)]
+# sm_90a: (source, defines); shapes whose rows TMA reads (K and N multiples of 16 elements),
+# ragged in every dimension against the tiles (M any, N and K not multiples of the tiles).
+WGMMA_VARIANTS = [
+    ("hgemm", {"TK": 64}),
+    ("hgemm", {"TN": 256, "TK": 64}),
+    ("hgemm", {"TM": 64, "TN": 64, "TK": 64, "W": 128}),
+    ("hgemm_nt", {"TK": 64}),
+    ("bgemm", {"TK": 64}),
+]
+PITCHED = [(1000, 1008, 1040), (17, 64, 16), (255, 272, 144), (256, 512, 128), (1024, 1024, 1024)]
+
+
+def dtype_of(name: str) -> str:
+    return "bf16" if name == "bgemm" else "f16"
 
 
 def _operand(shape, dtype):
@@ -38,11 +53,14 @@ def _operand(shape, dtype):
     return g
 
 
-def _check(kernel, m, n, k, dtype="f16", transposed=False):
+def _check(kernel, m, n, k, dtype="f16", transposed=False, instruction=None):
     a = _operand((m, k), dtype)
     b = _operand((n, k) if transposed else (k, n), dtype)
     c = Guarded("torch", (m, n), poison=True)
     kernel(a.view, b.view, c.view)
+    if instruction is not None:  # the variant that ran took the path the test is about
+        path = kernel._last.contract.get("shared_memory", {}).get("tensor_cores", {})
+        assert path.get("instruction") == instruction, path
     av, bv = a.values.astype(np.float64), b.values.astype(np.float64)
     ref = av @ (bv.T if transposed else bv)
     size = np.abs(av) @ np.abs(bv.T if transposed else bv)
@@ -75,3 +93,17 @@ def test_hgemm_nt(shape):
 @pytest.mark.parametrize("shape", RAGGED + WHOLE[:1], ids=str)
 def test_bgemm(shape):
     _check(aot("bgemm", {}), *shape, dtype="bf16")
+
+
+@pytest.mark.parametrize("name,defines", WGMMA_VARIANTS, ids=str)
+@pytest.mark.parametrize("shape", PITCHED, ids=str)
+def test_wgmma(name, defines, shape):
+    """sm_90a: TMA copies (zeros past every edge), the mbarrier ring and wgmma, on ragged and whole tiles."""
+    kernel = aot(name, defines, chip="sm_90a")
+    _check(kernel, *shape, dtype=dtype_of(name), transposed=name == "hgemm_nt", instruction="wgmma")
+
+
+def test_wgmma_falls_back_to_mma_sync_on_rows_tma_cannot_read():
+    """A K of 1001 halves gives rows of 2002 bytes: TMA refuses them, the generic variant runs mma.sync."""
+    kernel = aot("hgemm", {"TK": 64}, chip="sm_90a")
+    _check(kernel, 255, 257, 1001, instruction="mma.sync")

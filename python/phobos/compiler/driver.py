@@ -314,6 +314,9 @@ def _record_shared_memory(module: ir.Module, contract: dict) -> None:
         if op.name == "gpu.func" and "phobos.shared_bytes" in op.attributes:
             contract["shared_bytes"] = ir.IntegerAttr(op.attributes["phobos.shared_bytes"]).value
             contract["shared_memory"] = json.loads(ir.StringAttr(op.attributes["phobos.shared_plan"]).value)
+        if op.name == "gpu.func" and "phobos.tensor_maps" in op.attributes:
+            # the TMA tensor maps are kernel parameters after the ABI's own (to_gpu._make_func)
+            contract["abi"] = contract["abi"] + json.loads(ir.StringAttr(op.attributes["phobos.tensor_maps"]).value)
         return ir.WalkResult.ADVANCE
 
     with module.context:

@@ -32,12 +32,13 @@ from mlir.dialects import arith, gpu, memref, scf, vector
 from phobos.analysis.kernel_facts import element_bytes
 from phobos.diagnostics import file_location
 from phobos.dialect import kernel as K
-from phobos.lowering.kernel_layout import is_mma_layout, ops_named, tensor_core_operands, vector_width
+from phobos.lowering.kernel_layout import has_wgmma, is_mma_layout, ops_named, tensor_core_operands, vector_width
 from phobos.lowering.layout import Blocked
 from phobos.lowering.mma import MmaEmitter, check_shapes, padded_ld
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
 from phobos.lowering.target import max_shared_bytes
+from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, WgmmaEmitter, plan_copies, why_not
 
 SMEM_SYMBOL = "__phobos_smem"
 WORKGROUP = "#gpu.address_space<workgroup>"
@@ -107,17 +108,34 @@ class DotPlan:
     elements: dict[int, ir.Type] = field(default_factory=dict)  # buffer -> element type of its view
     scratch: dict[ir.Operation, int] = field(default_factory=dict)  # reduce/scan/transpose -> buffer
     has_dots: bool = False
-    tensorcore: bool = False  # the dots run as ldmatrix + mma.sync (mma.py)
+    tensorcore: bool = False  # the dots run on the tensor cores: ldmatrix + mma.sync (mma.py) or wgmma
+    wgmma: bool = False  # TMA + mbarrier + wgmma (wgmma.py)
+    wgmma_refused: str | None = None  # why a chip with wgmma runs mma.sync instead
+    tensor_maps: list[TensorMap] = field(default_factory=list)  # extra kernel parameters, in order
+    map_of: dict[ir.Operation, int] = field(default_factory=dict)  # staged load -> its tensor map
+    copies: dict[ir.Operation, list] = field(default_factory=dict)  # staged load -> its TMA copies (wgmma.Copy)
     sync: SyncPlan | None = None
     total_bytes: int = 0
 
+    @property
+    def align(self) -> int:
+        return max((b.align for b in self.buffers), default=16)
+
     def report(self) -> dict:
-        return {
+        out = {
             "bytes": self.total_bytes,
             "buffers": [b.to_json() for b in self.buffers],
             "barriers": self.sync.to_json()["barriers"] if self.sync else [],
             "pipeline": self.pipeline_notes,
         }
+        if self.tensorcore:
+            path = {"instruction": "wgmma" if self.wgmma else "mma.sync"}
+            if self.wgmma_refused:
+                path["why not wgmma"] = self.wgmma_refused
+            if self.tensor_maps:
+                path["tensor_maps"] = [m.to_json() for m in self.tensor_maps]
+            out["tensor_cores"] = path
+        return out
 
 
 # ============================================================================ planning
@@ -146,6 +164,8 @@ def plan_dots(
     pipelining = K.PIPELINE in fn.attributes
     if pipelining and dots:
         _plan_pipelines(plan, fn)
+    if plan.tensorcore and has_wgmma(chip):
+        _plan_wgmma(plan, fn, dots, layout)
     for operand in plan.operands.values():
         operand.buffer = len(plan.buffers)
         plan.elements[operand.buffer] = _tile_type(operand.value).element_type
@@ -180,16 +200,52 @@ def plan_dots(
         )
     plan.sync = plan_barriers(program, lambda i, j: plan.buffers[i].overlaps(plan.buffers[j]))
     for p in plan.pipelined.values():
+        why = (
+            "every thread has finished reading the stage the TMA copies refill next (each stage's mbarrier "
+            "says when its copies have landed)"
+            if plan.wgmma
+            else f"after cp.async.wait_group {p.stages - 2} this iteration's stage has landed for every thread, "
+            "and every thread has finished reading the stage refilled next"
+        )
         plan.sync.decisions.append(
             Decision(
                 (p.loop, "stage-barrier"),
                 f"the start of each iteration of the pipelined loop at {_where(p.loop)}",
                 True,
-                f"the {p.stages}-stage ring: after cp.async.wait_group {p.stages - 2} this iteration's stage has "
-                "landed for every thread, and every thread has finished reading the stage refilled next",
+                f"the {p.stages}-stage ring: {why}",
             )
         )
     return plan
+
+
+def _plan_wgmma(plan: DotPlan, fn: ir.Operation, dots: list[ir.Operation], layout: Blocked) -> None:
+    """Takes the TMA + wgmma path when every dot can (wgmma.why_not), else records why not."""
+    warps = layout.warps_per_cta[0] if layout.warps_per_cta[1] == 1 else 0
+    args = list(fn.regions[0].blocks[0].arguments)
+    for dot in dots:
+        why = why_not(plan, dot, warps) if warps else "the kernel layout does not put every warp along M"
+        if why is None:
+            for role in ("lhs", "rhs"):
+                base = plan.operands[(dot, role)].source.operands[0]
+                if base not in args:
+                    why = f"its {role} does not read a tensor parameter directly"
+        if why is not None:
+            plan.wgmma_refused = f"the dot at {_where(dot)}: {why}"
+            return
+    plan.wgmma = True
+    maps: dict[tuple[int, tuple[int, int]], int] = {}
+    for dot in dots:
+        m = _tile_type(dot.results[0]).shape[0]
+        for role in ("lhs", "rhs"):
+            o = plan.operands[(dot, role)]
+            rows, cols = _tile_type(o.value).shape
+            copies, box = plan_copies(o, rows, cols, warps, m)
+            key = (args.index(o.source.operands[0]), box)
+            if key not in maps:
+                maps[key] = len(plan.tensor_maps)
+                plan.tensor_maps.append(TensorMap(*key))
+            plan.map_of[o.source] = maps[key]
+            plan.copies[o.source] = copies
 
 
 def _check_tensor_cores(dots: list[ir.Operation], layout: Blocked) -> None:
@@ -352,7 +408,9 @@ def _buffer(plan: DotPlan, operand: Operand, layout: Blocked) -> Buffer:
     k_extent = min(_tile_type(operand.dot.operands[0]).shape[1], K_CHUNK)
     reads = _read_model(layout, out_dim, out_extent, k_extent, eb, operand.contiguous_out)
     writes = _write_model(operand, rows, cols, eb)
-    if plan.tensorcore:
+    if plan.wgmma:
+        reads = writes = None  # TMA writes and wgmma reads the 128-byte swizzle: no bank conflicts to model
+    elif plan.tensorcore:
         reads = None  # ldmatrix phases read 8 rows of 16 bytes: padded_ld spreads them over the banks
     buffer = Buffer(
         name=name,
@@ -364,7 +422,9 @@ def _buffer(plan: DotPlan, operand: Operand, layout: Blocked) -> Buffer:
         reads=reads,
         writes=writes,
     )
-    if plan.tensorcore:
+    if plan.wgmma:
+        buffer.ld, buffer.align, buffer.swizzle = cols, ATOM, SWIZZLE
+    elif plan.tensorcore:
         buffer.ld = padded_ld(cols, eb)
     return buffer
 
@@ -540,14 +600,17 @@ class DotEmitter:
         self.kl = kl
         self.plan = plan
         self.views: dict[int, ir.Value] = {}
+        self.region: ir.Value | None = None  # the whole region as bytes (TMA copies view it)
         self.stage_offset: dict[ir.Operation, ir.Value] = {}  # staged load -> element offset of its stage
+        self.stage_index: dict[ir.Operation, ir.Value] = {}  # staged load -> its ring stage (wgmma)
+        self.wgmma = WgmmaEmitter(self) if plan.wgmma else None
 
     # ------------------------------------------------------------------ module-level
 
     def declare(self, module_block: ir.Block) -> None:
         """The extern shared region (NVGPU22 H1: public, no initializer, after the statics)."""
         decl = ir.Operation.parse(
-            f'memref.global "public" @{SMEM_SYMBOL} : memref<0xi8, {WORKGROUP}> {{alignment = 16 : i64}}'
+            f'memref.global "public" @{SMEM_SYMBOL} : memref<0xi8, {WORKGROUP}> {{alignment = {self.plan.align} : i64}}'
         )
         ir.InsertionPoint(module_block).insert(decl)
 
@@ -555,6 +618,9 @@ class DotEmitter:
         i64 = ir.IntegerType.get_signless(64)
         func.attributes["phobos.shared_bytes"] = ir.IntegerAttr.get(i64, self.plan.total_bytes)
         func.attributes["phobos.shared_plan"] = ir.StringAttr.get(json.dumps(self.plan.report(), sort_keys=True))
+        if self.plan.tensor_maps:
+            maps = [m.to_json() for m in self.plan.tensor_maps]
+            func.attributes["phobos.tensor_maps"] = ir.StringAttr.get(json.dumps(maps))
 
     def make_views(self) -> None:
         kl = self.kl
@@ -574,7 +640,7 @@ class DotEmitter:
                 self.views[i] = memref.ViewOp(view_t, region, offset, []).result
             return region
 
-        kl.at_entry(build)
+        self.region = kl.at_entry(build)
 
     def barrier_if(self, event_id) -> None:
         if self.plan.sync.barrier_before(event_id):
@@ -767,6 +833,9 @@ class DotEmitter:
             acc = kl.get(op.operands[2], op)
             m, n = _tile_type(op.results[0]).shape
             k_extent = _tile_type(op.operands[0]).shape[1]
+            if self.wgmma is not None:
+                kl.values[op.results[0]] = self.wgmma.dot(op, lhs, rhs, acc)
+                return
             if self.plan.tensorcore:
                 kl.values[op.results[0]] = MmaEmitter(self).dot(op, lhs, rhs, acc)
                 return

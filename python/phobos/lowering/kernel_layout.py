@@ -12,6 +12,7 @@ from mlir import ir
 from phobos.dialect import kernel as K
 from phobos.lowering.layout import Blocked, choose_blocked
 from phobos.lowering.placement import layout_rank, unit_dims_dropped
+from phobos.lowering.target import DEFAULT_CHIP
 
 MEMORY_OPS = ("tile.load_slice", "tile.store_slice", "tile.load", "tile.store")
 
@@ -52,12 +53,14 @@ def _tile_shapes(fn: ir.Operation) -> list[tuple[int, ...]]:
     return shapes
 
 
-def choose_kernel_layout(fn: ir.Operation) -> Blocked | None:
+def choose_kernel_layout(fn: ir.Operation, chip: str = DEFAULT_CHIP) -> Blocked | None:
     """The layout for `fn`'s tiles (None when it has none): shaped by its
     largest tile of the highest rank, preferring tiles that touch memory, with
     lanes along the last dimension, the widest proven vector width of its
     memory ops per thread, and warps from `tile.launch`. A kernel with a
-    `tile.dot` is laid out for its largest accumulator instead (dot_layout)."""
+    `tile.dot` is laid out for its largest accumulator instead (dot_layout;
+    under `@tensorcore` the mma accumulator layout, with all warps along M on
+    a chip with wgmma)."""
     rank = layout_rank(fn)
     shapes = [unit_dims_dropped(s, rank) for s in _tile_shapes(fn)]
     if not shapes:
@@ -67,7 +70,8 @@ def choose_kernel_layout(fn: ir.Operation) -> Blocked | None:
     if dots and rank == 2:
         shape = max(dots, key=lambda s: (_size(s), s))
         if K.TENSORCORE in fn.attributes and all(tensor_core_operands(op) for op in dot_ops):
-            layout = mma_layout(shape, K.launch(fn)["threads"])
+            threads = K.launch(fn)["threads"]
+            layout = (wgmma_layout(shape, threads) if has_wgmma(chip) else None) or mma_layout(shape, threads)
             if layout is not None:
                 return layout
         return dot_layout(shape, K.launch(fn)["threads"])
@@ -141,6 +145,30 @@ def mma_layout(shape: tuple[int, ...], threads: int) -> Blocked | None:
         return None
     _, wm, wn = best
     layout = Blocked((1, 2), (8, 4), (wm, wn), (1, 0))
+    layout.check()
+    return layout
+
+
+def has_wgmma(chip: str) -> bool:
+    """Whether `chip` has warpgroup wgmma (Hopper's arch-specific sm_90a)."""
+    return chip == "sm_90a"
+
+
+WGMMA_MAX_N = 256
+
+
+def wgmma_layout(shape: tuple[int, ...], threads: int) -> Blocked | None:
+    """The mma accumulator layout with every warp along M (wm = warps, wn = 1):
+    a warpgroup (4 warps) covers m64 tiles of the whole N, as one wgmma
+    m64nNk16 per k16 step does; each thread's row wraps pair up into its
+    warpgroup's m64 tiles (wgmma.py says how). None when the warps do not form
+    whole warpgroups, M is not a multiple of 16 x warps, or N does not fit one
+    instruction (8 to 256, a multiple of 8)."""
+    m, n = shape
+    warps = threads // 32
+    if warps % 4 or m % (16 * warps) or n % 8 or n > WGMMA_MAX_N:
+        return None
+    layout = Blocked((1, 2), (8, 4), (warps, 1), (1, 0))
     layout.check()
     return layout
 

@@ -13,6 +13,14 @@ only on `kt` and loop-invariant values, with S stages:
                the body, its dots reading stage i mod S
     after      wait_group 0                      (no copy lands after the loop)
 
+On the TMA + wgmma path (wgmma.py) the ring is the same with mbarriers for
+cp.async groups: before the prologue one thread arms the S stages' barriers
+(then a CTA barrier); each copy batch is that thread's TMA copies of the
+iteration, announced to the stage's barrier with their byte count; an
+iteration waits on its stage's barrier phase (which flips each time the
+ring wraps) instead of wait_group, and the copies of the stage refilled next
+go out after the iteration's CTA barrier, as before.
+
 Copies are `nvgpu.device_async_copy` of 4, 8 or 16 bytes (16 bypasses L1);
 masked chunks copy zero source bytes, so the stage holds zeros there (the
 src-size form of cp.async). The starts of the next iteration's loads are the
@@ -27,6 +35,8 @@ from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import arith, gpu, scf
+
+PROXY_FENCE = ("#nvvm.proxy_kind<async.shared>", "#nvvm.shared_space<cta>")
 
 
 def _i32_attr(n: int) -> ir.Attribute:
@@ -77,8 +87,11 @@ def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
         try:
             for s in slice_ops:
                 kl._op(s)
-            for ld, off in stage_offsets(stage).items():
-                emitter.copy(ld, emitter.plan.staged[ld].buffer, off, asynchronous=True)
+            if tma is not None:
+                tma.issue(plan.ring, S, plan.loads, stage)
+            else:
+                for ld, off in stage_offsets(stage).items():
+                    emitter.copy(ld, emitter.plan.staged[ld].buffer, off, asynchronous=True)
         finally:
             for r, v in saved.items():
                 if v is None:
@@ -90,33 +103,51 @@ def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
             else:
                 kl.values[iv_old] = saved_iv
 
+    tma = emitter.wgmma
+
     def issue_if(kt: ir.Value, stage: ir.Value) -> None:
         live = arith.CmpIOp(arith.CmpIPredicate.slt, kt, ub).result
+        if tma is not None:  # one thread issues the stage's TMA copies
+            live = arith.AndIOp(live, tma.leader()).result
         branch = scf.IfOp(live)
         with ir.InsertionPoint(branch.then_block):
             issue(kt, stage)
             scf.YieldOp([])
-        _commit()
+        if tma is None:
+            _commit()
 
+    extra = 3 if tma is not None else 2  # carried: read stage, write stage (and the barrier phase)
     with op.location:
         lb, ub, step = (kl.get(v, op) for v in (o.lowerBound, o.upperBound, o.step))
         emitter.barrier_if((op, "prologue"))
+        if tma is not None:
+            tma.init_ring(plan.ring, S)
+            gpu.BarrierOp()  # the barriers are armed for every thread
+            kind, space = (ir.Attribute.parse(a) for a in PROXY_FENCE)
+            # bytes the ring reuses may have been written by ordinary stores before the TMA copies
+            ir.Operation.create("nvvm.fence.proxy", attributes={"kind": kind, "space": space})
         for s in range(S - 1):
             kt = lb if s == 0 else arith.AddIOp(lb, arith.MulIOp(step, kl.index(s)).result).result
             issue_if(kt, kl.index(s))
         inits = [kl.get(v, op) for v in o.initArgs] + [kl.index(0), kl.index(S - 1)]
+        if tma is not None:
+            inits.append(arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result)
         loop = scf.ForOp(lb, ub, step, inits)
         iv = loop.induction_variable
         carried = list(loop.inner_iter_args)
-        read_stage, write_stage = carried[-2], carried[-1]
+        read_stage, write_stage = carried[-extra], carried[-extra + 1]
         kl.values[iv_old] = iv
-        for old, new in zip(list(body.arguments)[1:], carried[:-2]):
+        for old, new in zip(list(body.arguments)[1:], carried[:-extra]):
             kl.values[old] = new
         with ir.InsertionPoint(loop.body):
-            _wait(S - 2)
+            if tma is None:
+                _wait(S - 2)
             gpu.BarrierOp()
             ahead = arith.AddIOp(iv, arith.MulIOp(step, kl.index(S - 1)).result).result
             issue_if(ahead, write_stage)
+            if tma is not None:
+                tma.wait(plan.ring, S, read_stage, carried[-1])
+                emitter.stage_index.update({ld: read_stage for ld in plan.loads})
             emitter.stage_offset.update(stage_offsets(read_stage))
             ops = [x.operation for x in body.operations]
             for inner in ops[:-1]:
@@ -129,9 +160,16 @@ def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
                 return arith.SelectOp(wrapped, kl.index(0), bumped).result
 
             yields = [kl.get(v, terminator) for v in terminator.operands]
-            scf.YieldOp(yields + [advance(read_stage), advance(write_stage)])
+            next_read = advance(read_stage)
+            yields += [next_read, advance(write_stage)]
+            if tma is not None:  # the phase flips each time the ring wraps
+                wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, next_read, kl.index(0)).result
+                yields.append(arith.XOrIOp(carried[-1], wrapped).result)
+            scf.YieldOp(yields)
         for ld in plan.loads:
             emitter.stage_offset.pop(ld, None)
-        for old, new in zip(op.results, list(loop.results)[:-2]):
+            emitter.stage_index.pop(ld, None)
+        for old, new in zip(op.results, list(loop.results)[:-extra]):
             kl.values[old] = new
-        _wait(0)
+        if tma is None:
+            _wait(0)

@@ -10,8 +10,9 @@ number of pipeline stages. The planner
     32 more words), counts the wavefronts of the warp-0 accesses the caller
     describes (`Buffer.accesses(ld)`) with the bank model below, and keeps the
     cheapest, the smallest on ties;
-  * places: every buffer at a 16-byte aligned offset, largest first at the
-    lowest offset free over its live range, so buffers whose live ranges do
+  * places: every buffer at an offset aligned to its `align` (16 bytes, or
+    1024 for the 128-byte swizzled tiles TMA writes and wgmma reads),
+    largest first at the lowest offset free over its live range, so buffers whose live ranges do
     not overlap share bytes (the barrier planner then treats them as the same
     storage).
 
@@ -74,10 +75,12 @@ class Buffer:
     read_wavefronts: int = 0  # per pass of reads, at the chosen ld
     ideal_read_wavefronts: int = 0
     write_wavefronts: int = 0
+    align: int = ALIGN  # bytes; also the granule of each stage
+    swizzle: int = 0  # bytes of the TMA swizzle pattern the buffer is written with (0: none)
 
     @property
     def stage_bytes(self) -> int:
-        return round_up(self.rows * self.ld * self.element_bytes, ALIGN)
+        return round_up(self.rows * self.ld * self.element_bytes, self.align)
 
     @property
     def bytes(self) -> int:
@@ -105,6 +108,7 @@ class Buffer:
             "ideal_read_wavefronts": self.ideal_read_wavefronts,
             "bank_conflicts": self.read_wavefronts > self.ideal_read_wavefronts,
             "write_wavefronts": self.write_wavefronts,
+            **({"align": self.align, "swizzle": self.swizzle} if self.swizzle else {}),
         }
 
 
@@ -146,8 +150,8 @@ class Plan:
 
 
 def place(buffers: list[Buffer]) -> Plan:
-    """Gives every buffer an offset: largest first, at the lowest 16-byte aligned
-    offset that no buffer with an overlapping live range occupies."""
+    """Gives every buffer an offset: largest first, at the lowest offset aligned
+    to its `align` that no buffer with an overlapping live range occupies."""
     placed: list[Buffer] = []
     for b in sorted(buffers, key=lambda b: (-b.bytes, b.live)):
         busy = sorted(
@@ -157,7 +161,7 @@ def place(buffers: list[Buffer]) -> Plan:
         for start, end in busy:
             if offset + b.bytes <= start:
                 break
-            offset = max(offset, round_up(end, ALIGN))
+            offset = max(offset, round_up(end, b.align))
         b.offset = offset
         placed.append(b)
     return Plan(buffers)

@@ -284,6 +284,9 @@ class KernelLowering:
                 t = self._arg_type(p)
                 types.append(_i64() if isinstance(t, ir.IndexType) else t)
                 attrs.append(ir.DictAttr.get({}))
+        for _ in self.tensor_maps():  # after the ABI's own entries: the contract appends them so
+            types.append(_llvm_ptr())
+            attrs.append(ir.DictAttr.get({}))
         func = gpu.GPUFuncOp(
             ir.FunctionType.get(types, []), sym_name=self.name, kernel=True, known_block_size=[self.threads, 1, 1]
         )
@@ -296,6 +299,10 @@ class KernelLowering:
                 func.attributes[attr] = ir.IntegerAttr.get(i32, launch[fact])
         func.body.blocks.append(*types, arg_locs=[self.fn.location] * len(types))
         return func
+
+    def tensor_maps(self) -> list:
+        """The TMA tensor maps the dots read through (wgmma.TensorMap), one kernel parameter each."""
+        return self.dots.plan.tensor_maps if self.dots is not None else []
 
     def _arg_type(self, index: int) -> ir.Type:
         return self.fn.regions[0].blocks[0].arguments[index].type
@@ -313,6 +320,8 @@ class KernelLowering:
         self.views: dict[int, ir.Value] = {}
         self.strides: dict[tuple[int, int], ir.Value] = {}
         symbol_extent: dict[str, ir.Value] = {}
+        if self.tensor_maps():
+            self.dots.wgmma.bind_maps(args[len(abi) :])
         for entry, arg in zip(abi, args):
             p, kind = entry["param"], entry["kind"]
             if kind == "ptr":

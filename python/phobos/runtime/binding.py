@@ -42,6 +42,7 @@ FLOAT_DTYPES = ("f16", "bf16", "f32", "f64")
 # reads each through its own pointer, so only the value's own alignment matters).
 _SLOT_FORMAT = {
     "ptr": "Q",
+    "tensormap": "Q",  # the device address of the CUtensorMap (tensor_maps.py)
     "extent": "q",
     "stride": "q",
     "f16": "e6x",
@@ -300,6 +301,8 @@ class Signature:
                 values.append(device_strides(views[pi])[entry["axis"]])
             elif kind == "scalar":
                 values.append(scalar_value(self.params[pi].dtype, args[pi]))
+            elif kind == "tensormap":
+                values.append(0)  # per launch, from the plan's TensorMapSlot (the map depends on the address)
             else:
                 raise ValueError(f"contract of '{self.name}': unknown abi entry kind {kind!r}")
         return values

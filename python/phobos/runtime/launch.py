@@ -41,6 +41,7 @@ import numpy as np
 from . import driver
 from .arrays import HOST, ITEMSIZE, ArrayArg
 from .binding import Binding, Signature, bf16_bits, device_strides
+from .tensor_maps import TensorMapSlot
 
 _SYNC_ALWAYS = os.environ.get("PHOBOS_SYNC", "") not in ("", "0")
 _CONFIG = driver.LAUNCH_CONFIG_BYTES
@@ -196,10 +197,21 @@ class Plan:
         sig = self.signature
         abi = sig.abi
         # slots that change per launch, in the order `fire` packs them: pointers, then scalars
-        self.var_slots = [s for s, a in enumerate(abi) if a["kind"] == "ptr"] + [
-            s for s, a in enumerate(abi) if a["kind"] == "scalar"
-        ]
-        const_slots = [s for s, a in enumerate(abi) if a["kind"] not in ("ptr", "scalar")]
+        varying = ("ptr", "scalar", "tensormap")
+        self.var_slots = [s for kind in varying for s, a in enumerate(abi) if a["kind"] == kind]
+        const_slots = [s for s, a in enumerate(abi) if a["kind"] not in varying]
+        # a tensor map per base address of its argument, in this plan's layout (tensor_maps.py)
+        self.tensor_maps = {
+            s: TensorMapSlot(
+                self.device,
+                a,
+                sig.params[a["param"]].dtype,
+                binding.arrays[a["param"]].shape,
+                device_strides(binding.arrays[a["param"]]),
+            )
+            for s, a in enumerate(abi)
+            if a["kind"] == "tensormap"
+        }
         n = len(abi)
         self._slot_offsets = {slot: _CONFIG + 8 * i for i, slot in enumerate(self.var_slots + const_slots)}
         self._params_at = _CONFIG + 8 * n
@@ -236,6 +248,8 @@ class Plan:
         for how, pi in self.var_sources():
             if how == "ptr":
                 out.append(pointers[pi])
+            elif how == "tmap":  # pi is the slot
+                out.append(self.tensor_maps[pi](pointers[self.signature.abi[pi]["param"]]))
             elif how == "bf16":
                 out.append(bf16_bits(float(args[pi])))
             else:
@@ -251,6 +265,8 @@ class Plan:
             pi = entry["param"]
             if entry["kind"] == "ptr":
                 out.append(("ptr", pi))
+            elif entry["kind"] == "tensormap":
+                out.append(("tmap", slot))
             else:
                 out.append(("bf16" if sig.params[pi].dtype == "bf16" else "arg", pi))
         return out
@@ -348,6 +364,7 @@ def _generate_fire(plan: Plan):
     pointer = {pi: f"p{pi}" for pi in sig.tensors}
     spelled = {
         "ptr": lambda pi: pointer[pi],
+        "tmap": lambda slot: f"tensor_maps[{slot}]({pointer[sig.abi[slot]['param']]})",
         "bf16": lambda pi: f"bf16(float(args[{pi}]))",
         "arg": lambda pi: f"args[{pi}]",
     }
@@ -422,6 +439,7 @@ def _generate_fire(plan: Plan):
         "raise_error": driver.raise_error,
         "synchronize": driver.synchronize,
         "bf16": bf16_bits,
+        "tensor_maps": plan.tensor_maps,
     }
     exec("\n".join(lines), scope)
     return scope["fire"]

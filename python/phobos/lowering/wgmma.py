@@ -1,0 +1,315 @@
+"""`tile.dot` on Hopper's warpgroup tensor cores: TMA + mbarrier + wgmma (sm_90a).
+
+Under `@tensorcore` on sm_90a, a pipelined K loop whose dots read f16 (or
+bf16) tiles straight from 2-D tensors with 16-byte aligned rows runs as:
+
+  * **TMA** copies each operand tile into 128-byte swizzled shared memory
+    (one elected thread issues them; the tensor maps are kernel parameters
+    the runtime encodes once per argument layout). Out-of-bounds rows and
+    columns arrive as zeros, so ragged M, N and K need no masks;
+  * an **mbarrier** per ring stage: the issuing thread arms it with the
+    stage's byte count, and every thread waits on its phase before the
+    stage's wgmmas read it (pipeline.py runs the ring);
+  * **wgmma** m64nNk16, N the whole accumulator width, issued by each
+    warpgroup for its own m64 tiles, f32 accumulators in registers.
+
+The kernel layout is kernel_layout.wgmma_layout: the mma layout with every
+warp along M. Thread (warp w, lane l) holds, for row wrap v, the row
+v * 8 W + 8 w + l / 4 (W warps) and the columns 8 j + 2 (l % 4) + {0, 1}.
+wgmma gives warp q of warpgroup g, in its m64 tile i, the rows 16 q + 8 h +
+l / 4 and the same columns. Pairing v = 2 i + h, the two agree once A's
+8-row blocks are permuted in shared memory: the TMA box of A is 8 rows, and
+logical block (2 i + h) W + 4 g + q lands at physical block 8 (g I + i) +
+2 q + h (I = m64 tiles per warpgroup). The accumulator registers are then
+exactly the thread's elements of the kernel layout, so the epilogue (masks,
+conversions, stores) is the ordinary one.
+
+Shared-memory matrix descriptors (PTX "matrix descriptor"): the start
+address / 16, the leading byte offset / 16 at bit 16, the stride byte offset
+/ 16 at bit 32, and the swizzle mode at bit 62 (1: 128 bytes). A is K-major
+(rows of 64 k, 8-row atoms of 1024 bytes: stride 1024; each k16 step is 32
+bytes on). B is either [k][n] (MN-major, `trans-b`): 64-column blocks of
+TK rows, leading offset TK x 128 between the blocks, stride 1024, each k16
+step 16 rows (2048 bytes) on; or [n][k] as `dot_t` gives it (K-major, like A).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, llvm, memref, nvgpu, nvvm, scf, vector
+
+from phobos.analysis.kernel_facts import element_bytes
+from phobos.lowering.kernel_layout import WGMMA_MAX_N, vector_width
+
+SWIZZLE = 128  # bytes per swizzled row
+ATOM = 1024  # 8 rows of 128 bytes: the swizzle period, and the alignment TMA and wgmma need
+BLOCK_ROWS = 8  # rows of one TMA box of A
+K_STEP = 16
+WARPGROUP = 128
+K_TILE = 64  # k per stage: one 128-byte row of f16/bf16
+ELEMENTS = ("f16", "bf16")
+SPIN_TICKS = 10_000_000  # mbarrier.try_wait's suspend hint, in ns
+
+
+@dataclass
+class TensorMap:
+    """A tensor map kernel parameter: the runtime encodes `param`'s array with
+    this box (innermost first: elements of a row, rows) and 128-byte swizzle."""
+
+    param: int
+    box: tuple[int, int]
+
+    def to_json(self) -> dict:
+        return {"kind": "tensormap", "param": self.param, "box": list(self.box), "swizzle": SWIZZLE}
+
+
+@dataclass
+class Copy:
+    """One TMA copy of a staged load: the coordinates' offsets from the load's
+    start (innermost first) and the byte offset in the stage."""
+
+    offset: tuple[int, int]
+    at: int
+
+
+def a_block_order(m: int, warps: int) -> list[int]:
+    """physical 8-row block of each logical 8-row block of an [m, 64] A tile
+    (module docstring): the permutation that makes the wgmma fragments the
+    thread's elements of wgmma_layout."""
+    groups = warps // 4
+    tiles = m // (16 * warps)  # m64 tiles per warpgroup
+    order = [0] * (m // BLOCK_ROWS)
+    for i in range(tiles):
+        for h in range(2):
+            for g in range(groups):
+                for q in range(4):
+                    order[(2 * i + h) * warps + 4 * g + q] = 8 * (g * tiles + i) + 2 * q + h
+    return order
+
+
+def why_not(plan, dot: ir.Operation, warps: int) -> str | None:
+    """Why a @tensorcore dot cannot take the TMA + wgmma path (None when it can)."""
+    from phobos.lowering.dot import _tile_type, _where
+
+    m, n = _tile_type(dot.results[0]).shape
+    if warps % 4 or m % (16 * warps) or n % 8 or n > WGMMA_MAX_N:
+        return f"the [{m}, {n}] accumulator does not split into m64 x n tiles for {warps // 4} warpgroups"
+    for role in ("lhs", "rhs"):
+        o = plan.operands[(dot, role)]
+        if o.source is None or o.source not in plan.ring_of:
+            return f"its {role} is not a tile loaded in a pipelined loop (@pipeline) with nothing else reading it"
+        if o.role == "lhs" and o.transposed:
+            return "its lhs is transposed (wgmma reads A k-major here)"
+        t = _tile_type(o.source.results[0])
+        if t.rank != 2:
+            return f"its {role} is a rank-{t.rank} slice (TMA boxes here are 2-D)"
+        if str(t.element_type) not in ELEMENTS:
+            return f"its {role} has {t.element_type} elements"
+        if vector_width(o.source) * element_bytes(t.element_type) < 16:
+            return (
+                f"the rows of its {role} at {_where(o.source)} are not proven 16-byte aligned "
+                "(TMA needs 16-byte aligned rows and base)"
+            )
+        rows, cols = t.shape
+        if cols != K_TILE and not (o.role == "rhs" and not o.transposed):
+            return f"its {role} tile is [{rows}, {cols}]; the 128-byte swizzled rows hold k = {K_TILE}"
+        if o.role == "rhs" and not o.transposed and (rows != K_TILE or cols % 64):
+            return f"its rhs tile is [{rows}, {cols}]; [k, n] tiles need k = {K_TILE} and n a multiple of 64"
+    return None
+
+
+def plan_copies(operand, rows: int, cols: int, warps: int, m: int) -> tuple[list[Copy], tuple[int, int]]:
+    """The TMA copies that fill one stage of `operand`'s [rows, cols] buffer,
+    and the box (innermost first) of the tensor map they read."""
+    if operand.role == "lhs":  # [m][k] in 8-row boxes, permuted (a_block_order)
+        order = a_block_order(m, warps)
+        return [Copy((0, BLOCK_ROWS * lb), ATOM * pb) for lb, pb in enumerate(order)], (64, BLOCK_ROWS)
+    if not operand.transposed:  # [k][n]: 64-column blocks of k rows each
+        return [Copy((64 * c, 0), c * rows * SWIZZLE) for c in range(cols // 64)], (64, rows)
+    return [Copy((0, 0), 0)], (64, rows)  # [n][k]: one box
+
+
+class WgmmaEmitter:
+    """Emits the TMA copies and the wgmma dots of a DotEmitter (`dots`) in wgmma mode."""
+
+    def __init__(self, dots):
+        self.dots = dots
+        self.kl = dots.kl
+        self.maps: list[ir.Value] = []  # the tensor-map descriptors, in plan.tensor_maps order
+        self.barriers: dict[int, ir.Value] = {}  # ring -> its mbarrier group
+        self.descriptors: dict[int, ir.Value] = {}  # buffer -> its stage-0 matrix descriptor
+
+    # ------------------------------------------------------------------ setup
+
+    def bind_maps(self, args: list[ir.Value]) -> None:
+        """The tensor-map parameters (`!llvm.ptr`) as nvgpu descriptors."""
+        plan = self.dots.plan
+        for tm, arg in zip(plan.tensor_maps, args):
+            elem = self._element(tm.param)
+            t = ir.Type.parse(
+                f"!nvgpu.tensormap.descriptor<tensor = memref<{tm.box[1]}x{tm.box[0]}x{elem}, "
+                "#gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, "
+                "interleave = none>"
+            )
+            cast = ir.Operation.create("builtin.unrealized_conversion_cast", results=[t], operands=[arg])
+            self.maps.append(cast.results[0])
+
+    def _element(self, param: int) -> str:
+        arg = self.kl.fn.regions[0].blocks[0].arguments[param]
+        return str(ir.MemRefType(arg.type).element_type)
+
+    def barrier_group(self, ring: int, stages: int) -> ir.Value:
+        if ring not in self.barriers:
+            t = ir.Type.parse(
+                f"!nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = {stages}>"
+            )
+            self.barriers[ring] = self.kl.at_entry(lambda: nvgpu.MBarrierCreateOp(t).result)
+        return self.barriers[ring]
+
+    def init_ring(self, ring: int, stages: int) -> None:
+        """One thread arms the stages' mbarriers (one arrival each) and prefetches the maps."""
+        kl = self.kl
+        group = self.barrier_group(ring, stages)
+        leader = self.leader()
+        branch = scf.IfOp(leader)
+        with ir.InsertionPoint(branch.then_block):
+            for s in range(stages):
+                nvgpu.MBarrierInitOp(group, kl.index(1), kl.index(s))
+            nvvm.FenceMbarrierInitOp()
+            for m in self.maps:
+                nvgpu.TmaPrefetchOp(m)
+            scf.YieldOp([])
+
+    def leader(self) -> ir.Value:
+        kl = self.kl
+
+        def build():  # not kl.index(0): that constant is the entry anchor itself, after this point
+            zero = arith.ConstantOp(ir.IndexType.get(), 0).result
+            return arith.CmpIOp(arith.CmpIPredicate.eq, kl.tid, zero).result
+
+        if not hasattr(self, "_leader"):
+            self._leader = kl.at_entry(build)
+        return self._leader
+
+    # ------------------------------------------------------------------ copies
+
+    def issue(self, ring: int, stages: int, loads: list[ir.Operation], stage: ir.Value) -> None:
+        """The leader's TMA copies of `loads` (their starts already translated) into `stage`."""
+        kl, plan = self.kl, self.dots.plan
+        group = self.barrier_group(ring, stages)
+        tx = sum(plan.buffers[plan.staged[ld].buffer].stage_bytes for ld in loads)
+        nvgpu.MBarrierArriveExpectTxOp(group, kl.index(tx), stage)
+        for ld in loads:
+            o = plan.staged[ld]
+            buf = plan.buffers[o.buffer]
+            starts = [kl.get(s, ld) for s in ld.opview.starts]
+            base = arith.AddIOp(kl.index(buf.offset), arith.MulIOp(stage, kl.index(buf.stage_bytes)).result).result
+            index = plan.map_of[ld]
+            m, dst_t = self.maps[index], self._box_type(index)
+            for c in plan.copies[ld]:
+                at = arith.AddIOp(base, kl.index(c.at)).result if c.at else base
+                dst = memref.ViewOp(dst_t, self.dots.region, at, []).result
+                x = starts[1] if not c.offset[0] else arith.AddIOp(starts[1], kl.index(c.offset[0])).result
+                y = starts[0] if not c.offset[1] else arith.AddIOp(starts[0], kl.index(c.offset[1])).result
+                nvgpu.TmaAsyncLoadOp(dst, group, m, [x, y], stage)
+
+    def _box_type(self, map_index: int) -> ir.Type:
+        tm = self.dots.plan.tensor_maps[map_index]
+        elem = self._element(tm.param)
+        return ir.Type.parse(f"memref<{tm.box[1]}x{tm.box[0]}x{elem}, #gpu.address_space<workgroup>>")
+
+    def wait(self, ring: int, stages: int, stage: ir.Value, phase: ir.Value) -> None:
+        group = self.barrier_group(ring, stages)
+        nvgpu.MBarrierTryWaitParityOp(group, phase, self.kl.index(SPIN_TICKS), stage)
+
+    # ------------------------------------------------------------------ the dot
+
+    def _descriptor(self, buffer: int, leading: int) -> ir.Value:
+        """The stage-0 matrix descriptor of `buffer` (128-byte swizzle, stride 1024)."""
+        if buffer not in self.descriptors:
+            kl = self.kl
+            view = self.dots.views[buffer]
+
+            def build():
+                i64 = ir.IntegerType.get_signless(64)
+                address = arith.IndexCastOp(i64, memref.ExtractAlignedPointerAsIndexOp(view).result).result
+                field = arith.ShRUIOp(arith.AndIOp(address, kl.const(0x3FFFF, i64)).result, kl.const(4, i64)).result
+                fixed = (leading >> 4) << 16 | (ATOM >> 4) << 32 | 1 << 62
+                return arith.OrIOp(field, kl.const(fixed, i64)).result
+
+            self.descriptors[buffer] = kl.at_entry(build)
+        return self.descriptors[buffer]
+
+    def dot(self, op, lhs, rhs, acc):
+        kl, plan = self.kl, self.dots.plan
+        i64 = ir.IntegerType.get_signless(64)
+        m, n = ir.RankedTensorType(op.results[0].type).shape
+        k = ir.RankedTensorType(op.operands[0].type).shape[1]
+        warps = kl.threads // 32
+        tiles = m // (16 * warps)
+        cols = n // 8
+        a_buf, b_buf = plan.buffers[lhs.buffer], plan.buffers[rhs.buffer]
+        mn_major = not rhs.transposed
+        a_desc = self._descriptor(lhs.buffer, SWIZZLE * 64)
+        b_desc = self._descriptor(rhs.buffer, b_buf.rows * SWIZZLE if mn_major else SWIZZLE * 64)
+        stage = self.dots.stage_index[lhs.source]
+        b_stage = self.dots.stage_index[rhs.source]
+        group = kl.at_entry(lambda: arith.DivUIOp(kl.tid, kl.index(WARPGROUP)).result)
+
+        def at(desc, stage_value, stage_bytes, extra):
+            units = arith.MulIOp(stage_value, kl.index(stage_bytes >> 4)).result
+            if extra is not None:
+                units = arith.AddIOp(units, extra).result
+            return arith.AddIOp(desc, arith.IndexCastOp(i64, units).result).result
+
+        a_group = arith.MulIOp(group, kl.index(tiles * 64 * SWIZZLE >> 4)).result
+        a0 = at(a_desc, stage, a_buf.stage_bytes, a_group)
+        b0 = at(b_desc, b_stage, b_buf.stage_bytes, None)
+        f32 = ir.F32Type.get()
+        struct_t = ir.Type.parse("!llvm.struct<(" + ", ".join(["f32"] * (n // 2)) + ")>")
+        elem = ir.RankedTensorType(op.operands[0].type).element_type
+        wg_type = nvvm.WGMMATypes.f16 if isinstance(elem, ir.F16Type) else nvvm.WGMMATypes.bf16
+        shape = ir.Attribute.parse(f"#nvvm.shape<m = 64, n = {n}, k = {K_STEP}>")
+        row, col = ir.Attribute.parse("#nvvm.mma_layout<row>"), ir.Attribute.parse("#nvvm.mma_layout<col>")
+        width = 2 * cols  # registers of one row wrap
+
+        def register(i, h, j, c):
+            return (2 * i + h) * width + 2 * j + c
+
+        nvvm.WgmmaFenceAlignedOp()
+        out = [None] * ((2 * tiles) * width)
+        for i in range(tiles):
+            d = llvm.UndefOp(struct_t).result
+            for j in range(cols):
+                for h in range(2):
+                    for c in range(2):
+                        x = vector.ExtractOp(acc, [], [register(i, h, j, c)]).result
+                        d = llvm.InsertValueOp(d, x, [4 * j + 2 * h + c]).result
+            for kk in range(k // K_STEP):
+                da = arith.AddIOp(a0, kl.const((i * 64 * SWIZZLE + kk * 32) >> 4, i64)).result
+                step = kk * K_STEP * SWIZZLE if mn_major else kk * 32
+                db = b0 if not step else arith.AddIOp(b0, kl.const(step >> 4, i64)).result
+                d = nvvm.WgmmaMmaAsyncOp(
+                    struct_t,
+                    d,
+                    da,
+                    db,
+                    shape,
+                    wg_type,
+                    wg_type,
+                    nvvm.WGMMATypes.f32,
+                    nvvm.WGMMAScaleOut.one,
+                    nvvm.WGMMAScaleIn.one,
+                    nvvm.WGMMAScaleIn.one,
+                    row,
+                    row if mn_major else col,
+                ).result
+            for j in range(cols):
+                for h in range(2):
+                    for c in range(2):
+                        out[register(i, h, j, c)] = llvm.ExtractValueOp(f32, d, [4 * j + 2 * h + c]).result
+        nvvm.WgmmaGroupSyncAlignedOp()
+        nvvm.WgmmaWaitGroupSyncOp(0)
+        return vector.FromElementsOp(ir.VectorType(acc.type), out).result
