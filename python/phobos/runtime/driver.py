@@ -244,9 +244,16 @@ class Device:
                     raise CudaError(f"loading the cubin of '{entry}' failed: {name}: {text}{hint}", int(err), name)
                 self._modules[digest] = module
             fn = check(cu.cuModuleGetFunction(module, entry.encode()), f"cuModuleGetFunction('{entry}')")
-            if shared_bytes > 48 * 1024:  # dynamic shared memory beyond the default needs an opt-in
-                attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-                check(cu.cuFuncSetAttribute(fn, attr, shared_bytes), "cuFuncSetAttribute")
+            if shared_bytes:
+                # past 48 KB of static plus dynamic shared memory a launch needs the opt-in
+                # (the static part: mbarriers, ptxas's own)
+                static = check(
+                    cu.cuFuncGetAttribute(cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+                    "cuFuncGetAttribute",
+                )
+                if shared_bytes + int(static) > 48 * 1024:
+                    attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+                    check(cu.cuFuncSetAttribute(fn, attr, shared_bytes), "cuFuncSetAttribute")
             self._functions[(digest, entry)] = fn
             return fn
 
