@@ -38,7 +38,7 @@ from phobos.lowering.mma import MmaEmitter, check_shapes, padded_ld
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
 from phobos.lowering.target import max_shared_bytes
-from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, WgmmaEmitter, plan_copies, why_not
+from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, WgmmaEmitter, plan_copies, whole_a, why_not
 
 SMEM_SYMBOL = "__phobos_smem"
 WORKGROUP = "#gpu.address_space<workgroup>"
@@ -114,6 +114,7 @@ class DotPlan:
     tensor_maps: list[TensorMap] = field(default_factory=list)  # extra kernel parameters, in order
     map_of: dict[ir.Operation, int] = field(default_factory=dict)  # staged load -> its tensor map
     copies: dict[ir.Operation, list] = field(default_factory=dict)  # staged load -> its TMA copies (wgmma.Copy)
+    whole: dict[ir.Operation, int] = field(default_factory=dict)  # staged load -> the map of its one-copy tiles
     sync: SyncPlan | None = None
     total_bytes: int = 0
 
@@ -233,19 +234,26 @@ def _plan_wgmma(plan: DotPlan, fn: ir.Operation, dots: list[ir.Operation], layou
             plan.wgmma_refused = f"the dot at {_where(dot)}: {why}"
             return
     plan.wgmma = True
-    maps: dict[tuple[int, tuple[int, int]], int] = {}
+    maps: dict[TensorMap, int] = {}
+
+    def map_index(tm: TensorMap) -> int:
+        if tm not in maps:
+            maps[tm] = len(plan.tensor_maps)
+            plan.tensor_maps.append(tm)
+        return maps[tm]
+
     for dot in dots:
         m = _tile_type(dot.results[0]).shape[0]
         for role in ("lhs", "rhs"):
             o = plan.operands[(dot, role)]
+            param = args.index(o.source.operands[0])
             rows, cols = _tile_type(o.value).shape
             copies, box = plan_copies(o, rows, cols, warps, m)
-            key = (args.index(o.source.operands[0]), box)
-            if key not in maps:
-                maps[key] = len(plan.tensor_maps)
-                plan.tensor_maps.append(TensorMap(*key))
-            plan.map_of[o.source] = maps[key]
+            plan.map_of[o.source] = map_index(TensorMap(param, box))
             plan.copies[o.source] = copies
+            whole = whole_a(m, warps) if role == "lhs" else None
+            if whole is not None:
+                plan.whole[o.source] = map_index(TensorMap(param, whole.box, whole.split))
 
 
 def _check_tensor_cores(dots: list[ir.Operation], layout: Blocked) -> None:

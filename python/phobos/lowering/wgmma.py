@@ -53,16 +53,24 @@ ELEMENTS = ("f16", "bf16")
 SPIN_TICKS = 10_000_000  # mbarrier.try_wait's suspend hint, in ns
 
 
-@dataclass
+@dataclass(frozen=True)
 class TensorMap:
-    """A tensor map kernel parameter: the runtime encodes `param`'s array with
-    this box (innermost first: elements of a row, rows) and 128-byte swizzle."""
+    """A tensor map kernel parameter: the runtime encodes `param`'s 2-D array
+    with this box (innermost first) and 128-byte swizzle. Without `split` the
+    map is the array itself (row elements, rows). With it, the rows are split
+    into dimensions of (count, stride in rows), the last one's count the
+    whole number of its strides that fit (None): a view whose box lands
+    a tile's rows in another order (wgmma_layout's permuted A)."""
 
     param: int
-    box: tuple[int, int]
+    box: tuple[int, ...]
+    split: tuple[tuple[int | None, int], ...] | None = None
 
     def to_json(self) -> dict:
-        return {"kind": "tensormap", "param": self.param, "box": list(self.box), "swizzle": SWIZZLE}
+        out = {"kind": "tensormap", "param": self.param, "box": list(self.box), "swizzle": SWIZZLE}
+        if self.split is not None:
+            out["split"] = [list(x) for x in self.split]
+        return out
 
 
 @dataclass
@@ -120,6 +128,20 @@ def why_not(plan, dot: ir.Operation, warps: int) -> str | None:
     return None
 
 
+def whole_a(m: int, warps: int) -> TensorMap | None:
+    """The map that copies a whole [m, 64] A tile, permuted, in one TMA copy
+    (None where the tile holds several m64 tiles per warpgroup: that needs six
+    dimensions). Row v 8 W + 8 w + r of the tile (v = h, w = 4 g + q) is
+    r + 8 W h + 8 q + 32 g: dimensions r, h, q, g in the order the physical
+    blocks 2 q + h + 8 g run, and g's count left open so that its coordinate
+    carries the tile's start (m0 / 32). It reads rows past the tile's own
+    only where they are rows of the tensor: the kernel uses it for tiles
+    entirely inside."""
+    if m != 16 * warps:
+        return None
+    return TensorMap(-1, (64, BLOCK_ROWS, 2, 4, warps // 4), ((8, 1), (2, 8 * warps), (4, 8), (None, 32)))
+
+
 def plan_copies(operand, rows: int, cols: int, warps: int, m: int) -> tuple[list[Copy], tuple[int, int]]:
     """The TMA copies that fill one stage of `operand`'s [rows, cols] buffer,
     and the box (innermost first) of the tensor map they read."""
@@ -146,12 +168,10 @@ class WgmmaEmitter:
     def bind_maps(self, args: list[ir.Value]) -> None:
         """The tensor-map parameters (`!llvm.ptr`) as nvgpu descriptors."""
         plan = self.dots.plan
-        for tm, arg in zip(plan.tensor_maps, args):
-            elem = self._element(tm.param)
+        for index, arg in enumerate(args[: len(plan.tensor_maps)]):
             t = ir.Type.parse(
-                f"!nvgpu.tensormap.descriptor<tensor = memref<{tm.box[1]}x{tm.box[0]}x{elem}, "
-                "#gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, "
-                "interleave = none>"
+                f"!nvgpu.tensormap.descriptor<tensor = {self._box_type(index)}, swizzle = swizzle_128b, "
+                "l2promo = none, oob = zero, interleave = none>"
             )
             cast = ir.Operation.create("builtin.unrealized_conversion_cast", results=[t], operands=[arg])
             self.maps.append(cast.results[0])
@@ -206,19 +226,42 @@ class WgmmaEmitter:
             buf = plan.buffers[o.buffer]
             starts = [kl.get(s, ld) for s in ld.opview.starts]
             base = arith.AddIOp(kl.index(buf.offset), arith.MulIOp(stage, kl.index(buf.stage_bytes)).result).result
-            index = plan.map_of[ld]
-            m, dst_t = self.maps[index], self._box_type(index)
-            for c in plan.copies[ld]:
-                at = arith.AddIOp(base, kl.index(c.at)).result if c.at else base
-                dst = memref.ViewOp(dst_t, self.dots.region, at, []).result
-                x = starts[1] if not c.offset[0] else arith.AddIOp(starts[1], kl.index(c.offset[0])).result
-                y = starts[0] if not c.offset[1] else arith.AddIOp(starts[0], kl.index(c.offset[1])).result
-                nvgpu.TmaAsyncLoadOp(dst, group, m, [x, y], stage)
+            whole = plan.whole.get(ld)
+            if whole is None:
+                self._copies(ld, group, starts, base, stage)
+                continue
+            # a tile entirely inside the tensor in one copy, else box by box (zeros past the edge)
+            rows = ir.RankedTensorType(ld.results[0].type).shape[0]
+            extent = kl.extents[(plan.tensor_maps[whole].param, 0)]
+            end = arith.AddIOp(starts[0], kl.index(rows)).result
+            inside = arith.CmpIOp(arith.CmpIPredicate.ule, end, extent).result
+            branch = scf.IfOp(inside, [], has_else=True)
+            with ir.InsertionPoint(branch.then_block):
+                dst = memref.ViewOp(self._box_type(whole), self.dots.region, base, []).result
+                zero = kl.index(0)
+                block = arith.DivUIOp(starts[0], kl.index(32)).result
+                nvgpu.TmaAsyncLoadOp(dst, group, self.maps[whole], [starts[1], zero, zero, zero, block], stage)
+                scf.YieldOp([])
+            with ir.InsertionPoint(branch.else_block):
+                self._copies(ld, group, starts, base, stage)
+                scf.YieldOp([])
+
+    def _copies(self, ld, group, starts, base, stage) -> None:
+        """`ld`'s box-by-box copies (plan.copies) into the stage at byte `base`."""
+        kl, plan = self.kl, self.dots.plan
+        index = plan.map_of[ld]
+        m, dst_t = self.maps[index], self._box_type(index)
+        for c in plan.copies[ld]:
+            at = arith.AddIOp(base, kl.index(c.at)).result if c.at else base
+            dst = memref.ViewOp(dst_t, self.dots.region, at, []).result
+            x = starts[1] if not c.offset[0] else arith.AddIOp(starts[1], kl.index(c.offset[0])).result
+            y = starts[0] if not c.offset[1] else arith.AddIOp(starts[0], kl.index(c.offset[1])).result
+            nvgpu.TmaAsyncLoadOp(dst, group, m, [x, y], stage)
 
     def _box_type(self, map_index: int) -> ir.Type:
         tm = self.dots.plan.tensor_maps[map_index]
-        elem = self._element(tm.param)
-        return ir.Type.parse(f"memref<{tm.box[1]}x{tm.box[0]}x{elem}, #gpu.address_space<workgroup>>")
+        shape = "x".join(str(b) for b in reversed(tm.box))
+        return ir.Type.parse(f"memref<{shape}x{self._element(tm.param)}, #gpu.address_space<workgroup>>")
 
     def wait(self, ring: int, stages: int, stage: ir.Value, phase: ir.Value) -> None:
         group = self.barrier_group(ring, stages)

@@ -8,7 +8,10 @@ contract's `abi` as
 
 The map describes the whole argument: its extents and row pitch (the
 kernel's own bounds: TMA reads zeros outside them), the box one copy moves,
-128-byte swizzle. It is encoded on the host (`cuTensorMapEncodeTiled`, no
+128-byte swizzle. An entry with `"split": [[count, stride], ...]` views the
+rows of a 2-D argument as several dimensions instead (stride in rows; the
+last count null: as many whole strides as the rows hold), so that one box
+lands a tile's rows in the order the kernel wants them (lowering/wgmma.py). It is encoded on the host (`cuTensorMapEncodeTiled`, no
 device work), copied once into 128 bytes of device memory, and passed by
 address. A launch plan is fixed to one argument layout (shape and strides),
 so its maps differ only in the base address: `TensorMapSlot` keeps one map
@@ -34,21 +37,33 @@ class TensorMapError(ValueError):
     pass
 
 
-def encode(dtype: str, ptr: int, shape, strides, box, swizzle: int) -> bytes:
+def dimensions(shape, strides, split=None) -> tuple[list[int], list[int]]:
+    """(extents innermost first, strides in elements of every dimension past the first)."""
+    if split is None:
+        return [int(x) for x in reversed(shape)], [int(s) for s in reversed(strides[:-1])]
+    if len(shape) != 2:
+        raise TensorMapError(f"a split tensor map views a 2-D array, not rank {len(shape)}")
+    rows, pitch = int(shape[0]), int(strides[0])
+    extents = [int(shape[1])] + [int(c) if c is not None else max(1, rows // int(s)) for c, s in split]
+    return extents, [pitch * int(s) for _, s in split]
+
+
+def encode(dtype: str, ptr: int, shape, strides, box, swizzle: int, split=None) -> bytes:
     """The 128 bytes of a CUtensorMap over a row-major array (strides in
     elements, the last one 1), boxes of `box` (innermost first)."""
     if dtype not in _ELEMENT:
         raise TensorMapError(f"TMA tensor maps take f16, bf16 or f32 elements, not {dtype}")
     name, eb = _ELEMENT[dtype]
-    rank = len(shape)
     if ptr % 16:
         raise TensorMapError(f"a TMA tensor needs a 16-byte aligned base address, got {ptr:#x}")
-    pitches = [int(s) * eb for s in strides[:-1]]
+    extents, element_strides = dimensions(shape, strides, split)
+    rank = len(extents)
+    pitches = [s * eb for s in element_strides]
     if any(p % 16 for p in pitches):
         raise TensorMapError(f"a TMA tensor needs row pitches that are multiples of 16 bytes, got {pitches}")
     cu = driver.cu
-    dims = [cu.cuuint64_t(int(x)) for x in reversed(shape)]  # innermost first
-    byte_strides = [cu.cuuint64_t(p) for p in reversed(pitches)]
+    dims = [cu.cuuint64_t(x) for x in extents]
+    byte_strides = [cu.cuuint64_t(p) for p in pitches]
     boxes = [cu.cuuint32_t(int(b)) for b in box] + [cu.cuuint32_t(1)] * (rank - len(box))
     steps = [cu.cuuint32_t(1)] * rank
     err, tmap = cu.cuTensorMapEncodeTiled(
@@ -79,6 +94,7 @@ class TensorMapSlot:
         self.device = device
         self.dtype, self.shape, self.strides = dtype, tuple(shape), tuple(strides)
         self.box, self.swizzle = tuple(entry["box"]), int(entry.get("swizzle", 128))
+        self.split = entry.get("split")
         self.empty = any(s == 0 for s in self.shape)  # a kernel never copies from an empty tensor
         self.maps: dict[int, int] = {}
 
@@ -93,7 +109,7 @@ class TensorMapSlot:
             return 0
         if len(self.maps) >= LIMIT:
             self.release()
-        data = encode(self.dtype, ptr, self.shape, self.strides, self.box, self.swizzle)
+        data = encode(self.dtype, ptr, self.shape, self.strides, self.box, self.swizzle, self.split)
         self.device.make_current()
         address = self.device.alloc(MAP_BYTES)
         host = ctypes.create_string_buffer(data, MAP_BYTES)
