@@ -14,11 +14,12 @@ last count null: as many whole strides as the rows hold), so that one box
 lands a tile's rows in the order the kernel wants them (lowering/wgmma.py).
 
 A map is encoded on the host (`cuTensorMapEncodeTiled`, no device work),
-copied once into 128 bytes of device memory, and passed by address. A
-launch plan is fixed to one argument layout (shape and strides), so its maps differ only in the base address: `TensorMapSlot` keeps one map
-per address it has seen, and a launch with a known address costs a dict
-lookup. The device copies live as long as the plan (at most `LIMIT` per
-slot; past that, the slot waits for the device and starts over).
+copied once into 128 bytes of device memory, and passed by address. A launch
+plan is fixed to one argument layout (shape and strides), so its maps differ
+only in the base address: `TensorMapSlot` keeps one map per address it has
+seen, and a launch with a known address costs a dict lookup. The device
+copies live as long as the plan (at most `LIMIT` per slot; past that, the
+slot waits for the device and starts over).
 """
 
 from __future__ import annotations
