@@ -221,10 +221,12 @@ def plan_dots(
 
 def _plan_wgmma(plan: DotPlan, fn: ir.Operation, dots: list[ir.Operation], layout: Blocked) -> None:
     """Takes the TMA + wgmma path when every dot can (wgmma.why_not), else records why not."""
-    warps = layout.warps_per_cta[0] if layout.warps_per_cta[1] == 1 else 0
+    warps = layout.threads // 32
     args = list(fn.regions[0].blocks[0].arguments)
     for dot in dots:
-        why = why_not(plan, dot, warps) if warps else "the kernel layout does not put every warp along M"
+        why = why_not(plan, dot, warps)
+        if why is None and layout.warps_per_cta != (warps, 1):
+            why = "the kernel's tile.layout does not put every warp along M"
         if why is None:
             for role in ("lhs", "rhs"):
                 base = plan.operands[(dot, role)].source.operands[0]

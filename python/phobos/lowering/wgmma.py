@@ -106,8 +106,8 @@ def why_not(plan, dot: ir.Operation, warps: int) -> str | None:
         return f"the [{m}, {n}] accumulator does not split into m64 x n tiles for {warps // 4} warpgroups"
     for role in ("lhs", "rhs"):
         o = plan.operands[(dot, role)]
-        if o.source is None or o.source not in plan.ring_of:
-            return f"its {role} is not a tile loaded in a pipelined loop (@pipeline) with nothing else reading it"
+        if o.source is None:
+            return f"its {role} is not a tile loaded from a tensor with nothing else reading it"
         if o.role == "lhs" and o.transposed:
             return "its lhs is transposed (wgmma reads A k-major here)"
         t = _tile_type(o.source.results[0])
@@ -120,6 +120,8 @@ def why_not(plan, dot: ir.Operation, warps: int) -> str | None:
                 f"the rows of its {role} at {_where(o.source)} are not proven 16-byte aligned "
                 "(TMA needs 16-byte aligned rows and base)"
             )
+        if o.source not in plan.ring_of:
+            return f"its {role} is not loaded in a pipelined loop (@pipeline)"
         rows, cols = t.shape
         if cols != K_TILE and not (o.role == "rhs" and not o.transposed):
             return f"its {role} tile is [{rows}, {cols}]; the 128-byte swizzled rows hold k = {K_TILE}"
