@@ -124,11 +124,16 @@ def tensorcore_jobs():
         jobs.append((name, defines, examples, True))
     # sm_90a (TMA + wgmma): variants for the shapes whose rows TMA can read (16-byte pitches)
     for name, defines in t.WGMMA_VARIANTS:
-        examples = [gemm_args(*s, dtype=t.dtype_of(name), scalars=(), transposed=name == "hgemm_nt") for s in t.PITCHED]
+        nt = name == "hgemm_nt"
+        examples = [gemm_args(*s, dtype=t.dtype_of(name), scalars=(), transposed=nt) for s in t.PITCHED]
+        examples += [repacked_gemm_args(*s, dtype=t.dtype_of(name), transposed=nt) for s in t.REPACKED]
         jobs.append((name, defines, examples, True, "sm_90a"))
     for name, dtype, defines in b.WGMMA_VARIANTS:
         sizes = [s for s in b.SIZES if s[1] % 16 == 0 and s[2] % 16 == 0]
-        jobs.append((name, defines, [gemm_args(*s, dtype=dtype, scalars=()) for s in sizes], True, "sm_90a"))
+        examples = [gemm_args(*s, dtype=dtype, scalars=()) for s in sizes]
+        if name != "hgemm_aligned":
+            examples += [repacked_gemm_args(*s, dtype=dtype) for s in b.SIZES if s not in sizes]
+        jobs.append((name, defines, examples, True, "sm_90a"))
     return _merge(jobs)
 
 
@@ -162,6 +167,19 @@ def gemm_args(m, n, k, dtype="f32", pads=(0, 0, 0), scalars=(1.5, 0.5), transpos
 
     b = mat(n, k, pads[1]) if transposed else mat(k, n, pads[1])
     return (mat(m, k, pads[0]), b, like("f32", (m, n), strides=(n + pads[2], 1))) + tuple(scalars)
+
+
+def repacked_gemm_args(m, n, k, dtype="f16", transposed=False):
+    """A GEMM's arguments as the runtime repacks them (runtime/repack.py): A and B with rows
+    pitched to 16 elements, C as it is."""
+    from phobos.runtime.repack import PITCH_ELEMENTS
+
+    def pad(cols):
+        return -(-cols // PITCH_ELEMENTS) * PITCH_ELEMENTS - cols
+
+    return gemm_args(
+        m, n, k, dtype=dtype, pads=(pad(k), pad(k if transposed else n), 0), scalars=(), transposed=transposed
+    )
 
 
 def gemm_jobs():

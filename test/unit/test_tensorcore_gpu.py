@@ -33,6 +33,8 @@ WGMMA_VARIANTS = [
     ("bgemm", {"TK": 64}),
 ]
 PITCHED = [(1000, 1008, 1040), (17, 64, 16), (255, 272, 144), (256, 512, 128), (1024, 1024, 1024)]
+# shapes whose rows TMA cannot read: the runtime repacks A and B (runtime/repack.py)
+REPACKED = [(1000, 999, 1001), (255, 257, 129), (17, 33, 5)]
 
 
 def dtype_of(name: str) -> str:
@@ -65,8 +67,9 @@ def _check(kernel, m, n, k, dtype="f16", transposed=False, instruction=None):
     ref = av @ (bv.T if transposed else bv)
     size = np.abs(av) @ np.abs(bv.T if transposed else bv)
     c.check(ref, rtol=4 * (k + 8) * 2.0**-24, size=size)
-    if dtype == "f16":
+    if dtype == "f16":  # the inputs are untouched (guard zones included)
         a.check(av, rtol=0)
+        b.check(bv, rtol=0)
 
 
 @pytest.mark.parametrize("defines", VARIANTS, ids=str)
@@ -103,7 +106,17 @@ def test_wgmma(name, defines, shape):
     _check(kernel, *shape, dtype=dtype_of(name), transposed=name == "hgemm_nt", instruction="wgmma")
 
 
-def test_wgmma_falls_back_to_mma_sync_on_rows_tma_cannot_read():
-    """A K of 1001 halves gives rows of 2002 bytes: TMA refuses them, the generic variant runs mma.sync."""
+@pytest.mark.parametrize("name,defines", WGMMA_VARIANTS, ids=str)
+@pytest.mark.parametrize("shape", REPACKED, ids=str)
+def test_wgmma_on_repacked_operands(name, defines, shape):
+    """Rows of 1001 halves (2002 bytes) TMA cannot read: the launch copies A and B into 16-element
+    pitched scratch rows and runs the wgmma variant on them; the inputs stay untouched (_check)."""
+    kernel = aot(name, defines, chip="sm_90a")
+    _check(kernel, *shape, dtype=dtype_of(name), transposed=name == "hgemm_nt", instruction="wgmma")
+
+
+def test_wgmma_falls_back_to_mma_sync_on_rows_tma_cannot_read(monkeypatch):
+    """Without repacking (PHOBOS_REPACK=0), rows of 2002 bytes run the generic variant: mma.sync."""
+    monkeypatch.setenv("PHOBOS_REPACK", "0")
     kernel = aot("hgemm", {"TK": 64}, chip="sm_90a")
     _check(kernel, 255, 257, 1001, instruction="mma.sync")

@@ -38,10 +38,16 @@ from .arrays import HOST
 from .binding import Signature
 from .fingerprint import compiler_fingerprint
 from .launch import Plan, Variant, current_device, stream_handle
+from .repack import padded_view, plan_repack
 from .specialization import SpecKey, divisibility_class, implies, strength
 
 _MAX_PLANS = 512
 _UNPACKABLE = (struct.error, OverflowError)  # what packing a scalar of the wrong kind or size raises
+
+
+def _repack_enabled() -> bool:
+    """PHOBOS_REPACK=0 turns repacking off (repack.py): operands TMA cannot read then run as they are."""
+    return os.environ.get("PHOBOS_REPACK", "1") != "0"
 
 
 class CompilerUnavailableError(RuntimeError):
@@ -186,6 +192,7 @@ class _Launchable:
 
     def _plan(self, sig: Signature, args, views, grid, check: bool, layout: tuple) -> Plan:
         tuner = self._launch_tuner()
+        repack = None
         if tuner is not None:  # the tuned candidate's variant (tuning now on a new key)
             variant = self._tuned_variant(tuner, sig, args, views, grid)
             binding = variant.signature.bind(args, views, grid=grid, check_promises=check)
@@ -194,6 +201,13 @@ class _Launchable:
             variant = self._variant(binding.key, sig)
             if variant.signature.contract is not sig.contract and variant.signature.abi != sig.abi:
                 binding = variant.signature.bind(args, views, grid=grid, check_promises=check)
+            chosen = plan_repack(self, sig, binding, variant, views) if _repack_enabled() else None
+            if chosen is not None:  # TMA reads copies of the operands whose rows it cannot read
+                variant, repack = chosen
+                padded = list(views)
+                for i in repack.params:
+                    padded[i] = padded_view(views[i])
+                binding = variant.signature.bind(args, padded, grid=grid, check_promises=check)
         ordinal = binding.device
         unknown = [views[i] for i in sig.tensors if views[i].device is None]
         for view in unknown:  # generic arrays whose device _launch could not learn: the driver's error now
@@ -207,7 +221,9 @@ class _Launchable:
                 )
         if ordinal is None:
             ordinal = current_device()
-        plan = Plan(variant, binding, driver.get_device(ordinal), grid_callable=callable(grid), owner=self)
+        plan = Plan(
+            variant, binding, driver.get_device(ordinal), grid_callable=callable(grid), owner=self, repack=repack
+        )
         if unknown:
             return plan  # not cached: the device is not part of this layout
         if len(self._plans) >= _MAX_PLANS:
@@ -220,7 +236,12 @@ class _Launchable:
 
     def _register_fast(self, args, grid, check: bool, plan: Plan) -> None:
         """Let the generated front find `plan` for arguments like these (torch tensors, cupy arrays)."""
-        if check and not plan.host and (grid is None or type(grid) in (tuple, int) or callable(grid)):
+        if (
+            check
+            and not plan.host
+            and plan.repack is None
+            and (grid is None or type(grid) in (tuple, int) or callable(grid))
+        ):
             if self._fast is None:
                 self._fast = fastpath.FastPath(self.signature)
             if self._fast.register(args, grid, plan.fire):

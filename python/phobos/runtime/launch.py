@@ -174,9 +174,16 @@ class Plan:
     """A checked argument layout bound to a loaded variant."""
 
     def __init__(
-        self, variant: Variant, binding: Binding, device: driver.Device, grid_callable: bool = False, owner=None
+        self,
+        variant: Variant,
+        binding: Binding,
+        device: driver.Device,
+        grid_callable: bool = False,
+        owner=None,
+        repack=None,
     ):
         sig = variant.signature
+        self.repack = repack  # operands copied to pitched scratch rows before each launch (repack.py)
         self.name = sig.name
         self.variant = variant
         self.binding = binding
@@ -276,6 +283,10 @@ class Plan:
     def launch(self, args, views: list[ArrayArg | None], stream: int, sync: bool, grid=None) -> None:
         if self.host:
             return self._launch_host(args, views, stream, grid)
+        if self.repack is not None:
+            copies = self.repack.pointers(self.device, views, stream)
+            self.fire(args, stream, sync, grid, *[copies.get(i, views[i].ptr) for i in self.signature.tensors])
+            return None
         self.fire(args, stream, sync, grid, *[views[i].ptr for i in self.signature.tensors])
 
     def grid_of(self, grid) -> tuple[int, int, int]:
