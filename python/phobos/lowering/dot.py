@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf, vector
 
-from phobos.analysis.kernel_facts import element_bytes
+from phobos.analysis.kernel_facts import element_bytes, kernel_facts
 from phobos.diagnostics import file_location
 from phobos.dialect import kernel as K
 from phobos.lowering.kernel_layout import has_wgmma, is_mma_layout, ops_named, tensor_core_operands, vector_width
@@ -163,10 +163,16 @@ def plan_dots(
         for role, value in (("lhs", dot.operands[0]), ("rhs", dot.operands[1])):
             plan.operands[(dot, role)] = _classify(plan, dot, role, value)
     pipelining = K.PIPELINE in fn.attributes
+    tma = plan.tensorcore and has_wgmma(chip)
     if pipelining and dots:
-        _plan_pipelines(plan, fn)
-    if plan.tensorcore and has_wgmma(chip):
+        _plan_pipelines(plan, fn, tma)
+    if tma:
         _plan_wgmma(plan, fn, dots, layout)
+        if not plan.wgmma and pipelining:  # the ring is cp.async's after all: plan it with its limits
+            plan.pipelined.clear()
+            plan.ring_of.clear()
+            plan.pipeline_notes.clear()
+            _plan_pipelines(plan, fn, False)
     for operand in plan.operands.values():
         operand.buffer = len(plan.buffers)
         plan.elements[operand.buffer] = _tile_type(operand.value).element_type
@@ -223,15 +229,11 @@ def _plan_wgmma(plan: DotPlan, fn: ir.Operation, dots: list[ir.Operation], layou
     """Takes the TMA + wgmma path when every dot can (wgmma.why_not), else records why not."""
     warps = layout.threads // 32
     args = list(fn.regions[0].blocks[0].arguments)
+    facts = kernel_facts(fn)
     for dot in dots:
-        why = why_not(plan, dot, warps)
+        why = why_not(plan, dot, warps, facts, args)
         if why is None and layout.warps_per_cta != (warps, 1):
             why = "the kernel's tile.layout does not put every warp along M"
-        if why is None:
-            for role in ("lhs", "rhs"):
-                base = plan.operands[(dot, role)].source.operands[0]
-                if base not in args:
-                    why = f"its {role} does not read a tensor parameter directly"
         if why is not None:
             plan.wgmma_refused = f"the dot at {_where(dot)}: {why}"
             return
@@ -330,13 +332,14 @@ def _classify(plan: DotPlan, dot: ir.Operation, role: str, value: ir.Value) -> O
     return operand
 
 
-def _plan_pipelines(plan: DotPlan, fn: ir.Operation) -> None:
+def _plan_pipelines(plan: DotPlan, fn: ir.Operation, tma: bool) -> None:
+    """The @pipeline rings; `tma`: their copies may be TMA's (whole tiles: no piece size to respect)."""
     for loop in ops_named(fn, ("scf.for",)):
         body = loop.regions[0].blocks[0]
         loads = [op.operation for op in body.operations if op.operation in plan.staged]
         if not loads:
             continue
-        reason = _why_not_pipelined(loop, loads)
+        reason = _why_not_pipelined(loop, loads, tma)
         where = _where(loop)
         if reason is not None:
             plan.pipeline_notes.append({"loop": where, "applied": False, "reason": reason})
@@ -365,13 +368,13 @@ def copy_width(op: ir.Operation) -> int:
     return max(1, w)
 
 
-def _why_not_pipelined(loop: ir.Operation, loads: list[ir.Operation]) -> str | None:
+def _why_not_pipelined(loop: ir.Operation, loads: list[ir.Operation], tma: bool = False) -> str | None:
     body = loop.regions[0].blocks[0]
     iv = body.arguments[0]
     inside = {op.operation for op in body.operations}
     for ld in loads:
         eb = element_bytes(_tile_type(ld.results[0]).element_type)
-        if copy_width(ld) * eb < 4:
+        if not tma and copy_width(ld) * eb < 4:
             return f"the load at {_where(ld)} copies {copy_width(ld) * eb}-byte pieces; cp.async moves 4, 8 or 16"
         for start in list(ld.operands)[1:]:
             bad = _not_affine_in_iv(start, iv, inside)

@@ -40,8 +40,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, llvm, memref, nvgpu, nvvm, scf, vector
 
-from phobos.analysis.kernel_facts import element_bytes
-from phobos.lowering.kernel_layout import WGMMA_MAX_N, vector_width
+from phobos.lowering.kernel_layout import WGMMA_MAX_N
 
 SWIZZLE = 128  # bytes per swizzled row
 ATOM = 1024  # 8 rows of 128 bytes: the swizzle period, and the alignment TMA and wgmma need
@@ -97,8 +96,10 @@ def a_block_order(m: int, warps: int) -> list[int]:
     return order
 
 
-def why_not(plan, dot: ir.Operation, warps: int) -> str | None:
-    """Why a @tensorcore dot cannot take the TMA + wgmma path (None when it can)."""
+def why_not(plan, dot: ir.Operation, warps: int, facts, args: list) -> str | None:
+    """Why a @tensorcore dot cannot take the TMA + wgmma path (None when it can).
+    `facts`: the kernel's KernelFacts (what the specialisation key proves of
+    each tensor), `args`: the kernel's arguments."""
     from phobos.lowering.dot import _tile_type, _where
 
     m, n = _tile_type(dot.results[0]).shape
@@ -115,7 +116,14 @@ def why_not(plan, dot: ir.Operation, warps: int) -> str | None:
             return f"its {role} is a rank-{t.rank} slice (TMA boxes here are 2-D)"
         if str(t.element_type) not in ELEMENTS:
             return f"its {role} has {t.element_type} elements"
-        if vector_width(o.source) * element_bytes(t.element_type) < 16:
+        base = o.source.operands[0]
+        param = next((i for i, a in enumerate(args) if a == base), None)
+        if param is None:
+            return f"its {role} does not read a tensor parameter directly"
+        tensor = facts.tensors[param]
+        pitch = tensor.stride_multiple[0] * tensor.elem_bytes
+        if tensor.ptr_align % 16 or pitch % 16:
+            # TMA bounds the copies itself, so masks do not matter here: only the rows' alignment
             return (
                 f"the rows of its {role} at {_where(o.source)} are not proven 16-byte aligned "
                 "(TMA needs 16-byte aligned rows and base)"
