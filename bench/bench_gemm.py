@@ -32,10 +32,11 @@ SIZES = [(4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093)]
 
 
 def _resources(kernel, args) -> dict:
-    """Registers, local bytes, shared bytes and CTAs per SM of the variant `args` launch."""
+    """Registers, local bytes, shared bytes and CTAs per SM of the variant `args` launch
+    (the one that ran last, where the kernel has run: repacking may choose another)."""
     from cuda.bindings import driver as cu
 
-    variant = kernel._variant(kernel.key(*args), None)
+    variant = getattr(kernel, "_last", None) or kernel._variant(kernel.key(*args), None)
     sig = variant.signature
     err, module = cu.cuModuleLoadData(variant.cubin)
     _, fn = cu.cuModuleGetFunction(module, sig.entry.encode())

@@ -64,7 +64,7 @@ def _one(m: int, n: int, k: int, dtype: str) -> list[dict]:
         e = ((c.double() - ref).abs() / (size + 1e-30)).max().item()
         ms = common.gpu_time_ms(fn, warmup=3, reps=15)
         row = {"size": [m, n, k], "dtype": dtype, "impl": impl, "ms": ms, "TFLOP/s": flops / ms / 1e9}
-        row.update({"max_rel_err": e}, **(extra or {}))
+        row.update({"max_rel_err": e}, **((extra() if callable(extra) else extra) or {}))
         out.append(row)
 
     c16 = torch.empty(m, n, device="cuda", dtype=tdt)
@@ -77,14 +77,20 @@ def _one(m: int, n: int, k: int, dtype: str) -> list[dict]:
             continue
         kern = common.phobos_kernel(name, defines)
         tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items())) or "default"
-        record(f"phobos {name} {tiles}", lambda kern=kern: kern(a, b, c), c, _resources(kern, (a, b, c)))
+        resources = lambda kern=kern: _resources(kern, (a, b, c))  # noqa: E731
+        record(f"phobos {name} {tiles}", lambda kern=kern: kern(a, b, c), c, resources)
     for name, vdtype, defines in WGMMA_VARIANTS:
         # sizes whose rows TMA cannot read run on repacked copies of A and B (runtime/repack.py)
         if vdtype != dtype or (name == "hgemm_aligned" and (m % 128 or n % 256 or k % 64)):
             continue
         kern = common.phobos_kernel(name, defines, chip="sm_90a")
         tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items()))
-        record(f"phobos {name} {tiles} sm_90a", lambda kern=kern: kern(a, b, c), c, _resources(kern, (a, b, c)))
+        record(
+            f"phobos {name} {tiles} sm_90a",
+            lambda kern=kern: kern(a, b, c),
+            c,
+            lambda kern=kern: _resources(kern, (a, b, c)),  # after a launch: the variant that ran (repacked)
+        )
     return out
 
 
