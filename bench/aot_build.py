@@ -128,6 +128,14 @@ def tensorcore_jobs():
         examples = [gemm_args(*s, dtype=t.dtype_of(name), scalars=(), transposed=nt) for s in t.PITCHED]
         examples += [repacked_gemm_args(*s, dtype=t.dtype_of(name), transposed=nt) for s in t.REPACKED]
         jobs.append((name, defines, examples, True, "sm_90a"))
+    for defines in b.TF32_VARIANTS:
+        jobs.append(("tensorcore_tf32", defines, [gemm_args(*s, scalars=()) for s in b.SIZES], True))
+    for name, operand, out, _ in t.EXAMPLES:  # examples/: the generic variant for sm_90, the tests' shapes for sm_90a
+        jobs.append((name, {}, [], True))
+        c = {"out": out, "c_align": 1}  # the tests' C: a view into a NaN frame (any pitch, any alignment)
+        examples = [gemm_args(*s, dtype=operand, scalars=(), pads=(0, 0, 5), **c) for s in t.PITCHED[:3]]
+        examples += [repacked_gemm_args(*s, dtype=operand, c_pad=5, **c) for s in t.REPACKED[:2]]
+        jobs.append((name, {}, examples, True, "sm_90a"))
     for name, dtype, defines in b.WGMMA_VARIANTS:
         sizes = [s for s in b.SIZES if s[1] % 16 == 0 and s[2] % 16 == 0]
         examples = [gemm_args(*s, dtype=dtype, scalars=()) for s in sizes]
@@ -159,27 +167,27 @@ GEMM_PADS = [(3, 1, 5), (1, 0, 0), (0, 2, 0), (0, 0, 3)]
 GEMM_BENCH = [(4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093)]
 
 
-def gemm_args(m, n, k, dtype="f32", pads=(0, 0, 0), scalars=(1.5, 0.5), transposed=False):
+def gemm_args(m, n, k, dtype="f32", pads=(0, 0, 0), scalars=(1.5, 0.5), transposed=False, out="f32", c_align=16):
     from phobos.runtime.aot import like
 
     def mat(rows, cols, pad):
         return like(dtype, (rows, cols), strides=(cols + pad, 1))
 
     b = mat(n, k, pads[1]) if transposed else mat(k, n, pads[1])
-    return (mat(m, k, pads[0]), b, like("f32", (m, n), strides=(n + pads[2], 1))) + tuple(scalars)
+    c = like(out, (m, n), strides=(n + pads[2], 1), align=c_align)
+    return (mat(m, k, pads[0]), b, c) + tuple(scalars)
 
 
-def repacked_gemm_args(m, n, k, dtype="f16", transposed=False):
+def repacked_gemm_args(m, n, k, dtype="f16", transposed=False, **c):
     """A GEMM's arguments as the runtime repacks them (runtime/repack.py): A and B with rows
-    pitched to 16 elements, C as it is."""
+    pitched to 16 elements, C as it is (`c`: gemm_args's out and c_align, and c_pad, for it)."""
     from phobos.runtime.repack import PITCH_ELEMENTS
 
     def pad(cols):
         return -(-cols // PITCH_ELEMENTS) * PITCH_ELEMENTS - cols
 
-    return gemm_args(
-        m, n, k, dtype=dtype, pads=(pad(k), pad(k if transposed else n), 0), scalars=(), transposed=transposed
-    )
+    pads = (pad(k), pad(k if transposed else n), c.pop("c_pad", 0))
+    return gemm_args(m, n, k, dtype=dtype, pads=pads, scalars=(), transposed=transposed, **c)
 
 
 def gemm_jobs():

@@ -2,7 +2,8 @@
 
 Sizes 4096^3, 8192^3 and 4095x4097x4093; C = A B with f32 accumulation (C
 f32 for Phobos; cuBLAS and Triton write f16/bf16, which only makes their
-epilogue cheaper). Every result is checked against float64 first; times are
+epilogue cheaper); and f32 operands as tf32 (examples/tensorcore_tf32.ph against
+cuBLAS with TF32 allowed). Every result is checked against float64 first; times are
 medians of event-timed runs; TFLOP/s count 2 M N K.
 
 Targets (issue 11): at least 0.75x cuBLAS at 4096^3 and 8192^3, at least
@@ -29,6 +30,8 @@ VARIANTS = [
     ("bgemm", "bf16", {"TK": 64, "MINB": 2}),
     ("bgemm", "bf16", {}),
 ]
+# examples/tensorcore_tf32.ph (f32 operands as tf32 on mma.sync m16n8k8), sm_90
+TF32_VARIANTS = [{}, {"TM": 128, "TN": 128, "TK": 16, "W": 256}]
 # sm_90a: TMA + wgmma (built for the sizes whose rows TMA reads)
 WGMMA_VARIANTS = [
     ("hgemm", "f16", {"TK": 64}),
@@ -49,7 +52,7 @@ def _one(m: int, n: int, k: int, dtype: str) -> list[dict]:
     import torch
     import triton_kernels as tk
 
-    tdt = torch.float16 if dtype == "f16" else torch.bfloat16
+    tdt = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32}[dtype]
     flops = 2 * m * n * k
     a = torch.randn(m, k, device="cuda").to(tdt)
     b = torch.randn(k, n, device="cuda").to(tdt)
@@ -68,6 +71,19 @@ def _one(m: int, n: int, k: int, dtype: str) -> list[dict]:
         out.append(row)
 
     c16 = torch.empty(m, n, device="cuda", dtype=tdt)
+    if dtype == "tf32":  # cuBLAS on tf32 (TF32 on for this call only), the example kernel
+        before = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            record("cuBLAS", lambda: torch.mm(a, b, out=c16), c16)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = before
+        for defines in TF32_VARIANTS:
+            kern = common.phobos_kernel("tensorcore_tf32", defines)
+            tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items())) or "default"
+            resources = lambda kern=kern: _resources(kern, (a, b, c16))  # noqa: E731
+            record(f"phobos tensorcore_tf32 {tiles}", lambda kern=kern: kern(a, b, c16), c16, resources)
+        return out
     record("cuBLAS", lambda: torch.mm(a, b, out=c16), c16)
     if dtype == "f16":
         record("Triton", lambda: tk.launch_matmul(a, b, c16), c16)
@@ -95,7 +111,7 @@ def _one(m: int, n: int, k: int, dtype: str) -> list[dict]:
 
 
 def measure(m: int, n: int, k: int) -> list[dict]:
-    return _one(m, n, k, "f16") + _one(m, n, k, "bf16")
+    return _one(m, n, k, "f16") + _one(m, n, k, "bf16") + _one(m, n, k, "tf32")
 
 
 def main():

@@ -105,6 +105,9 @@ KERNELS = {
     "examples/scale.mlir": (_scale, {"Y"}),
     "examples/saxpy.ph": (_saxpy, set()),
     "examples/gemm_fp32.ph": (_gemm, set()),
+    "examples/tensorcore_f16.ph": (_matmul, {"C"}),
+    "examples/tensorcore_f16_acc16.ph": (_matmul, {"C"}, {"rtol": 2e-2}),  # f16 sums and an f16 C
+    "examples/tensorcore_tf32.ph": (_matmul, {"C"}),  # the interpreter's dot is f32 (the GPU's tf32)
     "bench/kernels/scale.ph": (_scale, {"Y"}),
     "bench/kernels/scale_aligned.ph": (_scale, {"Y"}),
     "bench/kernels/scale_rowwise.ph": (_scale, {"Y"}),
@@ -144,6 +147,7 @@ UNCOVERED = {
     "bench/kernels/minmax2d.ph",
     # bf16 operands (numpy has no bf16 arrays); on the GPU in test_tensorcore_gpu.py
     "bench/kernels/bgemm.ph",
+    "examples/tensorcore_bf16.ph",
 }
 RAGGED = [37, 129, 1, 200]  # extents for dimensions no promise covers
 

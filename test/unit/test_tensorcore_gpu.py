@@ -41,6 +41,15 @@ def dtype_of(name: str) -> str:
     return "bf16" if name == "bgemm" else "f16"
 
 
+# examples/: (source, operand type, C type), and whether it runs on wgmma on sm_90a
+EXAMPLES = [
+    ("tensorcore_f16", "f16", "f32", True),
+    ("tensorcore_f16_acc16", "f16", "f16", False),
+    ("tensorcore_bf16", "bf16", "bf16", True),
+    ("tensorcore_tf32", "f32", "f32", False),
+]
+
+
 def _operand(shape, dtype):
     import torch
 
@@ -120,3 +129,51 @@ def test_wgmma_falls_back_to_mma_sync_on_rows_tma_cannot_read(monkeypatch):
     monkeypatch.setenv("PHOBOS_REPACK", "0")
     kernel = aot("hgemm", {"TK": 64}, chip="sm_90a")
     _check(kernel, 255, 257, 1001, instruction="mma.sync")
+
+
+def _example_check(kernel, m, n, k, operand, out, instruction):
+    """An example's C = A B against float64, with the tolerance of its arithmetic: f32 sums of
+    exact products (f16, bf16), f16 sums (one rounding per k16 step), tf32 operands (rounded to 10
+    mantissa bits), and the rounding of a bf16 C; C sits in a NaN-filled frame that must stay NaN."""
+    import torch
+
+    a = _operand((m, k), operand)
+    b = _operand((k, n), operand)
+    tdt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[out]
+    frame = torch.full((m + 3, n + 5), float("nan"), dtype=tdt, device="cuda")
+    c = frame[1 : m + 1, 2 : n + 2]
+    kernel(a.view, b.view, c)
+    path = kernel._last.contract.get("shared_memory", {}).get("tensor_cores", {})
+    assert path.get("instruction") == instruction, path
+    av, bv = a.values.astype(np.float64), b.values.astype(np.float64)
+    ref, size = av @ bv, np.abs(av) @ np.abs(bv)
+    rtol = 4 * (k + 8) * 2.0**-24
+    if out == "f16":
+        rtol = (k / 16 + 2) * 2.0**-11
+    elif operand == "f32":
+        rtol += 1.01 * 2.0**-10
+    elif out == "bf16":
+        rtol += 2.0**-8
+    got = frame.float().cpu().numpy().astype(np.float64)
+    inner = got[1 : m + 1, 2 : n + 2]
+    outside = np.ones(got.shape, bool)
+    outside[1 : m + 1, 2 : n + 2] = False
+    assert np.isnan(got[outside]).all(), "the kernel wrote outside C"
+    assert not np.isnan(inner).any(), "some elements of C were never written"
+    err = np.abs(inner - ref)
+    worst = np.max(err / (size + 1e-300))
+    assert (err <= rtol * size).all(), f"max error {err.max()} (relative {worst}, allowed {rtol})"
+
+
+@pytest.mark.parametrize("name,operand,out,_", EXAMPLES, ids=[e[0] for e in EXAMPLES])
+@pytest.mark.parametrize("shape", RAGGED + WHOLE[:1], ids=str)
+def test_examples(name, operand, out, _, shape):
+    """examples/ on sm_90 (mma.sync; tf32 for f32 operands, f16 accumulators)."""
+    _example_check(aot(name), *shape, operand, out, "mma.sync")
+
+
+@pytest.mark.parametrize("name,operand,out,wgmma", EXAMPLES, ids=[e[0] for e in EXAMPLES])
+@pytest.mark.parametrize("shape", PITCHED[:3] + REPACKED[:2], ids=str)
+def test_examples_on_sm_90a(name, operand, out, wgmma, shape):
+    """examples/ built for sm_90a: wgmma where the dot can (repacked operands included), else mma.sync."""
+    _example_check(aot(name, chip="sm_90a"), *shape, operand, out, "wgmma" if wgmma else "mma.sync")

@@ -34,7 +34,7 @@ from phobos.diagnostics import file_location
 from phobos.dialect import kernel as K
 from phobos.lowering.kernel_layout import has_wgmma, is_mma_layout, ops_named, tensor_core_operands, vector_width
 from phobos.lowering.layout import Blocked
-from phobos.lowering.mma import MmaEmitter, check_shapes, padded_ld
+from phobos.lowering.mma import MmaEmitter, check_shapes, k_step, padded_ld
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
 from phobos.lowering.target import max_shared_bytes
@@ -269,8 +269,8 @@ def _check_tensor_cores(dots: list[ir.Operation], layout: Blocked) -> None:
             raise DotError(
                 dot,
                 f"@tensorcore: a dot of {a} x {b} into {acc} has no tensor-core instruction here "
-                "(mma.sync takes f16 x f16 or bf16 x bf16 into f32; convert the operands, or drop @tensorcore "
-                "to run it on CUDA cores)",
+                "(mma.sync takes f16 x f16 into f32 or f16, bf16 x bf16 into f32, and f32 x f32 into f32 "
+                "as tf32; convert the operands, or drop @tensorcore to run it on CUDA cores)",
             )
         m, n = _tile_type(dot.results[0]).shape
         k = _tile_type(dot.operands[0]).shape[1]
@@ -280,7 +280,7 @@ def _check_tensor_cores(dots: list[ir.Operation], layout: Blocked) -> None:
                 f"@tensorcore: the [{m}, {n}] accumulator does not split into m16 x n8 tiles for every warp "
                 "(use tiles whose rows are a multiple of 16 x the row warps and columns of 8 x the column warps)",
             )
-        why = check_shapes(m, n, k, *layout.warps_per_cta)
+        why = check_shapes(m, n, k, *layout.warps_per_cta, k_step(_tile_type(dot.operands[0]).element_type))
         if why is not None:
             raise DotError(dot, f"@tensorcore: {why}")
 

@@ -112,14 +112,16 @@ def dot_layout(shape: tuple[int, ...], threads: int) -> Blocked:
     return layout
 
 
-MMA_ELEMENTS = ("f16", "bf16")  # operand types mma.sync m16n8k16 takes (f32 accumulators)
+# (operand, accumulator) element types the tensor-core path takes: mma.sync m16n8k16 for
+# f16 (into f32 or f16) and bf16 (into f32), m16n8k8 on tf32 for f32 operands.
+MMA_TYPES = (("f16", "f32"), ("f16", "f16"), ("bf16", "f32"), ("f32", "f32"))
 
 
 def tensor_core_operands(dot: ir.Operation) -> bool:
-    """Whether a tile.dot's operands are of a type the tensor-core path takes."""
+    """Whether a tile.dot's operands and accumulator are of types the tensor-core path takes."""
     types = [str(ir.RankedTensorType(v.type).element_type) for v in list(dot.operands)[:2]]
     acc = str(ir.RankedTensorType(dot.results[0].type).element_type)
-    return types[0] == types[1] and types[0] in MMA_ELEMENTS and acc == "f32"
+    return types[0] == types[1] and (types[0], acc) in MMA_TYPES
 
 
 def mma_layout(shape: tuple[int, ...], threads: int) -> Blocked | None:

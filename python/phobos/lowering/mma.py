@@ -29,11 +29,17 @@ bf16 operands go through `nvvm.mma.sync` (nvgpu's op takes f16 and tf32 only).
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, nvgpu, nvvm, vector
+from mlir.dialects import arith, memref, nvgpu, nvvm, vector
 
 from phobos.lowering.layout import WARP_SIZE
 
-K_STEP = 16
+K_STEP = 16  # f16 / bf16: m16n8k16
+TF32_K_STEP = 8  # f32 operands as tf32: m16n8k8
+
+
+def k_step(element: ir.Type) -> int:
+    """The k of one mma.sync for operands of `element` (f32 ones run as tf32)."""
+    return TF32_K_STEP if isinstance(element, ir.F32Type) else K_STEP
 
 
 def padded_ld(cols: int, element_bytes: int) -> int:
@@ -47,10 +53,11 @@ def padded_ld(cols: int, element_bytes: int) -> int:
     return (pieces + 1) * per_piece
 
 
-def check_shapes(m: int, n: int, k: int, wm: int, wn: int) -> str | None:
+def check_shapes(m: int, n: int, k: int, wm: int, wn: int, step: int = K_STEP) -> str | None:
     """Why a [m, k] x [k, n] dot cannot run as whole mma tiles on wm x wn warps (None when it can)."""
-    if k % K_STEP:
-        return f"the reduced extent {k} is not a multiple of {K_STEP} (mma.sync m16n8k16 takes k in steps of 16)"
+    if k % step:
+        shape = "m16n8k16" if step == K_STEP else "m16n8k8 on tf32"
+        return f"the reduced extent {k} is not a multiple of {step} (mma.sync {shape} takes k in steps of {step})"
     if m % (16 * wm) or n % (8 * wn):
         return f"the [{m}, {n}] accumulator does not split into m16 x n8 tiles on {wm} x {wn} warps"
     return None
@@ -80,8 +87,8 @@ class MmaEmitter:
         rows = m // (8 * wm)  # the thread's row wraps
         cols = n // (8 * wn)  # its column wraps (two registers each)
         elem = ir.RankedTensorType(lhs.value.type).element_type
-        f32 = ir.F32Type.get()
-        frag_c = ir.VectorType.get([2, 2], f32)
+        acc_elem = ir.VectorType(acc.type).element_type
+        frag_c = ir.VectorType.get([2, 2], acc_elem)
         lane = self._lane()
         lane8 = kl.at_entry(lambda: arith.RemUIOp(lane, kl.index(8)).result)
         quarter = kl.at_entry(lambda: arith.DivUIOp(lane, kl.index(8)).result)  # which 8x8 matrix a lane addresses
@@ -93,7 +100,7 @@ class MmaEmitter:
         frags = {}
         for i in range(rows // 2):
             for j in range(cols):
-                frag = vector.BroadcastOp(frag_c, kl.const(0.0, f32)).result
+                frag = vector.BroadcastOp(frag_c, kl.const(0.0, acc_elem)).result
                 for half_row in range(2):
                     first = (2 * i + half_row) * width + 2 * j
                     pair = vector.ShuffleOp(acc, acc, [first, first + 1]).result
@@ -115,6 +122,8 @@ class MmaEmitter:
         a_k = arith.MulIOp(upper, kl.index(8)).result
         b_col0 = arith.MulIOp(warp_n, kl.index(8)).result
         lane16 = arith.RemUIOp(lane, kl.index(16)).result
+        if isinstance(elem, ir.F32Type):
+            return self._tf32(op, lhs, rhs, acc, frags, rows, cols, width, lane, warp_m, warp_n, k_extent)
         for k0 in range(0, k_extent, K_STEP):
             a_frags = []
             for i in range(rows // 2):
@@ -153,7 +162,11 @@ class MmaEmitter:
             for i in range(rows // 2):
                 for j in range(cols):
                     frags[(i, j)] = self._mma(a_frags[i], b_frags[j], frags[(i, j)], elem)
-        # back into the accumulator's register order
+        return self._registers(frags, rows, width, acc)
+
+    @staticmethod
+    def _registers(frags, rows: int, width: int, acc) -> ir.Value:
+        """The C fragments back in the accumulator's register order."""
         out = [None] * (rows * width)
         for (i, j), f in frags.items():
             for half_row in range(2):
@@ -162,6 +175,65 @@ class MmaEmitter:
                 out[first] = vector.ExtractOp(pair, [], [0]).result
                 out[first + 1] = vector.ExtractOp(pair, [], [1]).result
         return vector.FromElementsOp(ir.VectorType(acc.type), out).result
+
+    def _tf32(self, op, lhs, rhs, acc, frags, rows, cols, width, lane, warp_m, warp_n, k_extent):
+        """f32 operands on mma.sync m16n8k8 as tf32: each thread reads its fragment
+        elements from shared memory one by one (a_i = A[r + 8 (i % 2)][c + 4 (i / 2)],
+        b_i = B[c + 4 i][n] with r = l / 4, c = l % 4, n = l / 4 of the tile) and
+        rounds them to tf32 (cvt.rna), as cuBLAS does, rather than letting the
+        hardware truncate."""
+        kl = self.kl
+        wm, wn = kl.layout.warps_per_cta
+        f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
+        a_view, b_view = self.dots.views[lhs.buffer], self.dots.views[rhs.buffer]
+        a_ld, b_ld = self.dots.plan.buffers[lhs.buffer].ld, self.dots.plan.buffers[rhs.buffer].ld
+        a_stage, b_stage = self._start(lhs), self._start(rhs)
+        quad = arith.DivUIOp(lane, kl.index(4)).result  # r (A's row, B's column) of the fragment
+        pos = arith.RemUIOp(lane, kl.index(4)).result  # c (the k offset)
+        rna = ir.Attribute.parse("#nvvm.fp_rnd_mode<rna>")
+
+        def element(view, stage, ld, row, col, contiguous):
+            # [row][col] of a buffer that holds the operand as [out][k], or [k][out] when contiguous_out
+            r, c = (col, row) if contiguous else (row, col)
+            idx = arith.AddIOp(arith.MulIOp(r, kl.index(ld)).result, c).result
+            if stage is not None:
+                idx = arith.AddIOp(idx, stage).result
+            x = memref.LoadOp(view, [idx]).result
+            bits = nvvm.ConvertFloatToTF32Op(i32, x, rnd=rna).result
+            return arith.BitcastOp(f32, bits).result
+
+        def fragment(values, count):
+            out = vector.BroadcastOp(ir.VectorType.get([count, 1], f32), kl.const(0.0, f32)).result
+            for x, v in enumerate(values):
+                out = vector.InsertOp(v, out, [], [x, 0]).result
+            return out
+
+        a_row0 = arith.AddIOp(arith.MulIOp(warp_m, kl.index(8)).result, quad).result
+        b_col0 = arith.AddIOp(arith.MulIOp(warp_n, kl.index(8)).result, quad).result
+        shape = ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), x) for x in (16, 8, 8)])
+        for k0 in range(0, k_extent, TF32_K_STEP):
+            kc = arith.AddIOp(pos, kl.index(k0)).result
+            kc4 = arith.AddIOp(kc, kl.index(4)).result
+            a_frags = []
+            for i in range(rows // 2):
+                top = arith.AddIOp(a_row0, kl.index(2 * i * 8 * wm)).result
+                bottom = arith.AddIOp(top, kl.index(8 * wm)).result
+                values = [
+                    element(a_view, a_stage, a_ld, r, c, lhs.contiguous_out)
+                    for r, c in ((top, kc), (bottom, kc), (top, kc4), (bottom, kc4))
+                ]
+                a_frags.append(fragment(values, 4))
+            b_frags = []
+            for j in range(cols):
+                n = arith.AddIOp(b_col0, kl.index(j * 8 * wn)).result
+                values = [element(b_view, b_stage, b_ld, n, c, rhs.contiguous_out) for c in (kc, kc4)]
+                b_frags.append(fragment(values, 2))
+            for i in range(rows // 2):
+                for j in range(cols):
+                    frags[(i, j)] = nvgpu.MmaSyncOp(
+                        frags[(i, j)].type, a_frags[i], b_frags[j], frags[(i, j)], shape, tf32Enabled=ir.UnitAttr.get()
+                    ).result
+        return self._registers(frags, rows, width, acc)
 
     def _rows(self, frag, first: int, elem):
         """Rows first and first + 1 of an ldmatrix.x4 result, as an x2 fragment."""

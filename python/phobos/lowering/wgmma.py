@@ -103,6 +103,9 @@ def why_not(plan, dot: ir.Operation, warps: int, facts, args: list) -> str | Non
     from phobos.lowering.dot import _tile_type, _where
 
     m, n = _tile_type(dot.results[0]).shape
+    acc = _tile_type(dot.results[0]).element_type
+    if not isinstance(acc, ir.F32Type):
+        return f"its accumulator is {acc} (the wgmma path accumulates in f32)"
     if warps % 4 or m % (16 * warps) or n % 8 or n > WGMMA_MAX_N:
         return f"the [{m}, {n}] accumulator does not split into m64 x n tiles for {warps // 4} warpgroups"
     for role in ("lhs", "rhs"):
