@@ -12,6 +12,12 @@ dimension is contiguous); scalars are passed by value. The same list is the
     {"kind": "stride", "param": p, "axis": a}   i64, in elements
     {"kind": "scalar", "param": p}              by the parameter's dtype
 
+A kernel whose dots read by TMA (wgmma.py) takes, after these, one
+`{"kind": "tensormap", "param": p, "box": [...], "swizzle": 128}` per tensor
+map (u64: the device address of a CUtensorMap over parameter p, which the
+runtime encodes: runtime/tensor_maps.py); the lowering reports them and the
+compile driver appends them to the contract's `abi`.
+
 `describe_params` reads a kernel's `func.func` into plain data; the rest has
 no MLIR dependency.
 """
