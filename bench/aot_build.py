@@ -133,8 +133,9 @@ def tensorcore_jobs():
     for name, operand, out, _ in t.EXAMPLES:  # examples/: the generic variant for sm_90, the tests' shapes for sm_90a
         jobs.append((name, {}, [], True))
         c = {"out": out, "c_align": 1}  # the tests' C: a view into a NaN frame (any pitch, any alignment)
-        examples = [gemm_args(*s, dtype=operand, scalars=(), pads=(0, 0, 5), **c) for s in t.PITCHED[:3]]
-        examples += [repacked_gemm_args(*s, dtype=operand, c_pad=5, **c) for s in t.REPACKED[:2]]
+        scalars = (1.5, -0.75) if name == "tensorcore_f16" else ()  # alpha, beta
+        examples = [gemm_args(*s, dtype=operand, scalars=scalars, pads=(0, 0, 5), **c) for s in t.PITCHED[:3]]
+        examples += [repacked_gemm_args(*s, dtype=operand, c_pad=5, scalars=scalars, **c) for s in t.REPACKED[:2]]
         jobs.append((name, {}, examples, True, "sm_90a"))
     for name, dtype, defines in b.WGMMA_VARIANTS:
         sizes = [s for s in b.SIZES if s[1] % 16 == 0 and s[2] % 16 == 0]
@@ -187,7 +188,8 @@ def repacked_gemm_args(m, n, k, dtype="f16", transposed=False, **c):
         return -(-cols // PITCH_ELEMENTS) * PITCH_ELEMENTS - cols
 
     pads = (pad(k), pad(k if transposed else n), c.pop("c_pad", 0))
-    return gemm_args(m, n, k, dtype=dtype, pads=pads, scalars=(), transposed=transposed, **c)
+    scalars = c.pop("scalars", ())
+    return gemm_args(m, n, k, dtype=dtype, pads=pads, scalars=scalars, transposed=transposed, **c)
 
 
 def gemm_jobs():

@@ -131,6 +131,10 @@ def test_wgmma_falls_back_to_mma_sync_on_rows_tma_cannot_read(monkeypatch):
     _check(kernel, 255, 257, 1001, instruction="mma.sync")
 
 
+def name_takes_alpha_beta(kernel) -> bool:
+    return len(kernel.signature.params) == 5
+
+
 def _example_check(kernel, m, n, k, operand, out, instruction):
     """An example's C = A B against float64, with the tolerance of its arithmetic: f32 sums of
     exact products (f16, bf16), f16 sums (one rounding per k16 step), tf32 operands (rounded to 10
@@ -142,11 +146,20 @@ def _example_check(kernel, m, n, k, operand, out, instruction):
     tdt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[out]
     frame = torch.full((m + 3, n + 5), float("nan"), dtype=tdt, device="cuda")
     c = frame[1 : m + 1, 2 : n + 2]
-    kernel(a.view, b.view, c)
+    scalars, c0 = (), None
+    if name_takes_alpha_beta(kernel):  # C = alpha A B + beta C: C starts as random values
+        scalars = (1.5, -0.75)
+        c0 = np.random.default_rng().standard_normal((m, n)).astype(np.float32)
+        c.copy_(torch.from_numpy(c0).to(tdt))
+        c0 = c.float().cpu().numpy().astype(np.float64)
+    kernel(a.view, b.view, c, *scalars)
     path = kernel._last.contract.get("shared_memory", {}).get("tensor_cores", {})
     assert path.get("instruction") == instruction, path
     av, bv = a.values.astype(np.float64), b.values.astype(np.float64)
     ref, size = av @ bv, np.abs(av) @ np.abs(bv)
+    if c0 is not None:
+        ref = scalars[0] * ref + scalars[1] * c0
+        size = abs(scalars[0]) * size + abs(scalars[1] * c0)
     rtol = 4 * (k + 8) * 2.0**-24
     if out == "f16":
         rtol = (k / 16 + 2) * 2.0**-11
