@@ -9,7 +9,7 @@ medians of event-timed runs; TFLOP/s count 2 M N K.
 Targets (issue 11): at least 0.75x cuBLAS at 4096^3 and 8192^3, at least
 1.0x cuBLAS at 4095x4097x4093.
 
-    python bench/bench_hgemm.py
+    python bench/bench_hgemm.py [f16] [bf16] [tf32]
 """
 
 from __future__ import annotations
@@ -110,12 +110,18 @@ def _one(m: int, n: int, k: int, dtype: str) -> list[dict]:
     return out
 
 
-def measure(m: int, n: int, k: int) -> list[dict]:
-    return _one(m, n, k, "f16") + _one(m, n, k, "bf16") + _one(m, n, k, "tf32")
+DTYPES = ("f16", "bf16", "tf32")
+
+
+def measure(m: int, n: int, k: int, dtypes=DTYPES) -> list[dict]:
+    return [r for d in dtypes for r in _one(m, n, k, d)]
 
 
 def main():
-    results = [r for s in SIZES for r in measure(*s)]
+    import sys
+
+    dtypes = tuple(sys.argv[1:]) or DTYPES  # e.g. `python bench/bench_hgemm.py tf32`
+    results = [r for s in SIZES for r in measure(*s, dtypes)]
     path = common.save("hgemm", {"sizes": [list(s) for s in SIZES], "results": results})
     best: dict = {}
     for r in results:
