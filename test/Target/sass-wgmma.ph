@@ -12,6 +12,8 @@
 // RUN: phobos compile %S/../../bench/kernels/hgemm.ph -D TK=64 --chip sm_90a --emit=ptx --key='A=a16.e16x16.s16;B=a16.e16x16.s16;C=a16.e16x16.s16' | FileCheck %s --check-prefix=PTX
 // RUN: phobos compile %S/../../bench/kernels/hgemm.ph -D TK=64 --chip sm_90a --emit=contract --key='A=a16.e16x16.s16;B=a16.e16x16.s16;C=a16.e16x16.s16' | FileCheck %s --check-prefix=PLAN
 // RUN: phobos compile %S/../../bench/kernels/hgemm.ph -D TK=64 --chip sm_90a --emit=contract | FileCheck %s --check-prefix=GENERIC
+// RUN: phobos explain %S/../../bench/kernels/hgemm.ph -D TK=64 --chip sm_90a --key='A=a16.e16x16.s16;B=a16.e16x16.s16;C=a16.e16x16.s16' | FileCheck %s --check-prefix=EXPLAIN
+// RUN: phobos explain %S/../../bench/kernels/hgemm.ph -D TK=64 --chip sm_90a | FileCheck %s --check-prefix=EXPLAIN-GENERIC
 // RUN: phobos compile %S/../../bench/kernels/hgemm.ph -D TK=64 --chip sm_90a --emit=cubin --key='A=a16.e16x16.s16;B=a16.e16x16.s16;C=a16.e16x16.s16' -o %t.cubin
 // RUN: %nvdisasm -c %t.cubin 2>/dev/null | grep -c 'HGMMA.64x128x16.F32' | FileCheck %s --check-prefix=FOUR
 // RUN: %nvdisasm -c %t.cubin 2>/dev/null | grep -c 'UTMALDG.5D' | FileCheck %s --check-prefix=THREE
@@ -67,3 +69,9 @@
 // GENERIC: "tensor_cores": {
 // GENERIC-NEXT: "instruction": "mma.sync",
 // GENERIC-NEXT: "why not wgmma": "the dot at {{.*}}hgemm.ph:13:12: the rows of its lhs at {{.*}}hgemm.ph:13:16 are not proven 16-byte aligned (TMA needs 16-byte aligned rows and base)"
+
+// EXPLAIN: kernel 'hgemm': 256 threads, layout #tile.blocked<array<i64: 1, 2>, array<i64: 8, 4>, array<i64: 8, 1>, array<i64: 1, 0>>
+// EXPLAIN: load of 'A'
+// EXPLAIN: staged: TMA copies this tile into 128-byte swizzled shared memory
+// EXPLAIN: note: tensor cores: wgmma, its operands copied by TMA
+// EXPLAIN-GENERIC: note: tensor cores: ldmatrix + mma.sync; not wgmma: the dot at {{.*}}hgemm.ph:13:12: the rows of its lhs

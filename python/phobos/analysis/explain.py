@@ -680,9 +680,12 @@ def _lanes_and_lines(access: Access, before: _Before, op, layout: Blocked, place
     access.lines = _count_lines(lane_elements, strides, access.elem_bytes)
 
 
-def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str = "") -> KernelReport:
+def explain_kernel(
+    fn: ir.Operation, before: list[_Before], analysis, key: str = "", chip: str | None = None
+) -> KernelReport:
     """The report of one kernel after tile-elide-masks and tile-assign-layout;
-    `before` holds each access as it was before them (same order)."""
+    `before` holds each access as it was before them (same order). `chip`
+    decides the dots' instructions (wgmma on sm_90a)."""
     from phobos.lowering.kernel_layout import read_kernel_layout
     from phobos.lowering.placement import Placement, PlacementError
 
@@ -706,7 +709,7 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
         except PlacementError as e:
             report.notes.append(f"no lane picture: {e}")
     ops = _memory_ops(fn)
-    staged = _staged_loads(fn, layout, placement, report) if layout is not None else {}
+    staged = _staged_loads(fn, layout, placement, report, chip) if layout is not None else {}
     if _ops_named(fn, "tile.dot") and not report.shared_buffers:
         report.shared_memory_reported = False
     for index, (op, b) in enumerate(zip(ops, before)):
@@ -720,7 +723,7 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
         limits = [Limit(kind, FACT_OF_KIND[kind], bound, text) for kind, bound, text in facts.limits]
         width = proven
         if op in staged:
-            width = staged[op]
+            width = staged[op][0]
         elif layout is not None and placement is not None:
             placed = placement.placed_shape(value)
             last = placement.dims_of(value)[-1]
@@ -761,7 +764,12 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
                 f"{VECTOR_BYTES}-byte vectors are out of reach: the tile's last extent {access.tile[-1]} "
                 f"and {eb}-byte elements allow at most {facts.possible_width} per access"
             )
-        if op in staged:
+        if op in staged and staged[op][1]:
+            access.notes.append(
+                "staged: TMA copies this tile into 128-byte swizzled shared memory (lowering/wgmma.py); "
+                "no thread's lanes touch it"
+            )
+        elif op in staged:
             access.notes.append(
                 "staged: the dot lowering copies this tile into shared memory cooperatively "
                 f"({_plural(width, 'element')} per copy, lowering/dot.py); its lanes are not the kernel layout's "
@@ -775,10 +783,10 @@ def explain_kernel(fn: ir.Operation, before: list[_Before], analysis, key: str =
     return report
 
 
-def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelReport) -> dict:
+def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelReport, chip: str | None) -> dict:
     """The kernel's shared-memory plan (lowering/dot.py: the dots' operands and
     the scratch of reductions, scans and transposes) into the report; returns
-    the loads the dot lowering stages, each with its copy width."""
+    the loads the dot lowering stages, each with (its copy width, whether TMA copies it)."""
     exchanges = any(_ops_named(fn, n) for n in ("tile.reduce", "tile.scan", "tile.transpose"))
     if not _memory_ops(fn) or not (_ops_named(fn, "tile.dot") or exchanges):
         return {}
@@ -788,12 +796,17 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
 
     try:
         scratch = plan_scratch(fn, layout, placement, folded_transpose) if placement is not None else []
-        plan = plan_dots(fn, layout, K.launch(fn)["threads"], DEFAULT_CHIP, scratch)
+        plan = plan_dots(fn, layout, K.launch(fn)["threads"], chip or DEFAULT_CHIP, scratch)
     except (DotError, ReduceError) as e:
         report.notes.append(f"the lowering refuses this kernel's shared memory: {e}")
         return {}
     if plan is None:
         return {}
+    if plan.wgmma:
+        report.notes.append("tensor cores: wgmma, its operands copied by TMA (lowering/wgmma.py)")
+    elif plan.tensorcore:
+        why = f"; not wgmma: {plan.wgmma_refused}" if plan.wgmma_refused else ""
+        report.notes.append(f"tensor cores: ldmatrix + mma.sync{why}")
     report.shared_buffers = [
         SharedBuffer(
             b.name,
@@ -806,7 +819,7 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
     ]
     report.barriers = [Barrier(d.what, d.kept, d.reason) for d in plan.sync.decisions]
     report.shared_memory_reported = True
-    return {op: copy_width(op) for op in plan.staged}
+    return {op: (copy_width(op), plan.wgmma) for op in plan.staged}
 
 
 def _ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
@@ -834,7 +847,7 @@ def _prepared(module: ir.Operation) -> bool:
     return True
 
 
-def explain_module(module: ir.Operation, key: str = "") -> tuple[list[KernelReport], bool]:
+def explain_module(module: ir.Operation, key: str = "", chip: str | None = None) -> tuple[list[KernelReport], bool]:
     """The reports of every kernel of `module` (tile IR, verified), and whether
     the passes it ran succeeded (their errors are emitted at their ops). The
     module itself is not changed: when tile-elide-masks and tile-assign-layout
@@ -842,8 +855,9 @@ def explain_module(module: ir.Operation, key: str = "") -> tuple[list[KernelRepo
     module = module.operation
     if _prepared(module):
         analysis = AxisInfoAnalysis(module)
-        return [explain_kernel(fn, _before(fn, analysis), analysis, key) for fn in K.kernels(module)], True
+        return [explain_kernel(fn, _before(fn, analysis), analysis, key, chip) for fn in K.kernels(module)], True
 
+    from phobos.lowering.target import DEFAULT_CHIP
     from phobos.passes.tile_assign_layout import tile_assign_layout
     from phobos.passes.tile_elide_masks import tile_elide_masks
 
@@ -855,8 +869,8 @@ def explain_module(module: ir.Operation, key: str = "") -> tuple[list[KernelRepo
     with ir.Location.unknown(module.context):
         tile_elide_masks(work, runner)
         if not runner.failed:
-            tile_assign_layout(work, runner)
-    reports = [explain_kernel(fn, before[K.kernel_name(fn)], analysis, key) for fn in K.kernels(work)]
+            tile_assign_layout(work, runner, chip or DEFAULT_CHIP)
+    reports = [explain_kernel(fn, before[K.kernel_name(fn)], analysis, key, chip) for fn in K.kernels(work)]
     return reports, not runner.failed
 
 
@@ -976,7 +990,7 @@ def _explain_source(source, kernel, key, chip, defines, source_name) -> list[Ker
         D._select_kernel(job, kernel)
     job.run_stage(job.module, "tile", params)
     with job.context:
-        reports, ok = explain_module(job.module.operation, key_text)
+        reports, ok = explain_module(job.module.operation, key_text, chip)
     if not ok:
         raise job.failure("the access report could not be built")
     _name_input(reports, job.filename)
