@@ -71,7 +71,8 @@ def choose_kernel_layout(fn: ir.Operation, chip: str = DEFAULT_CHIP) -> Blocked 
         shape = max(dots, key=lambda s: (_size(s), s))
         if K.TENSORCORE in fn.attributes and all(tensor_core_operands(op) for op in dot_ops):
             threads = K.launch(fn)["threads"]
-            layout = (wgmma_layout(shape, threads) if has_wgmma(chip) else None) or mma_layout(shape, threads)
+            wgmma = has_wgmma(chip) and _tma_readable(fn, dot_ops)
+            layout = (wgmma_layout(shape, threads) if wgmma else None) or mma_layout(shape, threads)
             if layout is not None:
                 return layout
         return dot_layout(shape, K.launch(fn)["threads"])
@@ -149,6 +150,31 @@ def mma_layout(shape: tuple[int, ...], threads: int) -> Blocked | None:
     layout = Blocked((1, 2), (8, 4), (wm, wn), (1, 0))
     layout.check()
     return layout
+
+
+def _tma_readable(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
+    """Whether the dots may run on wgmma: f16/bf16 into f32, loaded from tensors with the
+    16-byte aligned bases and row pitches TMA needs (wgmma.why_not's first conditions).
+    Otherwise they run on mma.sync, which the squarer mma_layout suits better."""
+    from phobos.analysis.kernel_facts import kernel_facts
+
+    facts = kernel_facts(fn)
+    args = list(fn.regions[0].blocks[0].arguments)
+    for dot in dots:
+        operand = str(ir.RankedTensorType(dot.operands[0].type).element_type)
+        if operand not in ("f16", "bf16") or str(ir.RankedTensorType(dot.results[0].type).element_type) != "f32":
+            return False  # tf32 and f16 accumulators run on mma.sync
+        for v in list(dot.operands)[:2]:
+            op = v.owner if isinstance(v, ir.OpResult) else None
+            while op is not None and op.name in ("tile.transpose", "tensor.collapse_shape"):
+                inner = op.operands[0]
+                op = inner.owner if isinstance(inner, ir.OpResult) else None
+            if op is None or op.name != "tile.load_slice" or op.operands[0] not in args:
+                return False
+            t = facts.tensors[args.index(op.operands[0])]
+            if t.ptr_align % 16 or (t.stride_multiple[0] * t.elem_bytes) % 16:
+                return False
+    return True
 
 
 def has_wgmma(chip: str) -> bool:
