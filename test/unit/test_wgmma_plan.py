@@ -61,7 +61,7 @@ def test_one_copy_of_a_whole_tile_lands_the_rows_as_the_boxes_do(m, threads):
     """The split view's box, walked in its dimension order, is the physical
     buffer: its n-th 8-row block holds the rows a_block_order puts there."""
     warps = threads // 32
-    tm = whole_a(m, warps)
+    tm = whole_a(0, m, warps)
     assert tm is not None
     order = a_block_order(m, warps)
     physical_of = {pb: lb for lb, pb in enumerate(order)}
@@ -81,7 +81,7 @@ def test_one_copy_of_a_whole_tile_lands_the_rows_as_the_boxes_do(m, threads):
 
 
 def test_several_m64_tiles_per_warpgroup_have_no_single_copy():
-    assert whole_a(256, 8) is None  # two m64 tiles per warpgroup would need six dimensions
+    assert whole_a(0, 256, 8) is None  # two m64 tiles per warpgroup would need six dimensions
 
 
 def test_plain_maps_are_the_array_innermost_first():

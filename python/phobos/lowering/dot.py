@@ -257,9 +257,9 @@ def _plan_wgmma(plan: DotPlan, fn: ir.Operation, dots: list[ir.Operation], layou
             copies, box = plan_copies(o, rows, cols, warps, m)
             plan.map_of[o.source] = map_index(TensorMap(param, box))
             plan.copies[o.source] = copies
-            whole = whole_a(m, warps) if role == "lhs" else None
+            whole = whole_a(param, m, warps) if role == "lhs" else None
             if whole is not None:
-                plan.whole[o.source] = map_index(TensorMap(param, whole.box, whole.split))
+                plan.whole[o.source] = map_index(whole)
 
 
 def _check_tensor_cores(dots: list[ir.Operation], layout: Blocked) -> None:

@@ -152,17 +152,26 @@ def mma_layout(shape: tuple[int, ...], threads: int) -> Blocked | None:
     return layout
 
 
+WGMMA_ELEMENTS = ("f16", "bf16")  # operand types the wgmma path takes (into f32)
+
+
+def tma_rows(tensor) -> bool:
+    """Whether a tensor's facts (kernel_facts.TensorFacts) give the 16-byte aligned
+    base and row pitch TMA needs."""
+    return tensor.ptr_align % 16 == 0 and (tensor.stride_multiple[0] * tensor.elem_bytes) % 16 == 0
+
+
 def _tma_readable(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
-    """Whether the dots may run on wgmma: f16/bf16 into f32, loaded from tensors with the
-    16-byte aligned bases and row pitches TMA needs (wgmma.why_not's first conditions).
-    Otherwise they run on mma.sync, which the squarer mma_layout suits better."""
+    """Whether the dots may run on wgmma: f16/bf16 into f32, loaded from tensors TMA can
+    read (tma_rows; wgmma.why_not's first conditions). Otherwise they run on
+    mma.sync, which the squarer mma_layout suits better."""
     from phobos.analysis.kernel_facts import kernel_facts
 
     facts = kernel_facts(fn)
     args = list(fn.regions[0].blocks[0].arguments)
     for dot in dots:
         operand = str(ir.RankedTensorType(dot.operands[0].type).element_type)
-        if operand not in ("f16", "bf16") or str(ir.RankedTensorType(dot.results[0].type).element_type) != "f32":
+        if operand not in WGMMA_ELEMENTS or str(ir.RankedTensorType(dot.results[0].type).element_type) != "f32":
             return False  # tf32 and f16 accumulators run on mma.sync
         for v in list(dot.operands)[:2]:
             op = v.owner if isinstance(v, ir.OpResult) else None
@@ -171,8 +180,7 @@ def _tma_readable(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
                 op = inner.owner if isinstance(inner, ir.OpResult) else None
             if op is None or op.name != "tile.load_slice" or op.operands[0] not in args:
                 return False
-            t = facts.tensors[args.index(op.operands[0])]
-            if t.ptr_align % 16 or (t.stride_multiple[0] * t.elem_bytes) % 16:
+            if not tma_rows(facts.tensors[args.index(op.operands[0])]):
                 return False
     return True
 

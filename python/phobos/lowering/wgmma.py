@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, llvm, memref, nvgpu, nvvm, scf, vector
 
-from phobos.lowering.kernel_layout import WGMMA_MAX_N
+from phobos.lowering.kernel_layout import WGMMA_ELEMENTS, WGMMA_MAX_N, tma_rows
 
 SWIZZLE = 128  # bytes per swizzled row
 ATOM = 1024  # 8 rows of 128 bytes: the swizzle period, and the alignment TMA and wgmma need
@@ -48,7 +48,6 @@ BLOCK_ROWS = 8  # rows of one TMA box of A
 K_STEP = 16
 WARPGROUP = 128
 K_TILE = 64  # k per stage: one 128-byte row of f16/bf16
-ELEMENTS = ("f16", "bf16")
 SPIN_TICKS = 10_000_000  # mbarrier.try_wait's suspend hint, in ns
 
 
@@ -117,15 +116,13 @@ def why_not(plan, dot: ir.Operation, warps: int, facts, args: list) -> str | Non
         t = _tile_type(o.source.results[0])
         if t.rank != 2:
             return f"its {role} is a rank-{t.rank} slice (TMA boxes here are 2-D)"
-        if str(t.element_type) not in ELEMENTS:
+        if str(t.element_type) not in WGMMA_ELEMENTS:
             return f"its {role} has {t.element_type} elements"
         base = o.source.operands[0]
         param = next((i for i, a in enumerate(args) if a == base), None)
         if param is None:
             return f"its {role} does not read a tensor parameter directly"
-        tensor = facts.tensors[param]
-        pitch = tensor.stride_multiple[0] * tensor.elem_bytes
-        if tensor.ptr_align % 16 or pitch % 16:
+        if not tma_rows(facts.tensors[param]):
             # TMA bounds the copies itself, so masks do not matter here: only the rows' alignment
             return (
                 f"the rows of its {role} at {_where(o.source)} are not proven 16-byte aligned "
@@ -141,8 +138,8 @@ def why_not(plan, dot: ir.Operation, warps: int, facts, args: list) -> str | Non
     return None
 
 
-def whole_a(m: int, warps: int) -> TensorMap | None:
-    """The map that copies a whole [m, 64] A tile, permuted, in one TMA copy
+def whole_a(param: int, m: int, warps: int) -> TensorMap | None:
+    """The map of parameter `param` that copies a whole [m, 64] A tile, permuted, in one TMA copy
     (None where the tile holds several m64 tiles per warpgroup: that needs six
     dimensions). Row v 8 W + 8 w + r of the tile (v = h, w = 4 g + q) is
     r + 8 W h + 8 q + 32 g: dimensions r, h, q, g in the order the physical
@@ -152,7 +149,7 @@ def whole_a(m: int, warps: int) -> TensorMap | None:
     entirely inside."""
     if m != 16 * warps:
         return None
-    return TensorMap(-1, (64, BLOCK_ROWS, 2, 4, warps // 4), ((8, 1), (2, 8 * warps), (4, 8), (None, 32)))
+    return TensorMap(param, (64, BLOCK_ROWS, 2, 4, warps // 4), ((8, 1), (2, 8 * warps), (4, 8), (None, 32)))
 
 
 def plan_copies(operand, rows: int, cols: int, warps: int, m: int) -> tuple[list[Copy], tuple[int, int]]:
@@ -175,6 +172,7 @@ class WgmmaEmitter:
         self.maps: list[ir.Value] = []  # the tensor-map descriptors, in plan.tensor_maps order
         self.barriers: dict[int, ir.Value] = {}  # ring -> its mbarrier group
         self.descriptors: dict[int, ir.Value] = {}  # buffer -> its stage-0 matrix descriptor
+        self._leader: ir.Value | None = None  # thread 0's predicate, made on first use
 
     # ------------------------------------------------------------------ setup
 
@@ -222,7 +220,7 @@ class WgmmaEmitter:
             zero = arith.ConstantOp(ir.IndexType.get(), 0).result
             return arith.CmpIOp(arith.CmpIPredicate.eq, kl.tid, zero).result
 
-        if not hasattr(self, "_leader"):
+        if self._leader is None:
             self._leader = kl.at_entry(build)
         return self._leader
 

@@ -56,13 +56,6 @@ class Repack:
             out[p] = dst
         return out
 
-    def release(self, device) -> None:
-        if self.scratch:
-            driver.synchronize_context()
-            for ptr in self.scratch.values():
-                device.free(ptr)
-            self.scratch.clear()
-
 
 def _copy_rows(dst: int, dst_pitch: int, src: int, src_pitch: int, width: int, height: int, stream: int) -> None:
     cu = driver.cu
