@@ -64,18 +64,29 @@ def _operand(shape, dtype):
     return g
 
 
+def _ran(kernel, instruction: str) -> None:
+    """The variant that ran took the path the test is about."""
+    path = kernel._last.contract.get("shared_memory", {}).get("tensor_cores", {})
+    assert path.get("instruction") == instruction, path
+
+
+def _product(a, b, transposed=False):
+    """(A B in float64, |A| |B|: the size the error bounds scale with) of two operands' values."""
+    av, bv = a.values.astype(np.float64), b.values.astype(np.float64)
+    bv = bv.T if transposed else bv
+    return av @ bv, np.abs(av) @ np.abs(bv)
+
+
 def _check(kernel, m, n, k, dtype="f16", transposed=False, instruction=None):
     a = _operand((m, k), dtype)
     b = _operand((n, k) if transposed else (k, n), dtype)
     c = Guarded("torch", (m, n), poison=True)
     kernel(a.view, b.view, c.view)
-    if instruction is not None:  # the variant that ran took the path the test is about
-        path = kernel._last.contract.get("shared_memory", {}).get("tensor_cores", {})
-        assert path.get("instruction") == instruction, path
-    av, bv = a.values.astype(np.float64), b.values.astype(np.float64)
-    ref = av @ (bv.T if transposed else bv)
-    size = np.abs(av) @ np.abs(bv.T if transposed else bv)
+    if instruction is not None:
+        _ran(kernel, instruction)
+    ref, size = _product(a, b, transposed)
     c.check(ref, rtol=4 * (k + 8) * 2.0**-24, size=size)
+    av, bv = a.values.astype(np.float64), b.values.astype(np.float64)
     if dtype == "f16":  # the inputs are untouched (guard zones included)
         a.check(av, rtol=0)
         b.check(bv, rtol=0)
@@ -153,10 +164,8 @@ def _example_check(kernel, m, n, k, operand, out, instruction):
         c.copy_(torch.from_numpy(c0).to(tdt))
         c0 = c.float().cpu().numpy().astype(np.float64)
     kernel(a.view, b.view, c, *scalars)
-    path = kernel._last.contract.get("shared_memory", {}).get("tensor_cores", {})
-    assert path.get("instruction") == instruction, path
-    av, bv = a.values.astype(np.float64), b.values.astype(np.float64)
-    ref, size = av @ bv, np.abs(av) @ np.abs(bv)
+    _ran(kernel, instruction)
+    ref, size = _product(a, b)
     if c0 is not None:
         ref = scalars[0] * ref + scalars[1] * c0
         size = abs(scalars[0]) * size + abs(scalars[1] * c0)
