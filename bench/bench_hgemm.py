@@ -70,6 +70,13 @@ def _one(m: int, n: int, k: int, dtype: str) -> list[dict]:
         row.update({"max_rel_err": e}, **((extra() if callable(extra) else extra) or {}))
         out.append(row)
 
+    def phobos(name, defines, c, chip=None):
+        """Time one Phobos variant; its resources are asked for after it ran (the variant repacking chose)."""
+        kern = common.phobos_kernel(name, defines, chip=chip)
+        tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items())) or "default"
+        impl = f"phobos {name} {tiles}" + (f" {chip}" if chip else "")
+        record(impl, lambda: kern(a, b, c), c, lambda: _resources(kern, (a, b, c)))
+
     c16 = torch.empty(m, n, device="cuda", dtype=tdt)
     if dtype == "tf32":  # cuBLAS on tf32 (TF32 on for this call only), the example kernel
         before = torch.backends.cuda.matmul.allow_tf32
@@ -79,34 +86,20 @@ def _one(m: int, n: int, k: int, dtype: str) -> list[dict]:
         finally:
             torch.backends.cuda.matmul.allow_tf32 = before
         for defines in TF32_VARIANTS:
-            kern = common.phobos_kernel("tensorcore_tf32", defines)
-            tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items())) or "default"
-            resources = lambda kern=kern: _resources(kern, (a, b, c16))  # noqa: E731
-            record(f"phobos tensorcore_tf32 {tiles}", lambda kern=kern: kern(a, b, c16), c16, resources)
+            phobos("tensorcore_tf32", defines, c16)
         return out
     record("cuBLAS", lambda: torch.mm(a, b, out=c16), c16)
     if dtype == "f16":
         record("Triton", lambda: tk.launch_matmul(a, b, c16), c16)
     c = torch.empty(m, n, device="cuda", dtype=torch.float32)
+    whole = not (m % 128 or n % 256 or k % 64)  # what hgemm_aligned promises
     for name, vdtype, defines in VARIANTS:
-        if vdtype != dtype or (name == "hgemm_aligned" and (m % 128 or n % 256 or k % 64)):
-            continue
-        kern = common.phobos_kernel(name, defines)
-        tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items())) or "default"
-        resources = lambda kern=kern: _resources(kern, (a, b, c))  # noqa: E731
-        record(f"phobos {name} {tiles}", lambda kern=kern: kern(a, b, c), c, resources)
+        if vdtype == dtype and (name != "hgemm_aligned" or whole):
+            phobos(name, defines, c)
     for name, vdtype, defines in WGMMA_VARIANTS:
         # sizes whose rows TMA cannot read run on repacked copies of A and B (runtime/repack.py)
-        if vdtype != dtype or (name == "hgemm_aligned" and (m % 128 or n % 256 or k % 64)):
-            continue
-        kern = common.phobos_kernel(name, defines, chip="sm_90a")
-        tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items()))
-        record(
-            f"phobos {name} {tiles} sm_90a",
-            lambda kern=kern: kern(a, b, c),
-            c,
-            lambda kern=kern: _resources(kern, (a, b, c)),  # after a launch: the variant that ran (repacked)
-        )
+        if vdtype == dtype and (name != "hgemm_aligned" or whole):
+            phobos(name, defines, c, chip="sm_90a")
     return out
 
 
