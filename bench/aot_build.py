@@ -217,11 +217,17 @@ def fused_jobs():
     import test_fused_gpu as t
 
     jobs = []
+    from phobos.runtime.aot import like
+
+    for defines in t.ATTENTION_WGMMA:  # the tests' shapes: their rows are 16-byte pitched (TMA)
+        d = defines["D"]
+        shapes = [(like("f16", (h, s, d)),) * 4 + (d**-0.5,) for h, s in t.ATTENTION_SHAPES]
+        jobs.append(("attention_f16", defines, shapes, True, "sm_90a"))
     for name, variants in (
         ("softmax", t.SOFTMAX),
         ("layernorm", t.LAYERNORM),
         ("attention", t.ATTENTION),
-        ("attention_f16", t.ATTENTION),
+        ("attention_f16", t.ATTENTION_F16),
         ("cumsum_rows", t.CUMSUM),
         ("linear_attention", t.LINEAR_ATTENTION),
     ):
@@ -230,8 +236,6 @@ def fused_jobs():
     # the benchmark's variants, specialised for its shapes (whole 16-byte rows)
     import bench_fused as b
 
-    from phobos.runtime.aot import like
-
     m, n = b.ROWS
     rows = like("f32", (m, n))
     vec = like("f32", (n,))
@@ -239,10 +243,14 @@ def fused_jobs():
         jobs.append(("softmax", defines, [(rows, rows)], True))
     for defines in b.LAYERNORM:
         jobs.append(("layernorm", defines, [(rows, vec, vec, rows, 1e-5)], True))
-    for name, dtype in (("attention", "f32"), ("attention_f16", "f16")):
-        heads = like(dtype, (b.HEADS, b.SEQ, 64))
-        for defines in b.ATTENTION:
-            jobs.append((name, defines, [(heads,) * 4 + (0.125,)], True))
+    for name, dtype, variants, chip in (
+        ("attention", "f32", b.ATTENTION, None),
+        ("attention_f16", "f16", b.ATTENTION_F16, None),
+        ("attention_f16", "f16", b.ATTENTION_WGMMA, "sm_90a"),
+    ):
+        for defines in variants:
+            heads = like(dtype, (b.HEADS, b.SEQ, defines["D"]))
+            jobs.append((name, defines, [(heads,) * 4 + (defines["D"] ** -0.5,)], True, *([chip] if chip else [])))
     return _merge(jobs)
 
 

@@ -19,6 +19,9 @@ the tensor cores of issue 11).
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
 import common
 
 ROWS = (32768, 4096)
@@ -26,6 +29,21 @@ SOFTMAX = [{"BN": 4096, "W": w} for w in (256, 512, 1024)]
 LAYERNORM = [{"BN": 4096, "W": w} for w in (256, 512, 1024)]
 HEADS, SEQ = 128, 4096
 ATTENTION = [{"BM": 64, "BN": 64, "D": 64, "W": 256}, {"BM": 64, "BN": 32, "D": 64, "W": 256}]
+ATTENTION_F16 = [
+    {"BM": 64, "BN": 64, "D": 64, "W": 128},
+    {"BM": 128, "BN": 64, "D": 64, "W": 256},
+    {"BM": 128, "BN": 128, "D": 64, "W": 256},
+    {"BM": 64, "BN": 128, "D": 64, "W": 128},
+    {"BM": 64, "BN": 64, "D": 128, "W": 128},
+    {"BM": 128, "BN": 64, "D": 128, "W": 256},
+    {"BM": 128, "BN": 128, "D": 128, "W": 256},
+]
+ATTENTION_WGMMA = [
+    {"BM": 64, "BN": 64, "D": 64, "W": 128},
+    {"BM": 128, "BN": 64, "D": 64, "W": 256},
+    {"BM": 64, "BN": 64, "D": 128, "W": 128},
+    {"BM": 128, "BN": 64, "D": 128, "W": 256},
+]
 EPS = 1e-5
 
 
@@ -78,9 +96,21 @@ def _rows_kernels():
     return out
 
 
-def _attention_one(dtype, name: str, d: int = 64) -> list[dict]:
+def _sdpa_backends():
+    """(label, backends) for torch's scaled_dot_product_attention: its flash kernel
+    (FlashAttention-2), cuDNN's where torch has it, and torch's own choice."""
+    from torch.nn.attention import SDPBackend
+
+    out = [("torch sdpa flash", [SDPBackend.FLASH_ATTENTION])]
+    if hasattr(SDPBackend, "CUDNN_ATTENTION"):
+        out.append(("torch sdpa cudnn", [SDPBackend.CUDNN_ATTENTION]))
+    out.append(("torch sdpa default", None))
+    return out
+
+
+def _attention_one(dtype, name: str, variants: list[dict], d: int, wgmma: tuple = ()) -> list[dict]:
     import torch
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention import sdpa_kernel
 
     flops = 4 * HEADS * SEQ * SEQ * d
     scale = d**-0.5
@@ -94,52 +124,74 @@ def _attention_one(dtype, name: str, d: int = 64) -> list[dict]:
         return ((got[:8].double() - ref).abs() / (size + 1e-30)).max().item()
 
     out = []
-    for defines in ATTENTION:
-        kern = common.phobos_kernel(name, defines)
+    for defines, chip in [(x, None) for x in variants] + [(x, "sm_90a") for x in wgmma]:
+        if defines["D"] != d:
+            continue
+        kern = common.phobos_kernel(name, defines, chip)
         o.fill_(float("nan"))
         kern(q, k, v, o, scale)
         torch.cuda.synchronize()
         e = err(o)
-        ms = common.gpu_time_ms(lambda kern=kern: kern(q, k, v, o, scale), warmup=1, reps=5)
-        tiles = f"BM={defines['BM']} BN={defines['BN']}"
-        out.append({"kernel": name, "impl": f"phobos {tiles}", "ms": ms, "TFLOP/s": flops / ms / 1e9, "max_rel_err": e})
+        ms = common.gpu_time_ms(lambda kern=kern: kern(q, k, v, o, scale), warmup=2, reps=10)
+        tiles = f"BM={defines['BM']} BN={defines['BN']} W={defines['W']}" + (f" {chip}" if chip else "")
+        out.append(
+            {"kernel": name, "D": d, "impl": f"phobos {tiles}", "ms": ms, "TFLOP/s": flops / ms / 1e9, "max_rel_err": e}
+        )
     qb, kb, vb = (t.view(4, HEADS // 4, SEQ, d) for t in (q, k, v))
     sdpa = torch.nn.functional.scaled_dot_product_attention
-    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
-        e = err(sdpa(qb, kb, vb).reshape(HEADS, SEQ, d))
-        ms = common.gpu_time_ms(lambda: sdpa(qb, kb, vb), warmup=2, reps=10)
-    out.append({"kernel": name, "impl": "torch sdpa", "ms": ms, "TFLOP/s": flops / ms / 1e9, "max_rel_err": e})
+    for label, backends in _sdpa_backends() if dtype == torch.float16 else [("torch sdpa", None)]:
+        try:
+            with sdpa_kernel(backends) if backends else contextlib.nullcontext():
+                e = err(sdpa(qb, kb, vb).reshape(HEADS, SEQ, d))
+                ms = common.gpu_time_ms(lambda: sdpa(qb, kb, vb), warmup=2, reps=10)
+        except RuntimeError as x:  # a backend this torch or card lacks
+            print(f"{label}: not run ({str(x).splitlines()[0]})")
+            continue
+        out.append({"kernel": name, "D": d, "impl": label, "ms": ms, "TFLOP/s": flops / ms / 1e9, "max_rel_err": e})
     return out
 
 
 def _attention():
     import torch
 
-    return _attention_one(torch.float32, "attention") + _attention_one(torch.float16, "attention_f16")
+    out = _attention_one(torch.float32, "attention", ATTENTION, 64)
+    for d in (64, 128):
+        out += _attention_one(torch.float16, "attention_f16", ATTENTION_F16, d, ATTENTION_WGMMA)
+    return out
 
 
 def main():
-    record = {"rows": list(ROWS), "heads": HEADS, "seq": SEQ, "results": _rows_kernels() + _attention()}
-    path = common.save("fused", record)
+    """`python bench/bench_fused.py [rows] [attention]`: both parts unless one is named."""
+    parts = set(sys.argv[1:]) or {"rows", "attention"}
+    results = (_rows_kernels() if "rows" in parts else []) + (_attention() if "attention" in parts else [])
+    record = {"rows": list(ROWS), "heads": HEADS, "seq": SEQ, "results": results}
+    path = common.save("fused" if parts == {"rows", "attention"} else "fused_" + "_".join(sorted(parts)), record)
     rows = []
     best = {}
-    for r in record["results"]:
-        key = (r["kernel"], r["impl"].split()[0])
+    for r in results:
         rate = r.get("GB/s", r.get("TFLOP/s"))
-        best[key] = max(best.get(key, 0), rate)
-    for r in record["results"]:
-        rate = r.get("GB/s", r.get("TFLOP/s"))
+        impl = r["impl"].split()[0] if r["impl"].startswith("phobos") or "sdpa" not in r["impl"] else r["impl"]
+        for key in {(r["kernel"], r.get("D"), impl), (r["kernel"], r.get("D"), impl.split()[0])}:
+            best[key] = max(best.get(key, 0), rate)
         unit = "GB/s" if "GB/s" in r else "TFLOP/s"
-        rows.append([r["kernel"], r["impl"], f"{r['ms']:.3f}", f"{rate:.1f} {unit}", f"{r['max_rel_err']:.1e}"])
+        kernel = r["kernel"] + (f" D={r['D']}" if "D" in r else "")
+        rows.append([kernel, r["impl"], f"{r['ms']:.3f}", f"{rate:.1f} {unit}", f"{r['max_rel_err']:.1e}"])
     print(common.table(rows, ["kernel", "impl", "ms", "rate", "max rel err"]))
     summary = []
-    copy = best[("copy", "torch")]
-    for kind in ("softmax", "layernorm"):
-        p, t, th = best[(kind, "phobos")], best[(kind, "triton")], best[(kind, "torch")]
-        summary.append([kind, f"{p:.0f}", f"{p / t:.2f}x Triton", f"{p / th:.2f}x torch", f"{p / copy:.2f}x copy"])
-    for kind in ("attention", "attention_f16"):
-        p, s = best[(kind, "phobos")], best[(kind, "torch")]
-        summary.append([kind, f"{p:.1f}", f"{p / s:.2f}x SDPA", "", ""])
+    if "rows" in parts:
+        copy = best[("copy", None, "torch")]
+        for kind in ("softmax", "layernorm"):
+            p, t, th = best[(kind, None, "phobos")], best[(kind, None, "triton")], best[(kind, None, "torch")]
+            summary.append([kind, f"{p:.0f}", f"{p / t:.2f}x Triton", f"{p / th:.2f}x torch", f"{p / copy:.2f}x copy"])
+    if "attention" in parts:
+        p, s = best[("attention", 64, "phobos")], best[("attention", 64, "torch")]
+        summary.append(["attention D=64", f"{p:.1f}", f"{p / s:.2f}x SDPA", "", ""])
+        for d in (64, 128):
+            p = best[("attention_f16", d, "phobos")]
+            flash = best.get(("attention_f16", d, "torch sdpa flash"))
+            top = best[("attention_f16", d, "torch")]
+            ratio = f"{p / flash:.2f}x SDPA flash" if flash else "no flash"
+            summary.append([f"attention_f16 D={d}", f"{p:.1f}", ratio, f"{p / top:.2f}x best SDPA", ""])
     print()
     print(common.table(summary, ["kernel", "best Phobos", "ratio", "ratio", "ratio"]))
     print(f"saved {path}")

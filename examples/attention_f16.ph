@@ -9,8 +9,14 @@
 // f32 accumulators); the probabilities are rounded to f16 for the second one,
 // as flash attention does; the softmax is f32, and O is rounded to f16 on store.
 // K and V tiles stream through a cp.async ring (@pipeline) where rows are 16-byte aligned.
-@autotune(BM in [64, 32], BN in [64, 32], D in [64, 32, 128], W in [256, 128])
+// The row reductions put every warp along the rows (BM a multiple of 16 x W / 32),
+// so rowmax and rowsum are shuffles inside a warp, and Q and P never visit shared
+// memory: their registers are the mma's A fragments. `acc * alpha + dot(...)`
+// is one dot that starts from acc * alpha. @fastmath: exp is ex2.approx of
+// x * log2(e), whose error (a few f32 ulps) is far below P's f16 rounding.
+@autotune(BM in [64, 128, 32], BN in [64, 128, 32], D in [64, 128, 32], W in [128, 256])
 @launch(W)
+@fastmath
 @pipeline
 @tensorcore
 kernel attention_f16(Q: tensor<f16>[H, S, D], K: tensor<f16>[H, S, D], V: tensor<f16>[H, S, D], O: tensor<f16>[H, S, D], scale: f32) {

@@ -23,6 +23,21 @@ SOFTMAX = [{"BN": 4096, "W": 512}, {"BN": 1024, "W": 256}]
 LAYERNORM = [{"BN": 4096, "W": 512}, {"BN": 1024, "W": 256}]
 CUMSUM = [{"BR": 4, "BN": 256, "W": 128}]
 ATTENTION = [{"BM": 64, "BN": 64, "D": 64, "W": 256}]
+# f16 on the tensor cores: every warp along the rows (BM = 16 x warps or a multiple)
+ATTENTION_F16 = [
+    {"BM": 64, "BN": 64, "D": 64, "W": 128},
+    {"BM": 128, "BN": 64, "D": 64, "W": 256},
+    {"BM": 128, "BN": 128, "D": 64, "W": 256},
+    {"BM": 64, "BN": 64, "D": 128, "W": 128},
+]
+# sm_90a: both dots on wgmma, A (Q, then P) from registers, K and V by TMA (wgmma.py)
+ATTENTION_WGMMA = [
+    {"BM": 64, "BN": 64, "D": 64, "W": 128},
+    {"BM": 128, "BN": 64, "D": 64, "W": 256},
+    {"BM": 64, "BN": 64, "D": 128, "W": 128},
+    {"BM": 128, "BN": 64, "D": 128, "W": 256},
+]
+ATTENTION_SHAPES = [(1, 1), (2, 100), (3, 257), (1, 1024)]  # (heads, sequence)
 LINEAR_ATTENTION = [{"C": 32, "D": 32, "W": 128}]
 
 
@@ -115,12 +130,17 @@ def _attention_ref(q, k, v, scale):
     return p @ v, p @ np.abs(v)
 
 
-@pytest.mark.parametrize("defines", ATTENTION, ids=str)
-@pytest.mark.parametrize("name,dtype", [("attention", np.float32), ("attention_f16", np.float16)])
-@pytest.mark.parametrize("h,s", [(1, 1), (2, 100), (3, 257), (1, 1024)])
-def test_attention(defines, name, dtype, h, s):
+@pytest.mark.parametrize(
+    "name,dtype,defines,chip",
+    [("attention", np.float32, d, None) for d in ATTENTION]
+    + [("attention_f16", np.float16, d, None) for d in ATTENTION_F16]
+    + [("attention_f16", np.float16, d, "sm_90a") for d in ATTENTION_WGMMA],
+    ids=str,
+)
+@pytest.mark.parametrize("h,s", ATTENTION_SHAPES)
+def test_attention(defines, name, dtype, chip, h, s):
     d = defines["D"]
-    kernel = aot(name, defines)
+    kernel = aot(name, defines, chip=chip)
     q, k, v = (Guarded("torch", (h * s, d), dtype=dtype) for _ in range(3))
     o = Guarded("torch", (h * s, d), dtype=dtype, poison=True)
     scale = 1 / np.sqrt(d)
@@ -131,3 +151,6 @@ def test_attention(defines, name, dtype, h, s):
     # f32 inside: the scores' and the online softmax's rounding; f16 adds the output's rounding
     rtol = (d + 64) * 16 * EPS + (2.0**-10 if dtype == np.float16 else 0)
     o.check(ref.reshape(h * s, d), rtol=rtol, size=(size + np.abs(ref)).reshape(h * s, d))
+    if chip == "sm_90a":  # rows of 64 or 128 f16 are whole 16-byte pieces: the wgmma variant runs
+        path = kernel._last.contract["shared_memory"]["tensor_cores"]
+        assert path["instruction"] == "wgmma", path

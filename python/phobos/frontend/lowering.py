@@ -354,6 +354,11 @@ class KernelLowering:
                 return tb.negate(v, loc=loc)
             return tb.binary("xor", v, tb.constant(True, mlir_type(e.operand.ty), loc=loc), loc=loc)
         if isinstance(e, A.Binary):
+            fused = dot_plus(e)
+            if fused is not None:
+                # x + dot(a, b) accumulates in the dot itself, starting from x.
+                dot, addend = fused
+                return self.lower_dot(dot, acc=self.lower_expr(addend))
             operand_ty = T.with_element(ty, e.operand_element)
             a = self.lower_as(e.lhs, operand_ty)
             b = self.lower_as(e.rhs, operand_ty)
@@ -474,6 +479,24 @@ def accumulates_into(value: A.Expr, target: T.Type) -> bool:
         and value.ty.shape == target.shape
         and T.is_float(value.ty.element) == T.is_float(target.element)
     )
+
+
+def dot_plus(e: A.Binary) -> tuple[A.Call, A.Expr] | None:
+    """(dot, x) when `e` is `x + dot(a, b)` or `dot(a, b) + x` with x of exactly
+    the dot's result type: one tile.dot that starts from x, as `acc += dot(a, b)`
+    does, rather than a dot from zero and a separate addition."""
+    if e.op != "+":
+        return None
+    for dot, other in ((e.rhs, e.lhs), (e.lhs, e.rhs)):
+        if (
+            isinstance(dot, A.Call)
+            and dot.builtin in _ACCUMULATE
+            and isinstance(dot.ty, T.Tile)
+            and dot.ty == e.ty
+            and other.ty == e.ty
+        ):
+            return dot, other
+    return None
 
 
 def lower_program(program: A.Program, filename: str, context: ir.Context) -> ir.Module:

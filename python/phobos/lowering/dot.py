@@ -34,7 +34,7 @@ from phobos.diagnostics import file_location
 from phobos.dialect import kernel as K
 from phobos.lowering.kernel_layout import has_wgmma, is_mma_layout, ops_named, tensor_core_operands, vector_width
 from phobos.lowering.layout import Blocked
-from phobos.lowering.mma import MmaEmitter, check_shapes, k_step, padded_ld
+from phobos.lowering.mma import MmaEmitter, a_in_registers, check_shapes, k_step, padded_ld
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
 from phobos.lowering.target import max_shared_bytes
@@ -79,6 +79,7 @@ class Operand:
     source: ir.Operation | None  # the staged tile.load_slice; None for a register tile
     transposed: bool  # the buffer holds the operand transposed (via tile.transpose)
     buffer: int = -1
+    registers: bool = False  # no buffer: its registers are the mma A fragments (mma.a_in_registers)
 
     @property
     def contiguous_out(self) -> bool:
@@ -162,6 +163,9 @@ def plan_dots(
     for dot in dots:
         for role, value in (("lhs", dot.operands[0]), ("rhs", dot.operands[1])):
             plan.operands[(dot, role)] = _classify(plan, dot, role, value)
+    if plan.tensorcore:
+        for operand in plan.operands.values():
+            operand.registers = a_in_registers(operand, layout)
     pipelining = K.PIPELINE in fn.attributes
     tma = plan.tensorcore and has_wgmma(chip)
     if pipelining and dots:
@@ -174,6 +178,8 @@ def plan_dots(
             plan.pipeline_notes.clear()
             _plan_pipelines(plan, fn, False)
     for operand in plan.operands.values():
+        if operand.registers:
+            continue
         operand.buffer = len(plan.buffers)
         plan.elements[operand.buffer] = _tile_type(operand.value).element_type
         plan.buffers.append(_buffer(plan, operand, layout))
@@ -252,12 +258,15 @@ def _plan_wgmma(plan: DotPlan, fn: ir.Operation, dots: list[ir.Operation], layou
         m = _tile_type(dot.results[0]).shape[0]
         for role in ("lhs", "rhs"):
             o = plan.operands[(dot, role)]
+            if o.registers:
+                continue
             param = args.index(o.source.operands[0])
             rows, cols = _tile_type(o.value).shape
             copies, box = plan_copies(o, rows, cols, warps, m)
-            plan.map_of[o.source] = map_index(TensorMap(param, box))
+            lead = _tile_type(o.source.results[0]).rank - 2  # unit dimensions: K[h, j :+ BN, :]
+            plan.map_of[o.source] = map_index(TensorMap(param, box + (1,) * lead))
             plan.copies[o.source] = copies
-            whole = whole_a(param, m, warps) if role == "lhs" else None
+            whole = whole_a(param, m, warps) if role == "lhs" and not lead else None
             if whole is not None:
                 plan.whole[o.source] = map_index(whole)
 
@@ -511,6 +520,8 @@ def _events(plan: DotPlan, block: ir.Block) -> list:
                 plain, ringed = [], []
                 for role in ("lhs", "rhs"):
                     o = plan.operands[(op, role)]
+                    if o.registers:
+                        continue
                     if o.source is None:
                         events.append(
                             Access(
@@ -840,7 +851,7 @@ class DotEmitter:
             lhs = self.plan.operands[(op, "lhs")]
             rhs = self.plan.operands[(op, "rhs")]
             for o in (lhs, rhs):
-                if o.source is None:
+                if o.source is None and not o.registers:
                     self.barrier_if((op, "stage-" + o.role))
                     self.store_registers(op, o)
             self.barrier_if((op, "read"))

@@ -60,7 +60,8 @@ def choose_kernel_layout(fn: ir.Operation, chip: str = DEFAULT_CHIP) -> Blocked 
     memory ops per thread, and warps from `tile.launch`. A kernel with a
     `tile.dot` is laid out for its largest accumulator instead (dot_layout;
     under `@tensorcore` the mma accumulator layout, with all warps along M on
-    a chip with wgmma)."""
+    a chip with wgmma, or where rows_in_warps says the rows should stay in
+    one warp)."""
     rank = layout_rank(fn)
     shapes = [unit_dims_dropped(s, rank) for s in _tile_shapes(fn)]
     if not shapes:
@@ -72,7 +73,10 @@ def choose_kernel_layout(fn: ir.Operation, chip: str = DEFAULT_CHIP) -> Blocked 
         if K.TENSORCORE in fn.attributes and all(tensor_core_operands(op) for op in dot_ops):
             threads = K.launch(fn)["threads"]
             wgmma = has_wgmma(chip) and _tma_readable(fn, dot_ops)
-            layout = (wgmma_layout(shape, threads) if wgmma else None) or mma_layout(shape, threads)
+            layout = wgmma_layout(shape, threads) if wgmma else None
+            if layout is None and rows_in_warps(fn, dot_ops):
+                layout = mma_layout(shape, threads, rows_only=True)
+            layout = layout or mma_layout(shape, threads)
             if layout is not None:
                 return layout
         return dot_layout(shape, K.launch(fn)["threads"])
@@ -125,17 +129,18 @@ def tensor_core_operands(dot: ir.Operation) -> bool:
     return types[0] == types[1] and (types[0], acc) in MMA_TYPES
 
 
-def mma_layout(shape: tuple[int, ...], threads: int) -> Blocked | None:
+def mma_layout(shape: tuple[int, ...], threads: int, rows_only: bool = False) -> Blocked | None:
     """The accumulator layout of mma.sync m16n8k16: lanes 8 x 4, two columns
     each (a C fragment: lane l holds row l / 4 and columns 2 (l % 4) + 0, 1 of
     every 8 x 8 piece), warps split the tile wm x wn, and each thread's rows
     wrap every 8 wm rows (pairs of wraps make the m16 tiles) and its columns
-    every 8 wn (the n8 tiles). None when the tile does not split into whole
-    m16 x n8 tiles per warp."""
+    every 8 wn (the n8 tiles). The split is the squarest per warp, or, with
+    `rows_only`, every warp along M (wn = 1). None when the tile does not
+    split into whole m16 x n8 tiles per warp."""
     m, n = shape
     warps = threads // 32
     best = None
-    wm = 1
+    wm = warps if rows_only else 1
     while wm <= warps:
         wn = warps // wm
         if m % (16 * wm) == 0 and n % (8 * wn) == 0:
@@ -163,8 +168,9 @@ def tma_rows(tensor) -> bool:
 
 def _tma_readable(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
     """Whether the dots may run on wgmma: f16/bf16 into f32, loaded from tensors TMA can
-    read (tma_rows; wgmma.why_not's first conditions). Otherwise they run on
-    mma.sync, which the squarer mma_layout suits better."""
+    read (tma_rows; wgmma.why_not's first conditions), or for the left operand
+    computed in registers. Otherwise they run on mma.sync, which the squarer
+    mma_layout suits better."""
     from phobos.analysis.kernel_facts import kernel_facts
 
     facts = kernel_facts(fn)
@@ -173,11 +179,13 @@ def _tma_readable(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
         operand = str(ir.RankedTensorType(dot.operands[0].type).element_type)
         if operand not in WGMMA_ELEMENTS or str(ir.RankedTensorType(dot.results[0].type).element_type) != "f32":
             return False  # tf32 and f16 accumulators run on mma.sync
-        for v in list(dot.operands)[:2]:
+        for role, v in enumerate(list(dot.operands)[:2]):
             op = v.owner if isinstance(v, ir.OpResult) else None
             while op is not None and op.name in ("tile.transpose", "tensor.collapse_shape"):
                 inner = op.operands[0]
                 op = inner.owner if isinstance(inner, ir.OpResult) else None
+            if role == 0 and (op is None or op.name != "tile.load_slice" or op.parent != dot.parent):
+                continue  # a left operand computed (or loaded before the loop) comes from registers
             if op is None or op.name != "tile.load_slice" or op.operands[0] not in args:
                 return False
             if not tma_rows(facts.tensors[args.index(op.operands[0])]):
@@ -202,11 +210,31 @@ def wgmma_layout(shape: tuple[int, ...], threads: int) -> Blocked | None:
     instruction (8 to 256, a multiple of 8)."""
     m, n = shape
     warps = threads // 32
-    if warps % 4 or m % (16 * warps) or n % 8 or n > WGMMA_MAX_N:
+    if warps % 4 or n > WGMMA_MAX_N:
         return None
-    layout = Blocked((1, 2), (8, 4), (warps, 1), (1, 0))
-    layout.check()
-    return layout
+    return mma_layout(shape, threads, rows_only=True)
+
+
+def rows_in_warps(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
+    """Whether a tensor-core kernel wants every warp along M: it reduces along
+    the rows of a 2-D tile (rowmax, rowsum: with one warp across each row the
+    reduction is two shuffles, with several it goes through shared memory and
+    a barrier), or a dot takes its left operand from registers rather than
+    straight from a load (with wn = 1 a thread holds whole rows of the
+    operand's m16 tiles, which are its mma A fragments: mma.a_in_registers)."""
+    for op in ops_named(fn, ("tile.reduce",)):
+        src = ir.RankedTensorType(op.operands[0].type)
+        if src.rank == 2 and ir.IntegerAttr(op.attributes["axis"]).value == 1:
+            return True
+    for dot in dots:
+        v = dot.operands[0]
+        op = v.owner if isinstance(v, ir.OpResult) else None
+        while op is not None and op.name == "tensor.collapse_shape":
+            inner = op.operands[0]
+            op = inner.owner if isinstance(inner, ir.OpResult) else None
+        if op is None or op.name != "tile.load_slice" or op.parent != dot.parent:
+            return True
+    return False
 
 
 def is_mma_layout(layout: Blocked | None) -> bool:

@@ -31,7 +31,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, memref, nvgpu, nvvm, vector
 
-from phobos.lowering.layout import WARP_SIZE
+from phobos.lowering.kernel_layout import is_mma_layout
+from phobos.lowering.layout import WARP_SIZE, Blocked
 
 K_STEP = 16  # f16 / bf16: m16n8k16
 TF32_K_STEP = 8  # f32 operands as tf32: m16n8k8
@@ -61,6 +62,40 @@ def check_shapes(m: int, n: int, k: int, wm: int, wn: int, step: int = K_STEP) -
     if m % (16 * wm) or n % (8 * wn):
         return f"the [{m}, {n}] accumulator does not split into m16 x n8 tiles on {wm} x {wn} warps"
     return None
+
+
+def a_in_registers(operand, layout: Blocked) -> bool:
+    """Whether a dot's left operand, computed in registers (a `dot.Operand` with
+    no staged load), can feed mma.sync as it is, with no trip through shared
+    memory: with every warp along M (wn = 1) and f16/bf16 elements, a thread
+    holds row l / 4 of both halves of each of its m16 tiles and, for every
+    k16 step, columns 2 (l % 4) + 0, 1 and + 8, 9: exactly the A fragment of
+    m16n8k16 (this is how flash attention feeds P to P V and keeps Q resident)."""
+    if operand.role != "lhs" or operand.source is not None or operand.transposed:
+        return False
+    t = ir.RankedTensorType(operand.value.type)
+    if t.rank != 2 or not isinstance(t.element_type, (ir.F16Type, ir.BF16Type)):
+        return False
+    if not is_mma_layout(layout) or layout.warps_per_cta[1] != 1:
+        return False
+    m, k = t.shape
+    wm = layout.warps_per_cta[0]
+    if k % K_STEP or m % (16 * wm):
+        return False
+    return layout.offsets(1, k) == [8 * (x // 2) + x % 2 for x in range(k // 4)] and layout.offsets(0, m) == [
+        8 * wm * r for r in range(m // (8 * wm))
+    ]
+
+
+def a_fragment_registers(i: int, k0: int, k_extent: int) -> list[int]:
+    """The registers a0..a7 of the A fragment of m16 tile i at k0, in a thread's
+    row-major block of an [M, k_extent] operand held as a_in_registers says:
+    rows 2i (a0, a1, a4, a5) and 2i + 1 (a2, a3, a6, a7) of the block, each
+    with k_extent / 4 registers, of which k0 / 4 + 0, 1 are columns
+    k0 + 2 (l % 4) + 0, 1 and k0 / 4 + 2, 3 the same + 8."""
+    per_row = k_extent // 4
+    lo, hi = 2 * i * per_row + k0 // 4, (2 * i + 1) * per_row + k0 // 4
+    return [lo, lo + 1, hi, hi + 1, lo + 2, lo + 3, hi + 2, hi + 3]
 
 
 class MmaEmitter:
@@ -106,9 +141,13 @@ class MmaEmitter:
                     pair = vector.ShuffleOp(acc, acc, [first, first + 1]).result
                     frag = vector.InsertOp(pair, frag, [], [half_row]).result
                 frags[(i, j)] = frag
-        a_view, b_view = self.dots.views[lhs.buffer], self.dots.views[rhs.buffer]
-        a_ld, b_ld = self.dots.plan.buffers[lhs.buffer].ld, self.dots.plan.buffers[rhs.buffer].ld
-        a_stage, b_stage = self._start(lhs), self._start(rhs)
+        if isinstance(elem, ir.F32Type):
+            return self._tf32(op, lhs, rhs, acc, frags, rows, cols, width, lane, warp_m, warp_n, k_extent)
+        b_view, b_ld, b_stage = self.dots.views[rhs.buffer], self.dots.plan.buffers[rhs.buffer].ld, self._start(rhs)
+        if lhs.registers:
+            a_regs, a_view, a_ld, a_stage = kl.get(lhs.value, op), None, None, None
+        else:
+            a_view, a_ld, a_stage = self.dots.views[lhs.buffer], self.dots.plan.buffers[lhs.buffer].ld, self._start(lhs)
 
         def at(base, stage):
             return base if stage is None else arith.AddIOp(base, stage).result
@@ -122,11 +161,12 @@ class MmaEmitter:
         a_k = arith.MulIOp(upper, kl.index(8)).result
         b_col0 = arith.MulIOp(warp_n, kl.index(8)).result
         lane16 = arith.RemUIOp(lane, kl.index(16)).result
-        if isinstance(elem, ir.F32Type):
-            return self._tf32(op, lhs, rhs, acc, frags, rows, cols, width, lane, warp_m, warp_n, k_extent)
         for k0 in range(0, k_extent, K_STEP):
             a_frags = []
             for i in range(rows // 2):
+                if lhs.registers:
+                    a_frags.append(self._register_a(a_regs, i, k0, k_extent, elem))
+                    continue
                 row = arith.AddIOp(a_row, kl.index(2 * i * 8 * wm)).result
                 if not lhs.contiguous_out:  # buffer [m][k]
                     idx = arith.AddIOp(
@@ -163,6 +203,15 @@ class MmaEmitter:
                 for j in range(cols):
                     frags[(i, j)] = self._mma(a_frags[i], b_frags[j], frags[(i, j)], elem)
         return self._registers(frags, rows, width, acc)
+
+    def _register_a(self, regs, i: int, k0: int, k_extent: int, elem):
+        """The A fragment of m16 tile i at k0, picked from a thread's registers of the operand."""
+        picked = a_fragment_registers(i, k0, k_extent)
+        out = vector.BroadcastOp(ir.VectorType.get([4, 2], elem), self.kl.const(0.0, elem)).result
+        for x in range(4):
+            pair = vector.ShuffleOp(regs, regs, picked[2 * x : 2 * x + 2]).result
+            out = vector.InsertOp(pair, out, [], [x]).result
+        return out
 
     @staticmethod
     def _registers(frags, rows: int, width: int, acc) -> ir.Value:

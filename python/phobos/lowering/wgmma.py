@@ -30,7 +30,15 @@ address / 16, the leading byte offset / 16 at bit 16, the stride byte offset
 (rows of 64 k, 8-row atoms of 1024 bytes: stride 1024; each k16 step is 32
 bytes on). B is either [k][n] (MN-major, `trans-b`): 64-column blocks of
 TK rows, leading offset TK x 128 between the blocks, stride 1024, each k16
-step 16 rows (2048 bytes) on; or [n][k] as `dot_t` gives it (K-major, like A).
+step 16 rows (2048 bytes) on; or [n][k] as `dot_t` gives it (K-major, like A;
+k past 64 in further blocks of all the rows).
+
+The left operand may instead come from registers (mma.a_in_registers: a
+computed tile such as attention's P, or one loaded before the loop such as
+its Q): wgmma's register A fragment of warp q is its rows 16 q + l / 4 and
++ 8, which in wgmma_layout are the thread's row wraps 2i and 2i + 1, with
+mma.sync's columns. MLIR 22's wgmma op takes A only as a descriptor, so
+that form is the PTX instruction as inline assembly.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm, memref, nvgpu, nvvm, scf, vector
 
 from phobos.lowering.kernel_layout import WGMMA_ELEMENTS, WGMMA_MAX_N, tma_rows
+from phobos.lowering.mma import a_fragment_registers
 
 SWIZZLE = 128  # bytes per swizzled row
 ATOM = 1024  # 8 rows of 128 bytes: the swizzle period, and the alignment TMA and wgmma need
@@ -109,13 +118,15 @@ def why_not(plan, dot: ir.Operation, warps: int, facts, args: list) -> str | Non
         return f"the [{m}, {n}] accumulator does not split into m64 x n tiles for {warps // 4} warpgroups"
     for role in ("lhs", "rhs"):
         o = plan.operands[(dot, role)]
+        if o.registers:
+            continue  # A from registers (mma.a_in_registers: wgmma's register A fragments too)
         if o.source is None:
             return f"its {role} is not a tile loaded from a tensor with nothing else reading it"
         if o.role == "lhs" and o.transposed:
             return "its lhs is transposed (wgmma reads A k-major here)"
         t = _tile_type(o.source.results[0])
-        if t.rank != 2:
-            return f"its {role} is a rank-{t.rank} slice (TMA boxes here are 2-D)"
+        if any(x != 1 for x in t.shape[:-2]):
+            return f"its {role} is a {list(t.shape)} slice (TMA boxes here are 2-D tiles)"
         if str(t.element_type) not in WGMMA_ELEMENTS:
             return f"its {role} has {t.element_type} elements"
         base = o.source.operands[0]
@@ -130,9 +141,11 @@ def why_not(plan, dot: ir.Operation, warps: int, facts, args: list) -> str | Non
             )
         if o.source not in plan.ring_of:
             return f"its {role} is not loaded in a pipelined loop (@pipeline)"
-        rows, cols = t.shape
-        if cols != K_TILE and not (o.role == "rhs" and not o.transposed):
-            return f"its {role} tile is [{rows}, {cols}]; the 128-byte swizzled rows hold k = {K_TILE}"
+        rows, cols = t.shape[-2:]
+        if o.role == "lhs" and cols != K_TILE:
+            return f"its lhs tile is [{rows}, {cols}]; the 128-byte swizzled rows hold k = {K_TILE}"
+        if o.role == "rhs" and o.transposed and cols % K_TILE:
+            return f"its rhs tile is [{rows}, {cols}] ([n, k]); k must be a multiple of {K_TILE}"
         if o.role == "rhs" and not o.transposed and (rows != K_TILE or cols % 64):
             return f"its rhs tile is [{rows}, {cols}]; [k, n] tiles need k = {K_TILE} and n a multiple of 64"
     return None
@@ -158,9 +171,8 @@ def plan_copies(operand, rows: int, cols: int, warps: int, m: int) -> tuple[list
     if operand.role == "lhs":  # [m][k] in 8-row boxes, permuted (a_block_order)
         order = a_block_order(m, warps)
         return [Copy((0, BLOCK_ROWS * lb), ATOM * pb) for lb, pb in enumerate(order)], (64, BLOCK_ROWS)
-    if not operand.transposed:  # [k][n]: 64-column blocks of k rows each
-        return [Copy((64 * c, 0), c * rows * SWIZZLE) for c in range(cols // 64)], (64, rows)
-    return [Copy((0, 0), 0)], (64, rows)  # [n][k]: one box
+    # [k][n] or [n][k]: blocks of 64 columns (n or k) of all the rows, one after the other
+    return [Copy((64 * c, 0), c * rows * SWIZZLE) for c in range(cols // 64)], (64, rows)
 
 
 class WgmmaEmitter:
@@ -265,9 +277,10 @@ class WgmmaEmitter:
         for c in plan.copies[ld]:
             at = arith.AddIOp(base, kl.index(c.at)).result if c.at else base
             dst = memref.ViewOp(dst_t, self.dots.region, at, []).result
-            x = starts[1] if not c.offset[0] else arith.AddIOp(starts[1], kl.index(c.offset[0])).result
-            y = starts[0] if not c.offset[1] else arith.AddIOp(starts[0], kl.index(c.offset[1])).result
-            nvgpu.TmaAsyncLoadOp(dst, group, m, [x, y], stage)
+            x = starts[-1] if not c.offset[0] else arith.AddIOp(starts[-1], kl.index(c.offset[0])).result
+            y = starts[-2] if not c.offset[1] else arith.AddIOp(starts[-2], kl.index(c.offset[1])).result
+            # innermost first: columns, rows, then the slice's unit dimensions (K[h, j :+ BN, :])
+            nvgpu.TmaAsyncLoadOp(dst, group, m, [x, y, *reversed(starts[:-2])], stage)
 
     def _box_type(self, map_index: int) -> ir.Type:
         tm = self.dots.plan.tensor_maps[map_index]
@@ -304,13 +317,10 @@ class WgmmaEmitter:
         warps = kl.threads // 32
         tiles = m // (16 * warps)
         cols = n // 8
-        a_buf, b_buf = plan.buffers[lhs.buffer], plan.buffers[rhs.buffer]
+        b_buf = plan.buffers[rhs.buffer]
         mn_major = not rhs.transposed
-        a_desc = self._descriptor(lhs.buffer, SWIZZLE * 64)
         b_desc = self._descriptor(rhs.buffer, b_buf.rows * SWIZZLE if mn_major else SWIZZLE * 64)
-        stage = self.dots.stage_index[lhs.source]
         b_stage = self.dots.stage_index[rhs.source]
-        group = kl.at_entry(lambda: arith.DivUIOp(kl.tid, kl.index(WARPGROUP)).result)
 
         def at(desc, stage_value, stage_bytes, extra):
             units = arith.MulIOp(stage_value, kl.index(stage_bytes >> 4)).result
@@ -318,9 +328,16 @@ class WgmmaEmitter:
                 units = arith.AddIOp(units, extra).result
             return arith.AddIOp(desc, arith.IndexCastOp(i64, units).result).result
 
-        a_group = arith.MulIOp(group, kl.index(tiles * 64 * SWIZZLE >> 4)).result
-        a0 = at(a_desc, stage, a_buf.stage_bytes, a_group)
         b0 = at(b_desc, b_stage, b_buf.stage_bytes, None)
+        if lhs.registers:
+            a_regs = kl.get(lhs.value, op)
+        else:
+            a_buf = plan.buffers[lhs.buffer]
+            a_desc = self._descriptor(lhs.buffer, SWIZZLE * 64)
+            stage = self.dots.stage_index[lhs.source]
+            group = kl.at_entry(lambda: arith.DivUIOp(kl.tid, kl.index(WARPGROUP)).result)
+            a_group = arith.MulIOp(group, kl.index(tiles * 64 * SWIZZLE >> 4)).result
+            a0 = at(a_desc, stage, a_buf.stage_bytes, a_group)
         f32 = ir.F32Type.get()
         struct_t = ir.Type.parse("!llvm.struct<(" + ", ".join(["f32"] * (n // 2)) + ")>")
         elem = ir.RankedTensorType(op.operands[0].type).element_type
@@ -342,9 +359,14 @@ class WgmmaEmitter:
                         x = vector.ExtractOp(acc, [], [register(i, h, j, c)]).result
                         d = llvm.InsertValueOp(d, x, [4 * j + 2 * h + c]).result
             for kk in range(k // K_STEP):
-                da = arith.AddIOp(a0, kl.const((i * 64 * SWIZZLE + kk * 32) >> 4, i64)).result
-                step = kk * K_STEP * SWIZZLE if mn_major else kk * 32
+                # MN-major: k16 is 16 rows on; K-major: 32 bytes on in a row, 64 k per column block
+                step = kk * K_STEP * SWIZZLE if mn_major else (kk // 4) * b_buf.rows * SWIZZLE + (kk % 4) * 32
                 db = b0 if not step else arith.AddIOp(b0, kl.const(step >> 4, i64)).result
+                if lhs.registers:
+                    words = self._a_words(a_regs, i, kk * K_STEP, k, elem)
+                    d = self._register_wgmma(struct_t, d, words, db, n, elem, mn_major)
+                    continue
+                da = arith.AddIOp(a0, kl.const((i * 64 * SWIZZLE + kk * 32) >> 4, i64)).result
                 d = nvvm.WgmmaMmaAsyncOp(
                     struct_t,
                     d,
@@ -367,3 +389,41 @@ class WgmmaEmitter:
         nvvm.WgmmaGroupSyncAlignedOp()
         nvvm.WgmmaWaitGroupSyncOp(0)
         return vector.FromElementsOp(ir.VectorType(acc.type), out).result
+
+    @staticmethod
+    def _a_words(regs, i: int, k0: int, k_extent: int, elem) -> list[ir.Value]:
+        """The A fragment of m64 tile i at k0 from the operand's registers, as four
+        32-bit words: warp q of the warpgroup holds its rows 16 q + l / 4 and
+        + 8, which in wgmma_layout are the thread's row wraps 2i and 2i + 1,
+        with the columns of mma.sync's A fragment (mma.a_fragment_registers)."""
+        i32 = ir.IntegerType.get_signless(32)
+        pair_t = ir.VectorType.get([2], elem)
+        picked = a_fragment_registers(i, k0, k_extent)
+        words = []
+        for x in range(4):
+            pair = vector.ShuffleOp(regs, regs, picked[2 * x : 2 * x + 2]).result
+            assert ir.VectorType(pair.type) == pair_t
+            word = vector.BitCastOp(ir.VectorType.get([1], i32), pair).result
+            words.append(vector.ExtractOp(word, [], [0]).result)
+        return words
+
+    def _register_wgmma(self, struct_t, d, words, b_desc, n: int, elem, mn_major: bool):
+        """`wgmma.mma_async` with A in registers: MLIR 22's nvvm.wgmma.mma_async takes
+        A only as a shared-memory descriptor, so this is the PTX instruction as
+        inline assembly, the n / 2 accumulators tied in and out."""
+        kl = self.kl
+        count = n // 2
+        f32 = ir.F32Type.get()
+        t = "f16" if isinstance(elem, ir.F16Type) else "bf16"
+        accs = [llvm.ExtractValueOp(f32, d, [x]).result for x in range(count)]
+        outs = ", ".join(f"${x}" for x in range(count))
+        a = ", ".join(f"${count + x}" for x in range(4))
+        text = (
+            "{\n.reg .pred p;\nsetp.ne.b32 p, $" + str(count + 5) + ", 0;\n"
+            f"wgmma.mma_async.sync.aligned.m64n{n}k{K_STEP}.f32.{t}.{t} "
+            f"{{{outs}}}, {{{a}}}, ${count + 4}, p, 1, 1, {1 if mn_major else 0};\n}}"
+        )
+        constraints = ",".join(["=f"] * count + ["r"] * 4 + ["l", "r"] + [str(x) for x in range(count)])
+        one = kl.const(1, ir.IntegerType.get_signless(32))
+        asm = llvm.InlineAsmOp(struct_t, [*words, b_desc, one, *accs], text, constraints, has_side_effects=True).result
+        return asm
