@@ -1,7 +1,8 @@
 """The compile pipeline as data: each stage is a list of passes with options.
 
     tile   the verified tile IR, specialised to a launch key
-    gpu    masks dropped, layouts assigned (and checked for @assert_coalesced), lowered to gpu.module/gpu.func
+    gpu    masks dropped (the rest compared in 32 bits), layouts assigned (and checked
+           for @assert_coalesced), lowered to gpu.module/gpu.func
     llvm   the gpu.module half of upstream's gpu-lower-to-nvvm-pipeline
     ptx    PTX text in gpu.binary ops (from llvm)
     cubin  cubins in gpu.binary ops (from llvm), built by the pip ptxas
@@ -49,6 +50,7 @@ STAGES: dict[str, list[Step]] = {
     ],
     "gpu": [
         Step("tile-elide-masks"),
+        Step("tile-narrow-compares"),
         Step("tile-assign-layout", {"chip": "{chip}"}),
         Step("tile-check-coalesced"),  # @assert_coalesced (does nothing for other kernels)
         Step("tile-lower-to-gpu", {"chip": "{chip}", "features": "{features}", "noalias": "{noalias}"}),

@@ -3,7 +3,7 @@
 // RUN: phobos compile %s --kernel unpipelined --chip sm_90a --emit=contract --key='A=a16.e16x16.s16;B=a16.e16x16.s16;C=a16.e16x16.s16' | FileCheck %s --check-prefix=RING
 // RUN: phobos compile %s --kernel narrow --chip sm_90a --emit=contract --key='A=a16.e16x16.s16;B=a16.e16x16.s16;C=a16.e16x16.s16' | FileCheck %s --check-prefix=NARROW
 // RUN: phobos compile %s --kernel narrow --chip sm_90 --emit=contract --key='A=a16.e16x16.s16;B=a16.e16x16.s16;C=a16.e16x16.s16' | FileCheck %s --check-prefix=SM90
-// RUN: phobos compile %S/../../examples/attention_f16.ph --chip sm_90a --emit=contract --key='Q=a16.e16x16x16.s16x16;K=a16.e16x16x16.s16x16;V=a16.e16x16x16.s16x16;O=a16.e16x16x16.s16x16' | FileCheck %s --check-prefix=SLICE
+// RUN: phobos compile %S/../../examples/attention_f16.ph -D W=256 --chip sm_90a --emit=contract --key='Q=a16.e16x16x16.s16x16;K=a16.e16x16x16.s16x16;V=a16.e16x16x16.s16x16;O=a16.e16x16x16.s16x16' | FileCheck %s --check-prefix=SLICE
 
 // RING: "instruction": "mma.sync",
 // RING-NEXT: "why not wgmma": "the dot at {{.*}}wgmma-refusals.ph:[[@LINE+7]]:12: its lhs is not loaded in a pipelined loop (@pipeline)"
@@ -35,6 +35,7 @@ kernel narrow(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N]) 
   C[pm * 128 :+ 128, 0 :+ 128] = acc
 }
 
-// Flash attention: 64-row tiles on 8 warps (each warpgroup needs m64 of its own).
+// Flash attention with 64-row tiles on 8 warps (each warpgroup needs m64 of its own;
+// test/Target/sass-attention.ph has the 4-warp form, which runs on wgmma).
 // SLICE: "instruction": "mma.sync",
 // SLICE-NEXT: "why not wgmma": "the dot at {{.*}}attention_f16.ph:{{[0-9]+}}:{{[0-9]+}}: the [64, 64] accumulator does not split into m64 x n tiles for 2 warpgroups"

@@ -146,8 +146,8 @@ def why_not(plan, dot: ir.Operation, warps: int, facts, args: list) -> str | Non
             return f"its lhs tile is [{rows}, {cols}]; the 128-byte swizzled rows hold k = {K_TILE}"
         if o.role == "rhs" and o.transposed and cols % K_TILE:
             return f"its rhs tile is [{rows}, {cols}] ([n, k]); k must be a multiple of {K_TILE}"
-        if o.role == "rhs" and not o.transposed and (rows != K_TILE or cols % 64):
-            return f"its rhs tile is [{rows}, {cols}]; [k, n] tiles need k = {K_TILE} and n a multiple of 64"
+        if o.role == "rhs" and not o.transposed and (rows % K_TILE or cols % 64):
+            return f"its rhs tile is [{rows}, {cols}]; [k, n] tiles need k and n multiples of 64"
     return None
 
 
