@@ -5,14 +5,15 @@
 // (dot_t), their row maxima, exp, and rescales what it has accumulated so far
 // by exp(old max - new max) (the online softmax). Keys past S score -inf
 // (arange marks them), so they get no weight; queries past S are not stored.
-// Q, K, V and O are f16. Both dots run on the tensor cores (@tensorcore: mma.sync,
-// f32 accumulators); the probabilities are rounded to f16 for the second one,
-// as flash attention does; the softmax is f32, and O is rounded to f16 on store.
-// K and V tiles stream through a cp.async ring (@pipeline) where rows are 16-byte aligned.
+// Q, K, V and O are f16. Both dots run on the tensor cores (@tensorcore, f32
+// accumulators); the probabilities are rounded to f16 for the second one, as
+// flash attention does; the softmax is f32, and O is rounded to f16 on store.
 // The row reductions put every warp along the rows (BM a multiple of 16 x W / 32),
 // so rowmax and rowsum are shuffles inside a warp, and Q and P never visit shared
-// memory: their registers are the mma's A fragments. `acc * alpha + dot(...)`
-// is one dot that starts from acc * alpha. @fastmath: exp is ex2.approx of
+// memory: their registers are the A fragments. `acc * alpha + dot(...)` is one
+// dot that starts from acc * alpha. K and V stream through a 3-stage ring
+// (@pipeline) where rows are 16-byte aligned: cp.async and mma.sync on sm_90,
+// TMA and wgmma on sm_90a (--chip sm_90a). @fastmath: exp is ex2.approx.ftz of
 // x * log2(e), whose error (a few f32 ulps) is far below P's f16 rounding.
 @autotune(BM in [64, 128, 32], BN in [64, 128, 32], D in [64, 128, 32], W in [128, 256])
 @launch(W)

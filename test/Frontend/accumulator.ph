@@ -37,3 +37,26 @@ kernel acc(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N], D: 
   let q = I[0 :+ 64, 0 :+ 64]
   J[0 :+ 64, 0 :+ 64] = dot(q, q)
 }
+
+// `x + dot(a, b)` and `dot(a, b) + x` with x of the dot's result type are one
+// tile.dot that starts from x; an addend of another type (f16 here: the sum
+// is f32) stays an addition after a dot from zeros.
+// CHECK-LABEL: func.func @plus(
+kernel plus(A: tensor<f16>[64, 16], B: tensor<f16>[16, 32], C: tensor<f32>[64, 32], E: tensor<f16>[64, 32]) {
+  let a = A[0 :+ 64, 0 :+ 16]
+  let b = B[0 :+ 16, 0 :+ 32]
+  // CHECK: %[[LC:.*]] = "tile.load_slice"({{.*}} -> tensor<64x32xf32>
+  let c = C[0 :+ 64, 0 :+ 32]
+  // CHECK: %[[SC:.*]] = arith.mulf %[[LC]], %{{.*}} : tensor<64x32xf32>
+  // CHECK-NEXT: %[[F1:.*]] = "tile.dot"(%{{.*}}, %{{.*}}, %[[SC]])
+  // CHECK-NEXT: "tile.store_slice"(%[[F1]],
+  C[0 :+ 64, 0 :+ 32] = c * 2.0 + dot(a, b)
+  // CHECK: %[[F2:.*]] = "tile.dot"(%{{.*}}, %{{.*}}, %[[LC]])
+  // CHECK-NEXT: "tile.store_slice"(%[[F2]],
+  C[0 :+ 64, 0 :+ 32] = dot(a, b) + c
+  // CHECK: %[[LE:.*]] = "tile.load_slice"({{.*}} -> tensor<64x32xf16>
+  // CHECK: %[[ZF:.*]] = arith.constant dense<0.000000e+00> : tensor<64x32xf32>
+  // CHECK: %[[D3:.*]] = "tile.dot"(%{{.*}}, %{{.*}}, %[[ZF]])
+  // CHECK: arith.addf %{{.*}}, %[[D3]] : tensor<64x32xf32>
+  E[0 :+ 64, 0 :+ 32] = E[0 :+ 64, 0 :+ 32] + dot(a, b)
+}

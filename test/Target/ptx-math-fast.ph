@@ -1,14 +1,15 @@
 // @fastmath puts fastmath<afn> on every float math op and division of the
 // kernel (and tile.fastmath on the kernel), and the PTX has the fast forms:
-// sqrt.approx.f32 for sqrt.rn.f32, __nv_fast_expf and __nv_fast_logf
-// (ex2.approx.f32 and lg2.approx.f32, without .ftz) for libdevice's expf and
+// sqrt.approx.f32 for sqrt.rn.f32, ex2.approx.ftz.f32 of x * log2(e) (the
+// lowering's: __nv_fast_expf would be the non-ftz ex2.approx.f32) and
+// __nv_fast_logf (lg2.approx.f32, without .ftz) for libdevice's expf and
 // logf, div.approx.f32 for div.rn.f32. tanh stays libdevice's tanhf (MLIR 22
 // has no fast form for it), abs is abs.f32 either way, and f64 is untouched
 // (sqrt.rn.f64, div.rn.f64). The same body without @fastmath gives the
 // precise forms (docs/language.md, "Math accuracy").
 // RUN: phobos compile %s --kernel fast --emit=tile | FileCheck %s --check-prefix=TILE
 // RUN: phobos compile %s --kernel fast --emit=ptx | FileCheck %s --check-prefix=FAST \
-// RUN:   --implicit-check-not=sqrt.rn.f32 --implicit-check-not=div.rn.f32
+// RUN:   --implicit-check-not=sqrt.rn.f32 --implicit-check-not=div.rn.f32 --implicit-check-not=ex2.approx.f32
 // RUN: phobos compile %s --kernel precise --emit=ptx | FileCheck %s --check-prefix=PRECISE \
 // RUN:   --implicit-check-not=sqrt.approx --implicit-check-not=div.approx \
 // RUN:   --implicit-check-not=ex2.approx.f32 --implicit-check-not=lg2.approx
@@ -26,7 +27,8 @@
 // TILE: arith.divf %{{.*}}, %{{.*}} fastmath<afn> : tensor<32xf64>
 
 // FAST-LABEL: .visible .entry fast(
-// FAST-DAG: ex2.approx.f32
+// FAST-DAG: mul.rn.f32 %{{.*}}, %{{.*}}, 0f3FB8AA3B;
+// FAST-DAG: ex2.approx.ftz.f32
 // FAST-DAG: lg2.approx.f32
 // FAST-DAG: sqrt.approx.f32
 // FAST-DAG: rcp.approx.ftz.f32
