@@ -29,25 +29,9 @@ SOFTMAX = [{"BN": 4096, "W": w} for w in (256, 512, 1024)]
 LAYERNORM = [{"BN": 4096, "W": w} for w in (256, 512, 1024)]
 HEADS, SEQ = 128, 4096
 ATTENTION = [{"BM": 64, "BN": 64, "D": 64, "W": 256}, {"BM": 64, "BN": 32, "D": 64, "W": 256}]
-ATTENTION_F16 = [
-    {"BM": 64, "BN": 64, "D": 64, "W": 128},
-    {"BM": 128, "BN": 64, "D": 64, "W": 256},
-    {"BM": 128, "BN": 128, "D": 64, "W": 256},
-    {"BM": 64, "BN": 128, "D": 64, "W": 128},
-    {"BM": 64, "BN": 64, "D": 128, "W": 128},
-    {"BM": 128, "BN": 64, "D": 128, "W": 256},
-    {"BM": 128, "BN": 128, "D": 128, "W": 256},
-]
-ATTENTION_WGMMA = [
-    {"BM": 64, "BN": 64, "D": 64, "W": 128},
-    {"BM": 128, "BN": 64, "D": 64, "W": 256},
-    {"BM": 64, "BN": 64, "D": 128, "W": 128},
-    {"BM": 128, "BN": 64, "D": 128, "W": 256},
-    {"BM": 64, "BN": 128, "D": 64, "W": 128},
-    {"BM": 128, "BN": 128, "D": 64, "W": 256},
-    {"BM": 64, "BN": 128, "D": 128, "W": 128},
-    {"BM": 128, "BN": 128, "D": 128, "W": 256},
-]
+sys.path.insert(0, str(common.ROOT / "test" / "unit"))
+from test_fused_gpu import ATTENTION_F16, ATTENTION_WGMMA  # noqa: E402  (the tested tilings)
+
 EPS = 1e-5
 
 

@@ -23,24 +23,12 @@ SOFTMAX = [{"BN": 4096, "W": 512}, {"BN": 1024, "W": 256}]
 LAYERNORM = [{"BN": 4096, "W": 512}, {"BN": 1024, "W": 256}]
 CUMSUM = [{"BR": 4, "BN": 256, "W": 128}]
 ATTENTION = [{"BM": 64, "BN": 64, "D": 64, "W": 256}]
-# f16 on the tensor cores: every warp along the rows (BM = 16 x warps or a multiple)
-ATTENTION_F16 = [
-    {"BM": 64, "BN": 64, "D": 64, "W": 128},
-    {"BM": 128, "BN": 64, "D": 64, "W": 256},
-    {"BM": 128, "BN": 128, "D": 64, "W": 256},
-    {"BM": 64, "BN": 64, "D": 128, "W": 128},
-]
-# sm_90a: both dots on wgmma, A (Q, then P) from registers, K and V by TMA (wgmma.py)
-ATTENTION_WGMMA = [
-    {"BM": 64, "BN": 64, "D": 64, "W": 128},
-    {"BM": 128, "BN": 64, "D": 64, "W": 256},
-    {"BM": 64, "BN": 64, "D": 128, "W": 128},
-    {"BM": 128, "BN": 64, "D": 128, "W": 256},
-    {"BM": 64, "BN": 128, "D": 64, "W": 128},
-    {"BM": 128, "BN": 128, "D": 64, "W": 256},
-    {"BM": 64, "BN": 128, "D": 128, "W": 128},
-    {"BM": 128, "BN": 128, "D": 128, "W": 256},
-]
+# f16 on the tensor cores, (BM, BN, W) each for D = 64 and 128: every warp along
+# the rows (BM = 16 x warps or a multiple). The same tilings run on sm_90a with
+# both dots on wgmma, A (Q, then P) from registers, K and V by TMA (wgmma.py).
+F16_TILES = [(64, 64, 128), (128, 64, 256), (64, 128, 128), (128, 128, 256)]
+ATTENTION_F16 = [{"BM": m, "BN": n, "D": d, "W": w} for d in (64, 128) for m, n, w in F16_TILES]
+ATTENTION_WGMMA = ATTENTION_F16
 ATTENTION_SHAPES = [(1, 1), (2, 100), (3, 257), (1, 1024)]  # (heads, sequence)
 LINEAR_ATTENTION = [{"C": 32, "D": 32, "W": 128}]
 
