@@ -26,7 +26,7 @@ import common
 
 ROWS = (32768, 4096)
 SOFTMAX = [{"BN": 4096, "W": w} for w in (256, 512, 1024)]
-LAYERNORM = [{"BN": 4096, "W": w} for w in (256, 512, 1024)]
+LAYERNORM = [{"BN": 4096, "W": w, "MINB": 1024 // w} for w in (256, 512, 1024)]
 HEADS, SEQ = 128, 4096
 ATTENTION = [{"BM": 64, "BN": 64, "D": 64, "W": 256}, {"BM": 64, "BN": 32, "D": 64, "W": 256}]
 sys.path.insert(0, str(common.ROOT / "test" / "unit"))

@@ -20,7 +20,7 @@ EPS = 2.0**-24
 
 # The variants the tests launch (bench/aot_build.py builds the same ones).
 SOFTMAX = [{"BN": 4096, "W": 512}, {"BN": 1024, "W": 256}]
-LAYERNORM = [{"BN": 4096, "W": 512}, {"BN": 1024, "W": 256}]
+LAYERNORM = [{"BN": 4096, "W": 512}, {"BN": 1024, "W": 256}, {"BN": 4096, "W": 256, "MINB": 4}]
 CUMSUM = [{"BR": 4, "BN": 256, "W": 128}]
 ATTENTION = [{"BM": 64, "BN": 64, "D": 64, "W": 256}]
 # f16 on the tensor cores, (BM, BN, W) each for D = 64 and 128: every warp along
