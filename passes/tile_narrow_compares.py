@@ -57,12 +57,8 @@ def _constant(v: ir.Value, test) -> bool:
 
 
 def _range_plus(v: ir.Value):
-    """(range op, index scalar a) when v is index_cast(tile.range) + splat(a), either
-    order, or index_cast(tile.range) itself (a = None: zero)."""
+    """(range op, index scalar a) when v is index_cast(tile.range) + splat(a), either order."""
     add = _owner(v)
-    if add is not None and add.name == "arith.index_cast":
-        rng = _owner(add.operands[0])
-        return (rng, None) if rng is not None and rng.name == "tile.range" else None
     if add is None or add.name != "arith.addi":
         return None
     for x, y in (add.operands[0], add.operands[1]), (add.operands[1], add.operands[0]):
@@ -87,14 +83,14 @@ def _narrow(cmp: ir.Operation) -> bool:
     start, end = (ir.IntegerAttr(rng.attributes[k]).value for k in ("start", "end"))
     if pred not in _SIGNED and pred not in _UNSIGNED:
         return False
-    if not ((a is None or _non_negative(a)) and _non_negative(b)) or start < 1 - _I32_MAX or end > _I32_MAX:
+    if not (_non_negative(a) and _non_negative(b)) or start < 1 - _I32_MAX or end > _I32_MAX:
         return False
     pred = _UNSIGNED.get(pred, pred)
     index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
     with ir.InsertionPoint(cmp), cmp.location:
         # x + a <pred> b  <=>  x <pred> b - a; for x in [start, end) any b - a below start - 1
         # or above end acts as those ends, so the clamped bound gives the same results in i32.
-        limit = b if a is None else arith.SubIOp(b, a).result
+        limit = arith.SubIOp(b, a).result
         low = arith.ConstantOp(index, start - 1).result
         high = arith.ConstantOp(index, end).result
         clamped = arith.MinSIOp(arith.MaxSIOp(limit, low).result, high).result

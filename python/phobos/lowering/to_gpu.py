@@ -545,8 +545,6 @@ class KernelLowering:
             return self._sqrt_rn(op, operands[0])
         if _fast_exp(op):
             return self._exp_ftz(op, operands[0])
-        if op.name == "arith.cmpi" and self._range_compare(op):
-            return None
         result_types = [self.vtype(r) for r in op.results]
         new = ir.Operation.create(op.name, results=result_types, operands=operands, attributes=attrs, loc=op.location)
         for old, r in zip(op.results, new.results):
@@ -689,42 +687,6 @@ class KernelLowering:
                 base = arith.IndexCastOp(elem, base).result
             splat = vector.BroadcastOp(vt, base).result
             self.values[result] = arith.AddIOp(splat, self.const(offsets, vt)).result
-
-    _RANGE_PREDICATES = {0, 1, 2, 3, 4, 5}  # eq, ne, slt, sle, sgt, sge (arith.CmpIPredicate values)
-
-    def _range_compare(self, op: ir.Operation) -> bool:
-        """`tile.range <pred> splat(s)` on i32 (what tile-narrow-compares makes of a
-        position mask) as the range's constant offsets against one scalar per
-        thread: element k is base + o_k <pred> s, i.e. o_k <pred> s - base, with
-        s - base taken in 64 bits and clamped just past the offsets (which
-        changes no result), so each element is one compare with an immediate
-        and the range itself is never materialised (kept live across a loop,
-        it cost layer norm 16 registers). False when the op is not that form."""
-        rng = op.operands[0].owner if isinstance(op.operands[0], ir.OpResult) else None
-        splat = op.operands[1].owner if isinstance(op.operands[1], ir.OpResult) else None
-        if rng is None or splat is None or rng.name != "tile.range" or splat.name != "tensor.splat":
-            return False
-        pred = ir.IntegerAttr(op.attributes["predicate"]).value
-        elem = ir.RankedTensorType(rng.results[0].type).element_type
-        if pred not in self._RANGE_PREDICATES or not (isinstance(elem, ir.IntegerType) and elem.width == 32):
-            return False
-        o = rng.opview
-        result = rng.results[0]
-        d = self.placement.dims_of(result)[0]
-        extent = o.end - o.start
-        offsets = [o.start + x for x in self.layout.offsets(d, extent)]
-        vt = self.vtype(result)
-        index = ir.IndexType.get()
-        with op.location:
-            scalar = arith.IndexCastOp(index, self.get(splat.operands[0], op)).result
-            shifted = arith.SubIOp(scalar, self.coordinate_base(d, extent)).result
-            low = arith.ConstantOp(index, min(offsets) - 1).result
-            high = arith.ConstantOp(index, max(offsets) + 1).result
-            clamped = arith.MinSIOp(arith.MaxSIOp(shifted, low).result, high).result
-            bound = vector.BroadcastOp(vt, arith.IndexCastOp(elem, clamped).result).result
-            compare = arith.CmpIOp(op.attributes["predicate"], self.const(offsets, vt), bound).result
-        self.values[op.results[0]] = compare
-        return True
 
     def _splat(self, op: ir.Operation) -> None:
         with op.location:
