@@ -17,7 +17,6 @@ from phobos.passes.registry import tile_pass
 
 _SIGNED = {"slt", "sle", "sgt", "sge"}
 _UNSIGNED = {"ult": "slt", "ule": "sle", "ugt": "sgt", "uge": "sge"}  # same as signed for non-negative sides
-_PREDICATES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
 _I32_MAX = (1 << 31) - 1
 
 
@@ -73,7 +72,7 @@ def _range_plus(v: ir.Value):
 
 def _narrow(cmp: ir.Operation) -> bool:
     """Rewrites one arith.cmpi of the form (index_cast(range) + splat(a)) <pred> splat(b)."""
-    pred = _PREDICATES[ir.IntegerAttr(cmp.attributes["predicate"]).value]
+    pred = arith.CmpIPredicate(ir.IntegerAttr(cmp.attributes["predicate"]).value).name
     found = _range_plus(cmp.operands[0])
     bound = _owner(cmp.operands[1])
     if found is None or bound is None or bound.name != "tensor.splat":
@@ -97,8 +96,7 @@ def _narrow(cmp: ir.Operation) -> bool:
         narrow = arith.IndexCastOp(i32, clamped).result
         t = ir.RankedTensorType(rng.results[0].type)
         splat = tensor.SplatOp(t, narrow, []).result
-        attr = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _PREDICATES.index(pred))
-        new = arith.CmpIOp(attr, rng.results[0], splat).result
+        new = arith.CmpIOp(getattr(arith.CmpIPredicate, pred), rng.results[0], splat).result
     cmp.results[0].replace_all_uses_with(new)
     dead = [_owner(cmp.operands[0]), bound]
     cmp.erase()

@@ -180,11 +180,8 @@ def _tma_readable(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
         if operand not in WGMMA_ELEMENTS or str(ir.RankedTensorType(dot.results[0].type).element_type) != "f32":
             return False  # tf32 and f16 accumulators run on mma.sync
         for role, v in enumerate(list(dot.operands)[:2]):
-            op = v.owner if isinstance(v, ir.OpResult) else None
-            while op is not None and op.name in ("tile.transpose", "tensor.collapse_shape"):
-                inner = op.operands[0]
-                op = inner.owner if isinstance(inner, ir.OpResult) else None
-            if role == 0 and (op is None or op.name != "tile.load_slice" or op.parent != dot.parent):
+            op = _source(v, ("tile.transpose", "tensor.collapse_shape"))
+            if role == 0 and not _loaded_beside(dot, op):
                 continue  # a left operand computed (or loaded before the loop) comes from registers
             if op is None or op.name != "tile.load_slice" or op.operands[0] not in args:
                 return False
@@ -226,15 +223,21 @@ def rows_in_warps(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
         src = ir.RankedTensorType(op.operands[0].type)
         if src.rank == 2 and ir.IntegerAttr(op.attributes["axis"]).value == 1:
             return True
-    for dot in dots:
-        v = dot.operands[0]
-        op = v.owner if isinstance(v, ir.OpResult) else None
-        while op is not None and op.name == "tensor.collapse_shape":
-            inner = op.operands[0]
-            op = inner.owner if isinstance(inner, ir.OpResult) else None
-        if op is None or op.name != "tile.load_slice" or op.parent != dot.parent:
-            return True
-    return False
+    return any(not _loaded_beside(dot, _source(dot.operands[0], ("tensor.collapse_shape",))) for dot in dots)
+
+
+def _source(v: ir.Value, through: tuple[str, ...]) -> ir.Operation | None:
+    """The op that defines `v`, looking past ops named in `through` (None for a block argument)."""
+    op = v.owner if isinstance(v, ir.OpResult) else None
+    while op is not None and op.name in through:
+        inner = op.operands[0]
+        op = inner.owner if isinstance(inner, ir.OpResult) else None
+    return op
+
+
+def _loaded_beside(dot: ir.Operation, op: ir.Operation | None) -> bool:
+    """Whether `op` is a tile.load_slice in the dot's own block (one the dot can stage)."""
+    return op is not None and op.name == "tile.load_slice" and op.parent == dot.parent
 
 
 def is_mma_layout(layout: Blocked | None) -> bool:

@@ -123,7 +123,6 @@ class MmaEmitter:
         cols = n // (8 * wn)  # its column wraps (two registers each)
         elem = ir.RankedTensorType(lhs.value.type).element_type
         acc_elem = ir.VectorType(acc.type).element_type
-        frag_c = ir.VectorType.get([2, 2], acc_elem)
         lane = self._lane()
         lane8 = kl.at_entry(lambda: arith.RemUIOp(lane, kl.index(8)).result)
         quarter = kl.at_entry(lambda: arith.DivUIOp(lane, kl.index(8)).result)  # which 8x8 matrix a lane addresses
@@ -135,12 +134,8 @@ class MmaEmitter:
         frags = {}
         for i in range(rows // 2):
             for j in range(cols):
-                frag = vector.BroadcastOp(frag_c, kl.const(0.0, acc_elem)).result
-                for half_row in range(2):
-                    first = (2 * i + half_row) * width + 2 * j
-                    pair = vector.ShuffleOp(acc, acc, [first, first + 1]).result
-                    frag = vector.InsertOp(pair, frag, [], [half_row]).result
-                frags[(i, j)] = frag
+                firsts = [(2 * i + half_row) * width + 2 * j for half_row in range(2)]
+                frags[(i, j)] = self._pairs(acc, firsts, acc_elem)
         if isinstance(elem, ir.F32Type):
             return self._tf32(op, lhs, rhs, acc, frags, rows, cols, width, lane, warp_m, warp_n, k_extent)
         b_view, b_ld, b_stage = self.dots.views[rhs.buffer], self.dots.plan.buffers[rhs.buffer].ld, self._start(rhs)
@@ -206,10 +201,13 @@ class MmaEmitter:
 
     def _register_a(self, regs, i: int, k0: int, k_extent: int, elem):
         """The A fragment of m16 tile i at k0, picked from a thread's registers of the operand."""
-        picked = a_fragment_registers(i, k0, k_extent)
-        out = vector.BroadcastOp(ir.VectorType.get([4, 2], elem), self.kl.const(0.0, elem)).result
-        for x in range(4):
-            pair = vector.ShuffleOp(regs, regs, picked[2 * x : 2 * x + 2]).result
+        return self._pairs(regs, a_fragment_registers(i, k0, k_extent)[::2], elem)
+
+    def _pairs(self, flat, firsts: list[int], elem):
+        """A vector<N x 2> fragment whose row x is registers firsts[x] and firsts[x] + 1 of `flat`."""
+        out = vector.BroadcastOp(ir.VectorType.get([len(firsts), 2], elem), self.kl.const(0.0, elem)).result
+        for x, first in enumerate(firsts):
+            pair = vector.ShuffleOp(flat, flat, [first, first + 1]).result
             out = vector.InsertOp(pair, out, [], [x]).result
         return out
 

@@ -556,13 +556,7 @@ class KernelLowering:
         compiles to sqrt.approx.f32 (checked in test/Target/ptx-math.mlir), and marks llvm.intr.sqrt
         illegal; the NVVM intrinsic is applied element by element."""
         f32 = ir.F32Type.get()
-        with op.location:
-            if not isinstance(value.type, ir.VectorType):
-                self.values[op.results[0]] = self._call_sqrt_rn(value, f32)
-                return
-            n = ir.VectorType(value.type).shape[0]
-            parts = [self._call_sqrt_rn(vector.ExtractOp(value, [], [i]).result, f32) for i in range(n)]
-            self.values[op.results[0]] = vector.FromElementsOp(value.type, parts).result
+        self._per_element(op, value, lambda x: self._call_intrinsic("llvm.nvvm.sqrt.rn.f", x, f32))
 
     def _exp_ftz(self, op: ir.Operation, value: ir.Value) -> None:
         """exp under @fastmath: ex2.approx.ftz.f32 of x * log2(e), which is libdevice's
@@ -573,21 +567,20 @@ class KernelLowering:
         f32 = ir.F32Type.get()
         with op.location:
             log2e = arith.ConstantOp(f32, ir.FloatAttr.get(f32, 1.4426950408889634)).result
+        self._per_element(
+            op, value, lambda x: self._call_intrinsic("llvm.nvvm.ex2.approx.ftz.f", arith.MulFOp(x, log2e).result, f32)
+        )
 
-            def one(x):
-                scaled = arith.MulFOp(x, log2e).result
-                return self._call_intrinsic("llvm.nvvm.ex2.approx.ftz.f", scaled, f32)
-
+    def _per_element(self, op: ir.Operation, value: ir.Value, one) -> None:
+        """`op`'s result as `one` applied to each element of `value` (a scalar or a
+        vector: the NVVM intrinsics take scalars)."""
+        with op.location:
             if not isinstance(value.type, ir.VectorType):
                 self.values[op.results[0]] = one(value)
                 return
             n = ir.VectorType(value.type).shape[0]
             parts = [one(vector.ExtractOp(value, [], [i]).result) for i in range(n)]
             self.values[op.results[0]] = vector.FromElementsOp(value.type, parts).result
-
-    @staticmethod
-    def _call_sqrt_rn(x: ir.Value, f32: ir.Type) -> ir.Value:
-        return KernelLowering._call_intrinsic("llvm.nvvm.sqrt.rn.f", x, f32)
 
     @staticmethod
     def _call_intrinsic(name: str, x: ir.Value, f32: ir.Type) -> ir.Value:

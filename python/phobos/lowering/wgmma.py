@@ -363,7 +363,7 @@ class WgmmaEmitter:
                 step = kk * K_STEP * SWIZZLE if mn_major else (kk // 4) * b_buf.rows * SWIZZLE + (kk % 4) * 32
                 db = b0 if not step else arith.AddIOp(b0, kl.const(step >> 4, i64)).result
                 if lhs.registers:
-                    words = self._a_words(a_regs, i, kk * K_STEP, k, elem)
+                    words = self._a_words(a_regs, i, kk * K_STEP, k)
                     d = self._register_wgmma(struct_t, d, words, db, n, elem, mn_major)
                     continue
                 da = arith.AddIOp(a0, kl.const((i * 64 * SWIZZLE + kk * 32) >> 4, i64)).result
@@ -391,18 +391,16 @@ class WgmmaEmitter:
         return vector.FromElementsOp(ir.VectorType(acc.type), out).result
 
     @staticmethod
-    def _a_words(regs, i: int, k0: int, k_extent: int, elem) -> list[ir.Value]:
+    def _a_words(regs, i: int, k0: int, k_extent: int) -> list[ir.Value]:
         """The A fragment of m64 tile i at k0 from the operand's registers, as four
         32-bit words: warp q of the warpgroup holds its rows 16 q + l / 4 and
         + 8, which in wgmma_layout are the thread's row wraps 2i and 2i + 1,
         with the columns of mma.sync's A fragment (mma.a_fragment_registers)."""
         i32 = ir.IntegerType.get_signless(32)
-        pair_t = ir.VectorType.get([2], elem)
         picked = a_fragment_registers(i, k0, k_extent)
         words = []
         for x in range(4):
             pair = vector.ShuffleOp(regs, regs, picked[2 * x : 2 * x + 2]).result
-            assert ir.VectorType(pair.type) == pair_t
             word = vector.BitCastOp(ir.VectorType.get([1], i32), pair).result
             words.append(vector.ExtractOp(word, [], [0]).result)
         return words
