@@ -124,7 +124,7 @@ def folder_bytes(path: Path) -> int:
 
 
 def build(out: Path, jobs, entries, build_info: dict) -> tuple[list[dict], list[str]]:
-    from phobos.lowering.target import DEFAULT_CHIP
+    from phobos.target import DEFAULT_CHIP
     from phobos.runtime.autotune import _write_json, compile_candidates
 
     done, failures = [], []

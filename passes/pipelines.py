@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from phobos.lowering.target import DEFAULT_CHIP, TargetError, check_target, toolkit_dir
+from phobos.target import DEFAULT_CHIP, TargetError, check_target, toolkit_dir
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from mlir import ir
 
 from phobos.dialect import kernel as K
 from phobos.lowering.kernel_layout import choose_kernel_layout, read_kernel_layout
-from phobos.lowering.target import DEFAULT_CHIP, TargetError, check_target
+from phobos.target import DEFAULT_CHIP, TargetError, check_target
 from phobos.lowering.to_gpu import KernelLowering, LoweringError
 from phobos.passes.registry import Option, fail, tile_pass
 

@@ -234,7 +234,7 @@ def test_resource_violation_registers_shared_threads():
 
 def test_cubin_resources_agree_with_ptxas(tmp_path):
     """The registers read from the cubin's .nv.info are what ptxas -v reports for the same PTX."""
-    from phobos.lowering.target import toolkit_dir
+    from phobos.target import toolkit_dir
 
     k = phobos.compile(KERNELS / "saxpy.ph", defines={"BLOCK": 4096}, cache_dir=tmp_path / "c")
     art = k.artifact()

@@ -6,7 +6,7 @@ import pytest
 
 from phobos.lowering.abi import ScalarParam, TensorParam, abi_entries
 from phobos.lowering.layout import Blocked, choose_blocked
-from phobos.lowering.target import TargetError, check_chip, check_target, check_target_attrs
+from phobos.target import TargetError, check_chip, check_target, check_target_attrs
 
 SHAPES = [(32, 128), (16, 64), (64, 64), (8, 256), (1, 128), (128, 1), (4, 4), (1024,), (16,), (2, 8, 64), (4096,)]
 

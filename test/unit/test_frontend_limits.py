@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from phobos.frontend import CompileError, check_source, compile_to_tile_ir
-from phobos.lowering.nesting import MAX_NESTING
+from phobos.nesting import MAX_NESTING
 
 BIN = Path(sys.executable).parent
 HEADER = "kernel k(A: tensor<f32>[M], n: i32, x: f32) {\n"

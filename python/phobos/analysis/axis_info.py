@@ -31,7 +31,7 @@ from math import gcd
 from mlir import ir
 
 from phobos.dialect.tile import HINT_NAMES
-from phobos.lowering.nesting import MAX_NESTING
+from phobos.nesting import MAX_NESTING
 
 from . import transfer as R
 from .kernel_facts import KernelFacts, kernel_facts, lcm, pointer_alignment_facts  # noqa: F401  (re-exported)

@@ -792,7 +792,7 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
         return {}
     from phobos.lowering.dot import DotError, copy_width, folded_transpose, plan_dots
     from phobos.lowering.reduce import ReduceError, plan_scratch
-    from phobos.lowering.target import DEFAULT_CHIP
+    from phobos.target import DEFAULT_CHIP
 
     try:
         scratch = plan_scratch(fn, layout, placement, folded_transpose) if placement is not None else []
@@ -857,7 +857,7 @@ def explain_module(module: ir.Operation, key: str = "", chip: str | None = None)
         analysis = AxisInfoAnalysis(module)
         return [explain_kernel(fn, _before(fn, analysis), analysis, key, chip) for fn in K.kernels(module)], True
 
-    from phobos.lowering.target import DEFAULT_CHIP
+    from phobos.target import DEFAULT_CHIP
     from phobos.passes.tile_assign_layout import tile_assign_layout
     from phobos.passes.tile_elide_masks import tile_elide_masks
 
@@ -970,7 +970,7 @@ def explain_source(
     diagnostics. Runs in the compile driver's crash containment."""
     from phobos.compiler import containment
     from phobos.compiler import driver as D
-    from phobos.lowering.target import DEFAULT_CHIP
+    from phobos.target import DEFAULT_CHIP
 
     name = D._input_name(source, source_name)
     D._refuse_deep_mlir(source, name)

@@ -22,7 +22,7 @@ import os
 import re
 import sys
 
-from phobos.lowering.target import DEFAULT_CHIP
+from phobos.target import DEFAULT_CHIP
 from phobos.passes import pipelines
 
 _PROG = "phobos"

@@ -32,7 +32,7 @@ from phobos.dialect import make_context
 from phobos.frontend.errors import CompileError
 from phobos.lowering.abi import ParamError, TensorParam, abi_entries, describe_params
 from phobos.lowering.grid import infer_grid
-from phobos.lowering.target import DEFAULT_CHIP
+from phobos.target import DEFAULT_CHIP
 from phobos.passes import pipelines
 from phobos.runtime.artifact import FORMAT, Artifact
 from phobos.runtime.fingerprint import compiler_fingerprint

@@ -18,7 +18,7 @@ import re
 
 from mlir import ir, passmanager
 
-from phobos.lowering import target
+from phobos import target
 from phobos.passes import pipelines, registry
 
 

@@ -11,7 +11,7 @@ any later phase; an `else if` chain is read in a loop, not by recursion.
 
 from __future__ import annotations
 
-from phobos.lowering.nesting import MAX_NESTING
+from phobos.nesting import MAX_NESTING
 
 from . import ast as A
 from .errors import Diagnostics

@@ -37,7 +37,7 @@ from phobos.lowering.layout import Blocked
 from phobos.lowering.mma import MmaEmitter, a_in_registers, check_shapes, k_step, padded_ld
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
-from phobos.lowering.target import max_shared_bytes
+from phobos.target import max_shared_bytes
 from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, WgmmaEmitter, plan_copies, whole_a, why_not
 
 SMEM_SYMBOL = "__phobos_smem"

@@ -12,7 +12,7 @@ from mlir import ir
 from phobos.dialect import kernel as K
 from phobos.lowering.layout import Blocked, choose_blocked
 from phobos.lowering.placement import layout_rank, unit_dims_dropped
-from phobos.lowering.target import DEFAULT_CHIP
+from phobos.target import DEFAULT_CHIP
 
 MEMORY_OPS = ("tile.load_slice", "tile.store_slice", "tile.load", "tile.store")
 

@@ -41,10 +41,10 @@ from phobos.lowering.dot import DotEmitter, DotError, folded_transpose, plan_dot
 from phobos.lowering.grid import contiguous_block_dim
 from phobos.lowering.kernel_layout import vector_width
 from phobos.lowering.layout import WARP_SIZE, Blocked, is_pow2
-from phobos.lowering.nesting import nesting_message, too_deep
+from phobos.nesting import nesting_message, too_deep
 from phobos.lowering.placement import Placement, PlacementError
 from phobos.lowering.reduce import ReduceEmitter, ReduceError, plan_scratch
-from phobos.lowering.target import DEFAULT_CHIP
+from phobos.target import DEFAULT_CHIP
 
 MAX_TILE_RANK = 3
 MAX_REGISTERS = 1024  # elements of one tile per thread

@@ -28,7 +28,7 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from phobos.lowering.target import DEFAULT_CHIP
+from phobos.target import DEFAULT_CHIP
 
 from . import arrays
 from .arrays import HOST, ArrayArg

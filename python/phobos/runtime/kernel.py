@@ -28,7 +28,7 @@ import struct
 from collections.abc import Mapping
 from pathlib import Path
 
-from phobos.lowering.target import DEFAULT_CHIP
+from phobos.target import DEFAULT_CHIP
 
 from . import arrays, driver, fastpath
 from . import autotune as _autotune

@@ -544,7 +544,7 @@ def build(
     """The model of the page for `text` (the source of `filename`): the variant as written
     and, for a .ph kernel with @aligned, the one without it. Compile errors are the
     compiler's CompileError; bad sizes or CTAs a ViewError."""
-    from phobos.lowering.target import DEFAULT_CHIP
+    from phobos.target import DEFAULT_CHIP
 
     chip = chip or DEFAULT_CHIP
     report, contract, program = _compile(text, filename, kernel, key, chip, defines)
