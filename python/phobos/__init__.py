@@ -25,6 +25,7 @@ _LAZY = {
     "CudaError": ("phobos.runtime", "CudaError"),
     "KernelFault": ("phobos.runtime", "KernelFault"),
     "NoCudaDriverError": ("phobos.runtime", "NoCudaDriverError"),
+    "NoDeviceError": ("phobos.runtime", "NoDeviceError"),
     "SpecKey": ("phobos.runtime.specialization", "SpecKey"),
 }
 

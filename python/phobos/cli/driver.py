@@ -22,8 +22,8 @@ import os
 import re
 import sys
 
-from phobos.target import DEFAULT_CHIP
 from phobos.passes import pipelines
+from phobos.target import DEFAULT_CHIP
 
 _PROG = "phobos"
 # The stages of passes/pipelines.py, plus the launch contract.
@@ -287,7 +287,8 @@ def _run(args, defines: dict[str, int]) -> None:
     except (run.RunError, TypeError, ValueError, FileNotFoundError) as e:
         raise UserError(str(e)) from None
     except phobos.NoCudaDriverError as e:
-        raise UserError(f"{e} (add --interpret to run in the interpreter)") from None
+        reason = getattr(e, "reason", str(e))
+        raise UserError(f"no CUDA device was found ({reason}); add --interpret to run in the interpreter") from None
     except InterpreterError as e:
         raise LocatedError(str(e)) from None
 

@@ -103,7 +103,10 @@ def run(args, defines: dict[str, int], user_error, out=print) -> int:
     except (TypeError, ValueError, FileNotFoundError) as e:
         raise user_error(str(e)) from None
     except phobos.NoCudaDriverError as e:
-        raise user_error(f"{e} (--compile-only compiles and prunes without a GPU)") from None
+        reason = getattr(e, "reason", str(e))
+        raise user_error(
+            f"no CUDA device was found ({reason}); --compile-only compiles and prunes without a GPU"
+        ) from None
     _report(result, out, compile_only=args.compile_only)
     if args.json:
         try:

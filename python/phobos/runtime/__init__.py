@@ -11,7 +11,16 @@ The user-facing objects (phobos.compile, phobos.load, Kernel) are in phobos.runt
 """
 
 from .binding import Binding, Signature
-from .driver import CudaError, KernelFault, NoCudaDriverError, available, device_count, get_device, synchronize_context
+from .driver import (
+    CudaError,
+    KernelFault,
+    NoCudaDriverError,
+    NoDeviceError,
+    available,
+    device_count,
+    get_device,
+    synchronize_context,
+)
 from .launch import Plan, Variant, stream_handle
 
 __all__ = [
@@ -19,6 +28,7 @@ __all__ = [
     "CudaError",
     "KernelFault",
     "NoCudaDriverError",
+    "NoDeviceError",
     "Plan",
     "Signature",
     "Variant",

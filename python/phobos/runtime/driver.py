@@ -44,6 +44,19 @@ class NoCudaDriverError(CudaError):
     """This machine has no usable CUDA driver or no GPU."""
 
 
+class NoDeviceError(NoCudaDriverError):
+    """No CUDA device was found: the message says how to run the same call in the interpreter.
+    `reason` is what the driver said (for front ends that word the remedy their own way)."""
+
+    def __init__(self, reason: str):
+        super().__init__(
+            f"no CUDA device was found ({reason}). To run the same call on the CPU, in the interpreter, "
+            "set PHOBOS_INTERPRET=1 or call k.interpret(...) with the same arguments (docs/interpreter.md); "
+            "compiling (phobos.compile(...).artifact(), phobos aot) works without a GPU."
+        )
+        self.reason = reason
+
+
 class KernelFault(CudaError):
     """A kernel failed on the device (a trap, an illegal address, ...)."""
 
@@ -120,11 +133,8 @@ _initialized = False
 _devices: dict[int, Device] = {}
 
 
-def _no_driver(reason: str, cause: BaseException | None = None) -> NoCudaDriverError:
-    return NoCudaDriverError(
-        f"no CUDA driver: {reason}. Phobos runs kernels on an NVIDIA GPU through the CUDA driver; "
-        "compiling (phobos.compile(...).artifact(), phobos aot) works without one."
-    )
+def _no_driver(reason: str) -> NoDeviceError:
+    return NoDeviceError(reason)
 
 
 def init() -> None:
@@ -136,14 +146,16 @@ def init() -> None:
         if _initialized:
             return
         if cu is None:
-            raise _no_driver(f"cuda-bindings is not importable ({_IMPORT_ERROR})") from _IMPORT_ERROR
+            raise _no_driver(f"no CUDA driver: cuda-bindings is not importable ({_IMPORT_ERROR})") from None
         try:
             (err,) = cu.cuInit(0)
         except Exception as e:  # cuda.pathfinder's DynamicLibNotFoundError (a RuntimeError), OSError
-            raise _no_driver(f"the driver library (libcuda.so) was not found ({type(e).__name__})") from e
+            # the cause (cuda.pathfinder's frames) says nothing a user can act on: left out
+            reason = f"no CUDA driver: the driver library (libcuda.so) was not found ({type(e).__name__})"
+            raise _no_driver(reason) from None
         if err:
             name, text = error_text(err)
-            raise _no_driver(f"cuInit returned {name} ({text})")
+            raise _no_driver(f"cuInit returned {name} ({text})") from None
         count = check(cu.cuDeviceGetCount(), "cuDeviceGetCount")
         if count == 0:
             raise _no_driver("the driver reports no CUDA device")

@@ -90,6 +90,12 @@ class _Launchable:
     def _variant(self, key: SpecKey, signature: Signature) -> Variant:
         raise NotImplementedError
 
+    def variant(self, key: SpecKey | None = None) -> Variant:
+        """The variant for a specialisation key (None: the generic one), from memory, the cache, or
+        compiled now (loaded kernels: the most specialised variant the key satisfies). The tuner
+        compiles, finds and checks its candidates with it."""
+        return self._variant(key if key is not None else SpecKey(), None)
+
     def _interpretation(self) -> tuple[dict, Signature]:
         """(tile program, signature) for the interpreter: the generic variant's."""
         variant = self._variant(SpecKey(), self.signature)
@@ -130,7 +136,10 @@ class _Launchable:
                     return
             except _UNPACKABLE:
                 pass  # a scalar the fast path could not pack: the generic path says which and why
-        self._launch(args, grid, stream, sync, check)
+        try:
+            self._launch(args, grid, stream, sync, check)
+        except driver.NoDeviceError as e:  # raised here, so the user's traceback is two frames
+            raise e.with_traceback(None) from None
 
     def __getitem__(self, grid) -> _GridLaunch:
         return _GridLaunch(self, grid)
@@ -396,7 +405,10 @@ class _GridLaunch:
                     return
             except _UNPACKABLE:
                 pass
-        kernel._launch(args, grid, stream, sync, check)
+        try:
+            kernel._launch(args, grid, stream, sync, check)
+        except driver.NoDeviceError as e:
+            raise e.with_traceback(None) from None
 
 
 def _artifact(variant: Variant):
@@ -472,6 +484,23 @@ class Kernel(_Launchable):
 
     def __repr__(self):
         return f"<phobos.Kernel {self.kernel_name or '?'} from {self.origin} for {self.chip}>"
+
+    @property
+    def source_text(self) -> str:
+        """The source as text: what the kernel's family hashes and the front end reads (an MLIR
+        module given as an object: its printed form)."""
+        return self._text
+
+    @property
+    def portable_source(self) -> str:
+        """The source as another process can compile it: the path or text it was given (an MLIR
+        module object, which cannot be pickled: its printed form). Compile workers take this."""
+        return self._compile_source if isinstance(self._compile_source, str) else self._text
+
+    def tile_contract(self) -> dict:
+        """The contract (parameters, promises, launch facts) of the tile stage: needs MLIR, but no
+        GPU lowering and no ptxas. The tuner binds example arguments with it."""
+        return self._tile_stage()[1]
 
     def _make_tuner(self, explicit: bool):
         space = _autotune.source_space(self._text, self.origin, self.kernel_name, self.defines)
