@@ -15,8 +15,8 @@ import pytest
 pytest.importorskip("mlir")
 
 from phobos.compiler import CompileError, compile_artifact, compile_stages  # noqa: E402
-from phobos.target import TargetError, check_target, toolkit_dir  # noqa: E402
 from phobos.runtime.artifact import Artifact, ContractError, validate_contract  # noqa: E402
+from phobos.target import TargetError, check_target, toolkit_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_ptxas = pytest.mark.skipif(toolkit_dir() is None, reason="ptxas (nvidia-cuda-nvcc-cu12) is not installed")
@@ -167,6 +167,15 @@ def test_artifact_save_and_load_round_trip(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["saxpy.cubin", "saxpy.json"]  # no temporaries left
     back = Artifact.load(tmp_path, "saxpy")
     assert back.cubin == art.cubin and back.contract == art.contract
+
+
+@needs_ptxas
+def test_artifact_repr_is_a_short_summary():
+    art = compile_artifact(SAXPY)
+    text = repr(art)
+    assert len(text) < 200, text  # not the cubin and every stage's text
+    assert text.startswith("<phobos.Artifact saxpy for sm_") and "key generic" in text
+    assert f"cubin {len(art.cubin)} bytes" in text and "ptx" in text
 
 
 def test_contract_validation_names_the_field():

@@ -115,12 +115,21 @@ def validate_contract(contract: dict) -> None:
         )
 
 
-@dataclass
+@dataclass(repr=False)  # the generated repr printed the cubin and every stage's text (tens of KB)
 class Artifact:
     cubin: bytes
     contract: dict
     asm: dict[str, str] = field(default_factory=dict)
     program: dict | None = None  # the tile program the interpreter runs (phobos.compiler.tile_program)
+
+    def __repr__(self) -> str:
+        c = self.contract
+        key = c.get("key") or "generic"
+        stages = ", ".join(self.asm) or "none"
+        return (
+            f"<phobos.Artifact {self.name} for {c.get('chip', '?')}, key {key}, {c.get('threads', '?')} threads, "
+            f"cubin {len(self.cubin)} bytes, stages: {stages}>"
+        )
 
     @property
     def name(self) -> str:
