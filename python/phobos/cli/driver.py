@@ -1,6 +1,6 @@
 """phobos: the command-line driver of the Phobos language.
 
-    phobos check FILE.ph [-D TM=32 ...]
+    phobos check FILE.ph|FILE.mlir [-D TM=32 ...]
     phobos compile FILE.ph|FILE.mlir [--emit=tile|gpu|llvm|ptx|cubin|contract] [--chip sm_90] [--key KEY] [-o OUT]
     phobos aot FILE.ph -o DIR [--args 'f32[4096,4096] f32[4096,4096] 2.0' ...] [--key KEY ...]
     phobos explain FILE.ph [--key KEY] [--kernel NAME] [--json]   (cli/explain.py)
@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     k = sub.add_parser(
         "check",
         help="parse and check a file, report every error",
-        description="Parse and check a .ph file without compiling it.",
+        description="Parse and check a .ph file without compiling it; verify the tile IR of a .mlir file.",
     )
     common(k)
     r = sub.add_parser(
@@ -293,6 +293,25 @@ def _run(args, defines: dict[str, int]) -> None:
         raise LocatedError(str(e)) from None
 
 
+def _check(source: str, filename: str, defines: dict[str, int]) -> None:
+    """`phobos check`: a .ph file through the front end; tile IR (a .mlir file, or MLIR text on
+    stdin) through the tile stage's verifiers, as `phobos compile --emit=tile` runs them."""
+    if filename.endswith(".mlir") or (filename == "<stdin>" and _looks_like_mlir(source)):
+        if defines:
+            raise UserError("-D fixes @autotune constants of .ph source; tile IR has its constants bound")
+        from phobos import compiler
+
+        compiler.compile_stages(source, until="tile", source_name=filename)
+        return
+    from phobos.frontend import check_source
+
+    check_source(source, filename, defines)
+
+
+def _looks_like_mlir(text: str) -> bool:
+    return bool(re.search(r"^\s*(module\b|func\.func\b|\"?builtin\.module)", text, re.M))
+
+
 def run(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.version:
@@ -316,9 +335,7 @@ def run(argv: list[str] | None = None) -> int:
         return tune.run(args, defines, UserError)
     source, filename = _read(args.file)
     if args.command == "check":
-        from phobos.frontend import check_source
-
-        check_source(source, filename, defines)
+        _check(source, filename, defines)
         return 0
     if args.command == "explain":
         from phobos.cli import explain
