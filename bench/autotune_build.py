@@ -124,8 +124,8 @@ def folder_bytes(path: Path) -> int:
 
 
 def build(out: Path, jobs, entries, build_info: dict) -> tuple[list[dict], list[str]]:
+    from phobos.runtime.autotune import compile_candidates, write_json
     from phobos.target import DEFAULT_CHIP
-    from phobos.runtime.autotune import _write_json, compile_candidates
 
     done, failures = [], []
     for name, source, defines, examples, options in entries:
@@ -144,7 +144,7 @@ def build(out: Path, jobs, entries, build_info: dict) -> tuple[list[dict], list[
         )
         wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
         manifest["build"] = dict(build_info, machine=machine(), wall_s=wall, cpu_s=cpu, bytes=folder_bytes(folder))
-        _write_json(folder / "autotune.json", manifest, sort_keys=False)
+        write_json(folder / "autotune.json", manifest, sort_keys=False)
         bad = [c for c in manifest["candidates"] if c["status"] != "ok"]
         failures += [f"{name} {c['config']}: {c.get('reason')}" for c in bad]
         n = len(manifest["candidates"])

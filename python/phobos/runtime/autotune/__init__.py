@@ -1,0 +1,118 @@
+"""@autotune: compile every candidate, check it against a reference, time it on the device, keep the winner.
+
+    k = phobos.compile("bench/kernels/saxpy.ph")     # @autotune(BLOCK in [1024, 4096])
+    result = k.autotune(x, y, 2.0)                    # compile (in parallel), check, time, cache
+    print(result.table())                             # candidate, time, GB/s, rejected and why
+    k.best_config                                     # {"BLOCK": 4096}
+    k(x, y, 2.0)                                      # launches the winner for arguments like these
+
+The parts, each usable alone (the CPU tests drive them with fakes):
+
+  candidates      the Cartesian product of the @autotune spaces (values fixed by
+                  `defines` stay fixed), first value first: candidate 0 is what
+                  PHOBOS_AUTOTUNE=0 and an untuned kernel run
+  pruning         before compiling, candidates whose @aligned promises the
+                  arguments at hand break; after compiling, those whose registers
+                  (EIATTR_REGCOUNT of the cubin) or shared memory exceed the chip
+  compile_all     candidates compile in a process pool (concurrent.futures) into
+                  the kernel cache; cache hits compile nothing
+  evaluate        each candidate runs once on fresh copies of the arguments and
+                  its outputs are compared with the reference (a `reference=`
+                  callable, else the most conservative candidate) with per-dtype
+                  tolerances; then the ones that agree are timed (`timer`)
+  TuningStore     the winner on disk, next to the kernel cache:
+                  <root>/autotune/<family>/<hash of spec key, tuning key, device>.json
+  EventTimer      CUDA events around each launch, warm-up, the L2 flushed before
+                  every timed launch, median (what triton.testing.do_bench does)
+  DeviceRunner    the GPU side: scratch copies of the arguments (the caller's tensors
+                  are never written while tuning), launches, read-back
+
+Nothing here imports MLIR: a machine without it tunes from a folder of candidates
+compiled ahead of time (phobos aot --all-candidates; phobos.load(folder)).
+
+The modules, each one section of the tuner:
+
+  space       the candidates, tuning keys, @aligned pruning, the space of a .ph source
+  resources   registers, shared memory and stack frame from the cubin; the chip's limits
+  results     Candidate, TuneResult, the errors, TuningStore (the winner on disk)
+  progress    the progress bar
+  checking    compare, evaluate (check then time), EventTimer
+  device      DeviceRunner and where outputs are compared (compare_backend)
+  parallel    compile_all: worker processes compiling candidates
+  tuner       Tuner, SourceTuner (from source), FolderTuner (an ahead-of-time folder)
+  manifest    compile_candidates and load_manifest (ahead of time, autotune.json)
+
+The tuner reads a kernel through its public surface only (phobos.runtime.kernel: `variant`,
+`source_text`, `portable_source`, `tile_contract`, and the attributes every kernel has).
+"""
+
+from .checking import TOLERANCES, EventTimer, compare, evaluate
+from .checking import _array_module as _array_module  # the unit tests call these two
+from .checking import _compare_xp as _compare_xp
+from .device import ENV_COMPARE, DeviceRunner, compare_backend
+from .manifest import MANIFEST, compile_candidates, load_manifest
+from .parallel import ENV_JOBS, compile_all, default_jobs, first_error
+from .progress import Progress
+from .resources import Limits, Resources, chip_limits, cubin_resources, device_limits, resource_violation
+from .results import STORE_FORMAT, Candidate, TuneResult, TuningError, TuningFault, TuningStore, write_json
+from .space import (
+    ENV,
+    SourceSpace,
+    bucket,
+    candidates,
+    config_folder,
+    config_name,
+    conservative_order,
+    enabled,
+    promise_violation,
+    source_space,
+    symbol_extents,
+    tuning_key,
+)
+from .tuner import FolderTuner, SourceTuner, Tuner
+
+__all__ = [
+    "ENV",
+    "ENV_COMPARE",
+    "ENV_JOBS",
+    "MANIFEST",
+    "STORE_FORMAT",
+    "TOLERANCES",
+    "Candidate",
+    "DeviceRunner",
+    "EventTimer",
+    "FolderTuner",
+    "Limits",
+    "Progress",
+    "Resources",
+    "SourceSpace",
+    "SourceTuner",
+    "TuneResult",
+    "Tuner",
+    "TuningError",
+    "TuningFault",
+    "TuningStore",
+    "bucket",
+    "candidates",
+    "chip_limits",
+    "compare",
+    "compare_backend",
+    "compile_all",
+    "compile_candidates",
+    "config_folder",
+    "config_name",
+    "conservative_order",
+    "cubin_resources",
+    "default_jobs",
+    "device_limits",
+    "enabled",
+    "evaluate",
+    "first_error",
+    "load_manifest",
+    "promise_violation",
+    "resource_violation",
+    "source_space",
+    "symbol_extents",
+    "tuning_key",
+    "write_json",
+]
