@@ -236,10 +236,30 @@ class BuiltinChecks:
         return T.Tile(ts[0].element, ts[0].shape[:-1] + (1,))
 
     def call_max(self, e, ts):
+        if self.elementwise_habit(e, ts, "max", "tmax"):
+            return T.ERROR
         return self.call_sum(e, ts, "max")
 
     def call_min(self, e, ts):
+        if self.elementwise_habit(e, ts, "min", "tmin"):
+            return T.ERROR
         return self.call_sum(e, ts, "min")
+
+    def elementwise_habit(self, e, ts, name: str, elementwise: str) -> bool:
+        """`max(x, 0.0)` as numpy and Triton spell an elementwise maximum: here max(x, axis)
+        reduces, so a second argument that is not an integer axis is reported with the
+        builtin that was meant."""
+        if len(ts) != 2 or T.ERROR in ts:
+            return False
+        axis_like = isinstance(ts[1], T.Scalar) and T.is_int(ts[1].element) and isinstance(e.args[1].const, int)
+        if axis_like and isinstance(ts[0], T.Tile):
+            return False
+        self.error(
+            e.callee.pos,
+            f"'{name}(x, axis)' reduces a tile along an axis; for the elementwise {name}imum "
+            f"of two values write {elementwise}(a, b)",
+        )
+        return True
 
     def call_rowmax(self, e, ts):
         return self.call_rowsum(e, ts, "rowmax")

@@ -361,13 +361,18 @@ class Parser:
         self.expect("in", f"after 'for {var.text}'")
         rng = self.peek()
         if rng.kind != IDENT or rng.text != "range":
-            raise self.error(rng, f"expected 'range(start, stop[, step])' after 'in', got {rng.describe()}")
+            raise self.error(rng, f"expected 'range([start, ]stop[, step])' after 'in', got {rng.describe()}")
         self.advance()
         self.expect("(", "after 'range'")
-        start = self.parse_expr()
-        self.expect(",", "after the start of the range (range takes start, stop and an optional step)")
-        stop = self.parse_expr()
-        step = self.parse_expr() if self.accept(",") else None
+        first = self.parse_expr()
+        step = None
+        if self.at(")"):  # range(n), as Python users write it: range(0, n)
+            start, stop = A.IntLit(first.pos, 0), first
+        else:
+            start = first
+            self.expect(",", "after the start of the range (range takes [start,] stop and an optional step)")
+            stop = self.parse_expr()
+            step = self.parse_expr() if self.accept(",") else None
         self.expect(")", "after the range")
         body = self.parse_block()
         return A.For(kw.pos, var.text, var.pos, start, stop, step, body)
@@ -461,6 +466,13 @@ class Parser:
         lhs = self.parse_unary()
         while self.at("*", "/", "%"):
             op = self.advance()
+            if op.text == "*" and self.at("*") and (self.peek().line, self.peek().col) == (op.line, op.col + 1):
+                self.diags.error(
+                    A.Pos(op.line, op.col, 2),
+                    "there is no power operator '**' yet; write the product (x * x, x * x * x) "
+                    "or, for x > 0, exp(y * log(x))",
+                )
+                raise _SyntaxError()
             rhs = self.parse_unary()
             lhs = self._node(A.Binary(op.pos, op.text, lhs, rhs), lhs, rhs)
         return lhs

@@ -1,6 +1,6 @@
 // RUN: not phobos check %s 2>&1 | FileCheck %s
 // CHECK-NOT: error:
-// CHECK: for-needs-range.ph:8:12: error: expected 'range(start, stop[, step])' after 'in', got '10'
+// CHECK: for-needs-range.ph:8:12: error: expected 'range([start, ]stop[, step])' after 'in', got '10'
 // CHECK-NEXT: for i in 10 {
 // CHECK-NEXT: {{^ *}}^~{{$}}
 // CHECK-NOT: error:
