@@ -171,15 +171,15 @@ def test_cli_exit_codes(tmp_path):
 
 
 def test_invalid_ir_from_a_front_end_bug_is_reported_at_the_source(monkeypatch):
-    """If the lowering ever built IR that tile-verify rejects, the user sees a
+    """If the front end ever built IR that tile-verify rejects, the user sees a
     located diagnostic (marked as a compiler bug), not invalid IR downstream."""
     from phobos.dialect import tile as TD
-    from phobos.frontend import lowering
+    from phobos.frontend import to_tile_ir
 
     def broken_tril(self, v, loc):
-        return lowering.tb.Value(TD.BroadcastOp(v.value, [99, 99], loc=loc).result)
+        return to_tile_ir.tb.Value(TD.BroadcastOp(v.value, [99, 99], loc=loc).result)
 
-    monkeypatch.setattr(lowering.KernelLowering, "tril", broken_tril)
+    monkeypatch.setattr(to_tile_ir.KernelEmitter, "tril", broken_tril)
     source = "kernel k(A: tensor<f32>[M, N]) {\n  let q = tril(A[0 :+ 16, 0 :+ 16])\n}\n"
     with pytest.raises(CompileError) as info:
         compile_to_tile_ir(source, "bug.ph")

@@ -7,7 +7,7 @@
         print(e)            # file:line:col: error: ... with the source line and a caret
 
 Stages: `lexer` (tokens), `parser` (syntax tree, `ast`), `checker` (names,
-types, shapes, attributes), `lowering` (tile IR through the builder API),
+types, shapes, attributes), `to_tile_ir` (tile IR through the builder API),
 then the MLIR verifier and `tile-verify`. Importing this package imports no
 MLIR; only `compile_to_tile_ir` needs it.
 

@@ -1,6 +1,6 @@
-"""Lowering plus verification: the last stage of `compile_to_tile_ir`.
+"""Tile IR emission plus verification: the last stage of `compile_to_tile_ir`.
 
-The lowered module must pass the MLIR verifier and `tile-verify`. A correct
+The emitted module must pass the MLIR verifier and `tile-verify`. A correct
 front end never fails here; if it does, the MLIR diagnostics are turned into
 front-end diagnostics (same `file:line:col` format, pointing at the source
 construct whose op failed) and raised as a CompileError marked as a compiler
@@ -17,7 +17,7 @@ from phobos.dialect.verify import verify_tile_ir
 
 from . import ast as A
 from .errors import CompileError
-from .lowering import lower_program
+from .to_tile_ir import emit_program
 
 
 def verification_errors(module: ir.Module) -> list[Diagnostic]:
@@ -44,7 +44,7 @@ def verification_errors(module: ir.Module) -> list[Diagnostic]:
 
 def lower_and_verify(program: A.Program, filename: str, source: str, context=None) -> ir.Module:
     context = context if context is not None else make_context()
-    module = lower_program(program, filename, context)
+    module = emit_program(program, filename, context)
     records = verification_errors(module)
     if records:
         for d in records:

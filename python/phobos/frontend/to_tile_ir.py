@@ -1,4 +1,4 @@
-"""The lowering: a checked syntax tree to tile IR, through the builder API.
+"""A checked syntax tree to tile IR, through the builder API (the front end's last step).
 
 Each kernel becomes a `func.func` built by `builder.build_kernel` (which
 emits the parameter extents and the `@aligned` entry checks). Every op carries
@@ -15,7 +15,7 @@ stored into tensors), `lower_as` converts with arith.extf/truncf/sitofp/
 fptosi/extsi/trunci/index_cast, so that the tile IR has one element type per
 op.
 
-The lowering trusts the checker: it runs only on programs without errors,
+This module trusts the checker: it runs only on programs without errors,
 and anything unexpected here is a compiler bug (an exception), not a user error.
 """
 
@@ -98,7 +98,9 @@ def assigned_outer(stmts: Sequence[A.Stmt]) -> list[Symbol]:
     return [sym for sym in assigned if id(sym) not in declared]
 
 
-class KernelLowering:
+class KernelEmitter:
+    """Builds one kernel's `func.func` from its checked syntax tree."""
+
     def __init__(self, kernel: A.Kernel, filename: str):
         self.kernel = kernel
         self.info: KernelInfo = kernel.info
@@ -499,12 +501,12 @@ def dot_plus(e: A.Binary) -> tuple[A.Call, A.Expr] | None:
     return None
 
 
-def lower_program(program: A.Program, filename: str, context: ir.Context) -> ir.Module:
+def emit_program(program: A.Program, filename: str, context: ir.Context) -> ir.Module:
     """Builds the tile IR module of a checked program in `context`."""
     load_tile_dialect(context)
     with context, ir.Location.unknown(context):
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
             for kernel in program.kernels:
-                KernelLowering(kernel, filename).lower()
+                KernelEmitter(kernel, filename).lower()
     return module
