@@ -88,7 +88,7 @@ def _groups(op: ir.Operation) -> tuple[Group, ...]:
 
 
 def _definition(dialect: str, op: ir.Operation) -> OpDefinition:
-    parts = {"irdl.operands": (), "irdl.attributes": (), "irdl.results": ()}
+    parts: dict[str, tuple] = {"irdl.operands": (), "irdl.attributes": (), "irdl.results": ()}
     for inner in op.regions[0].blocks[0].operations:
         inner = inner.operation
         if inner.name == "irdl.attributes":

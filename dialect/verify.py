@@ -217,7 +217,7 @@ class _Checker:
         rhs = self._tile_of(op, op.opview.rhs, "rhs")
         acc = self._tile_of(op, op.opview.acc, "acc")
         res = self._tile_of(op, op.results[0], "the result")
-        if None in (lhs, rhs, acc, res):
+        if lhs is None or rhs is None or acc is None or res is None:
             return
         if lhs.rank != 2 or rhs.rank != 2 or acc.rank != 2:
             self.error(op, f"expects 2-D operands, got {lhs}, {rhs} and {acc}")

@@ -117,7 +117,7 @@ def tile_pass(argument: str, options: dict[str, Option] | None = None, verify_fi
         if argument in _PASSES:
             raise ValueError(f"pass '{argument}' registered twice")
         _PASSES[argument] = PassInfo(argument, fn, dict(options or {}), verify_first)
-        fn.pass_info = _PASSES[argument]
+        fn.pass_info = _PASSES[argument]  # type: ignore[attr-defined]  # mypy types no function attributes
         return fn
 
     return register

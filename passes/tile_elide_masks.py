@@ -75,6 +75,7 @@ def tile_elide_masks(module: ir.Operation, pass_, remarks: bool = False) -> None
     # Decide everything first: rewriting an op creates new values.
     decided = [(op, access_facts(op, analysis)) for op in accesses]
     for op, facts in decided:
+        assert facts is not None  # every access collected is a slice or offset op
         name, location = op.name, op.location
         _apply(op, facts)
         if remarks and facts.vector_width < facts.possible_width and facts.missing:

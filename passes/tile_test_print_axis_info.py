@@ -14,7 +14,9 @@ from phobos.passes.registry import tile_pass
 def _print_value(value: ir.Value, analysis: AxisInfoAnalysis, state: ir.AsmState, out) -> None:
     if integer_shape(value.type) is None:
         return
-    out.write(f"  {value.get_name(state)} => {analysis.get(value).to_text()}\n")
+    info = analysis.get(value)
+    assert info is not None  # an integer value has facts
+    out.write(f"  {value.get_name(state)} => {info.to_text()}\n")
 
 
 def _print_op(op: ir.Operation, analysis: AxisInfoAnalysis, state: ir.AsmState, out) -> None:
