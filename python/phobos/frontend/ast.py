@@ -5,7 +5,7 @@ should point at (`line`, `col`, 1-based, and the token's `length` for the
 underline). The checker annotates expressions in place: `ty` (a
 `phobos.frontend.types` type) and `const` (the value of a compile-time
 constant, else None); names also get `symbol` (the declaration they resolve
-to). The lowering reads those annotations and nothing else.
+to). to_tile_ir reads those annotations and nothing else.
 """
 
 from __future__ import annotations

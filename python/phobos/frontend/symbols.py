@@ -1,4 +1,4 @@
-"""What the checker records for the lowering: declarations and kernel facts."""
+"""What the checker records for to_tile_ir: declarations and kernel facts."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from . import types as T
 
 class Symbol:
     """A declaration: a parameter, a dimension symbol, an @autotune constant,
-    a `let`/`var` or a loop variable. Identity matters: the lowering maps
+    a `let`/`var` or a loop variable. Identity matters: to_tile_ir maps
     symbols to SSA values."""
 
     __slots__ = ("kind", "name", "ty", "pos", "const", "index")
