@@ -477,3 +477,46 @@ class GridBarrierOp(_TileOp):
 
     def __init__(self, *, loc=None, ip=None):
         self._build([], [], None, loc, ip)
+
+
+# The base of every tile op class: `isinstance(op.opview, TileOp)` asks whether an op is a tile op.
+TileOp = _TileOp
+
+# Op groups, defined once (compare with `isinstance(op.opview, GROUP)`).
+SLICE_OPS = (LoadSliceOp, StoreSliceOp)  # block-pointer form: base tensor, starts, tile shape
+OFFSET_OPS = (LoadOp, StoreOp)  # arange form: a tile of element offsets and a mask
+MEMORY_OPS = SLICE_OPS + OFFSET_OPS  # every op that reads or writes a global tensor
+LOAD_OPS = (LoadSliceOp, LoadOp)
+STORE_OPS = (StoreSliceOp, StoreOp)
+EXCHANGE_OPS = (ReduceOp, ScanOp, TransposeOp)  # ops that move data between threads
+BARRIER_OPS = (BarrierOp, GridBarrierOp)
+
+
+def is_op(op: ir.Operation | ir.OpView, *classes: type) -> bool:
+    """Whether `op` is an instance of one of `classes` (OpView classes of any dialect)."""
+    return isinstance(op.opview if isinstance(op, ir.Operation) else op, classes)
+
+
+def upstream_ops(*modules) -> tuple[type, ...]:
+    """Every OpView class of upstream dialect modules (`upstream_ops(arith, index)`), for
+    questions about a whole dialect ("is this an arith op?") asked by class."""
+    return tuple(
+        c
+        for m in modules
+        for c in vars(m).values()
+        if isinstance(c, type) and issubclass(c, ir.OpView) and c is not ir.OpView
+    )
+
+
+def ops_of(root: ir.Operation, classes: tuple[type, ...] | None = None) -> list[ir.Operation]:
+    """The ops under `root` (itself included) that are instances of `classes` (all of them when
+    None), in walk order."""
+    found: list[ir.Operation] = []
+
+    def visit(op):
+        if classes is None or isinstance(op.opview, classes):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return found

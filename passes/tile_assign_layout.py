@@ -6,8 +6,8 @@ from mlir import ir
 
 from phobos.dialect import kernel as K
 from phobos.lowering.kernel_layout import choose_kernel_layout, layout_attr
-from phobos.target import DEFAULT_CHIP
 from phobos.passes.registry import Option, fail, tile_pass
+from phobos.target import DEFAULT_CHIP
 
 
 @tile_pass(

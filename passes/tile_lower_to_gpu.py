@@ -6,9 +6,9 @@ from mlir import ir
 
 from phobos.dialect import kernel as K
 from phobos.lowering.kernel_layout import choose_kernel_layout, read_kernel_layout
-from phobos.target import DEFAULT_CHIP, TargetError, check_target
-from phobos.lowering.to_gpu import KernelLowering, LoweringError
+from phobos.lowering.to_gpu import LoweringError, lower_kernel
 from phobos.passes.registry import Option, fail, tile_pass
+from phobos.target import DEFAULT_CHIP, TargetError, check_target
 
 CONTAINER = "gpu.container_module"
 
@@ -72,7 +72,7 @@ def tile_lower_to_gpu(
             fail(pass_, fn.location, f"kernel '{K.kernel_name(fn)}' has an invalid tile.layout: {e}")
             continue
         try:
-            KernelLowering(fn, layout, target, noalias, chip).run()
+            lower_kernel(fn, layout, target, noalias, chip)
         except LoweringError as e:
             fail(pass_, e.op.location, str(e))
             return

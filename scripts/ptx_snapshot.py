@@ -40,7 +40,7 @@ def _inputs() -> list[Path]:
 
 def _aligned_key(fn) -> str:
     """The key of contiguous, 16-byte aligned tensors with extents divisible by 16."""
-    from phobos.lowering.abi import TensorParam, describe_params
+    from phobos.analysis.abi import TensorParam, describe_params
 
     parts = []
     for p in describe_params(fn):

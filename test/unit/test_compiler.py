@@ -287,10 +287,10 @@ def test_invalid_input_is_reported_not_raised_raw():
 def _grid(text):
     from mlir import ir
 
+    from phobos.analysis.abi import describe_params
+    from phobos.analysis.grid import infer_grid
     from phobos.dialect import kernel as K
     from phobos.dialect import make_context
-    from phobos.lowering.abi import describe_params
-    from phobos.lowering.grid import infer_grid
 
     with make_context():
         module = ir.Module.parse(text)
@@ -345,10 +345,10 @@ func.func @k(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]},
 def test_launch_order_follows_the_contiguous_dimension():
     from mlir import ir
 
+    from phobos.analysis.abi import describe_params
+    from phobos.analysis.grid import contiguous_block_dim
     from phobos.dialect import kernel as K
     from phobos.dialect import make_context
-    from phobos.lowering.abi import describe_params
-    from phobos.lowering.grid import contiguous_block_dim
 
     def fast(text):
         with make_context():

@@ -16,10 +16,10 @@ pytest.importorskip("mlir")
 from mlir import ir  # noqa: E402
 
 from phobos import builder as tb  # noqa: E402
+from phobos.analysis.abi import abi_entries, describe_params  # noqa: E402
 from phobos.compiler import compile_stages  # noqa: E402
 from phobos.dialect import kernel as K  # noqa: E402
 from phobos.dialect import make_context  # noqa: E402
-from phobos.lowering.abi import abi_entries, describe_params  # noqa: E402
 from phobos.lowering.emulate import Emulated  # noqa: E402
 
 RNG = np.random.default_rng(20240611)

@@ -4,7 +4,7 @@ import itertools
 
 import pytest
 
-from phobos.lowering.abi import ScalarParam, TensorParam, abi_entries
+from phobos.analysis.abi import ScalarParam, TensorParam, abi_entries
 from phobos.lowering.layout import Blocked, choose_blocked
 from phobos.target import TargetError, check_chip, check_target, check_target_attrs
 

@@ -17,8 +17,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from phobos.lowering.exchange_plan import exchange
 from phobos.lowering.layout import WARP_SIZE, Blocked, choose_blocked
-from phobos.lowering.reduce import exchange
 
 
 def _layouts():

@@ -17,8 +17,8 @@ pytest.importorskip("mlir")
 from phobos.compiler import STAGES, compile_stages  # noqa: E402
 from phobos.compiler.pass_manager import PipelineError, build_pass_manager, expand_aliases  # noqa: E402
 from phobos.dialect import make_context  # noqa: E402
-from phobos.target import toolkit_dir  # noqa: E402
 from phobos.passes import pipelines, registry  # noqa: E402
+from phobos.target import toolkit_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SCALE = ROOT / "examples" / "scale.mlir"

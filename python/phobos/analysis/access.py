@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from phobos.lowering.abi import describe_params
-from phobos.lowering.grid import infer_grid
+from phobos.analysis.abi import describe_params
+from phobos.analysis.grid import infer_grid
 
 from .axis_info import AxisInfoAnalysis
 from .kernel_facts import TensorFacts, type_facts

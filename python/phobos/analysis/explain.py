@@ -45,6 +45,8 @@ from mlir import ir
 
 from phobos.diagnostics import file_location
 from phobos.dialect import kernel as K
+from phobos.dialect import tile as T
+from phobos.dialect.tile import ops_of
 from phobos.lowering.layout import WARP_SIZE, Blocked
 
 from .access import OFFSET_OPS, SLICE_OPS, VECTOR_BYTES, access_facts
@@ -686,8 +688,9 @@ def explain_kernel(
     """The report of one kernel after tile-elide-masks and tile-assign-layout;
     `before` holds each access as it was before them (same order). `chip`
     decides the dots' instructions (wgmma on sm_90a)."""
+    from phobos.lowering.errors import LoweringError
     from phobos.lowering.kernel_layout import read_kernel_layout
-    from phobos.lowering.placement import Placement, PlacementError
+    from phobos.lowering.placement import Placement
 
     where, *_ = _where(fn.location)
     try:
@@ -706,11 +709,11 @@ def explain_kernel(
     if layout is not None:
         try:
             placement = Placement(fn)
-        except PlacementError as e:
+        except LoweringError as e:
             report.notes.append(f"no lane picture: {e}")
     ops = _memory_ops(fn)
     staged = _staged_loads(fn, layout, placement, report, chip) if layout is not None else {}
-    if _ops_named(fn, "tile.dot") and not report.shared_buffers:
+    if ops_of(fn, (T.DotOp,)) and not report.shared_buffers:
         report.shared_memory_reported = False
     for index, (op, b) in enumerate(zip(ops, before)):
         loc_text, filename, line, col = _where(b.location)
@@ -787,17 +790,18 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
     """The kernel's shared-memory plan (lowering/dot.py: the dots' operands and
     the scratch of reductions, scans and transposes) into the report; returns
     the loads the dot lowering stages, each with (its copy width, whether TMA copies it)."""
-    exchanges = any(_ops_named(fn, n) for n in ("tile.reduce", "tile.scan", "tile.transpose"))
-    if not _memory_ops(fn) or not (_ops_named(fn, "tile.dot") or exchanges):
+    exchanges = ops_of(fn, T.EXCHANGE_OPS)
+    if not _memory_ops(fn) or not (ops_of(fn, (T.DotOp,)) or exchanges):
         return {}
-    from phobos.lowering.dot import DotError, copy_width, folded_transpose, plan_dots
-    from phobos.lowering.reduce import ReduceError, plan_scratch
+    from phobos.lowering.errors import LoweringError
+    from phobos.lowering.exchange_plan import plan_scratch
+    from phobos.lowering.shared_plan import copy_width, folded_transpose, plan_dots
     from phobos.target import DEFAULT_CHIP
 
     try:
         scratch = plan_scratch(fn, layout, placement, folded_transpose) if placement is not None else []
         plan = plan_dots(fn, layout, K.launch(fn)["threads"], chip or DEFAULT_CHIP, scratch)
-    except (DotError, ReduceError) as e:
+    except LoweringError as e:
         report.notes.append(f"the lowering refuses this kernel's shared memory: {e}")
         return {}
     if plan is None:
@@ -820,12 +824,6 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
     report.barriers = [Barrier(d.what, d.kept, d.reason) for d in plan.sync.decisions]
     report.shared_memory_reported = True
     return {op: (copy_width(op), plan.wgmma) for op in plan.staged}
-
-
-def _ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
-    from phobos.lowering.kernel_layout import ops_named
-
-    return ops_named(root, (name,))
 
 
 class _Pass:
@@ -857,9 +855,9 @@ def explain_module(module: ir.Operation, key: str = "", chip: str | None = None)
         analysis = AxisInfoAnalysis(module)
         return [explain_kernel(fn, _before(fn, analysis), analysis, key, chip) for fn in K.kernels(module)], True
 
-    from phobos.target import DEFAULT_CHIP
     from phobos.passes.tile_assign_layout import tile_assign_layout
     from phobos.passes.tile_elide_masks import tile_elide_masks
+    from phobos.target import DEFAULT_CHIP
 
     copy = ir.Module.parse(module.get_asm(enable_debug_info=True), module.context)
     work = copy.operation

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from phobos.analysis.abi import ParamError, TensorParam, abi_entries, describe_params
+from phobos.analysis.grid import infer_grid
 from phobos.compiler import containment
 from phobos.compiler.pass_manager import PipelineError, build_pass_manager
 from phobos.compiler.tile_program import ProgramError, to_program
@@ -30,13 +32,11 @@ from phobos.diagnostics import Collector, Diagnostic, from_mlir
 from phobos.dialect import kernel as K
 from phobos.dialect import make_context
 from phobos.frontend.errors import CompileError
-from phobos.lowering.abi import ParamError, TensorParam, abi_entries, describe_params
-from phobos.lowering.grid import infer_grid
-from phobos.target import DEFAULT_CHIP
 from phobos.passes import pipelines
 from phobos.runtime.artifact import FORMAT, Artifact
 from phobos.runtime.fingerprint import compiler_fingerprint
 from phobos.runtime.specialization import SpecKey
+from phobos.target import DEFAULT_CHIP
 
 __all__ = ["Artifact", "CompileError", "compile_artifact", "compile_program", "compile_stages", "STAGES"]
 
@@ -62,8 +62,9 @@ def _looks_like_mlir(text: str) -> bool:
 class _Job:
     """One compilation: a private context, the module, and its diagnostics."""
 
-    def __init__(self, source, defines: dict | None, source_name: str = "<text>"):
+    def __init__(self, source, defines: dict | None, source_name: str = "<text>", for_gpu: bool = False):
         self.source_name = source_name
+        self.for_gpu = for_gpu  # .ph source is checked against the GPU's rules on tiles too
         self.context = make_context()
         self.collector = Collector(self.context)
         self.filename = "<module>"
@@ -106,6 +107,10 @@ class _Job:
         except ImportError:
             raise _error("compiling .ph source needs phobos.frontend, which is not installed", filename) from None
         self.filename, self.text = filename, text
+        if self.for_gpu:  # at the tile that breaks a rule, not later at the kernel's name
+            from phobos.frontend.gpu_rules import check_for_gpu
+
+            check_for_gpu(text, filename, defines)
         return compile_to_tile_ir(text, filename, defines, context=self.context)
 
     # ------------------------------------------------------------------ diagnostics
@@ -271,7 +276,7 @@ def _compile(
     wanted = tuple(pipelines.STAGES) if until == "artifact" else tuple(pipelines.path_to(until))
     with_contract = with_contract or until == "artifact"
     params = _parameters(key_text, chip, options, wanted)
-    job = _Job(source, defines, source_name)
+    job = _Job(source, defines, source_name, for_gpu=any(s != "tile" for s in wanted))
     one_kernel = kernel is not None or with_contract or any(pipelines.OUTPUT_OF[s] != "ir" for s in wanted)
     if one_kernel:
         _select_kernel(job, kernel)

@@ -1,8 +1,12 @@
-"""The tile -> gpu/nvvm lowering: layouts, the kernel ABI, launch-grid
-inference, the shared-memory and dot planners and the op emitters.
+"""The tile -> gpu/nvvm lowering (tile-lower-to-gpu).
 
-`layout` and `abi` do not import MLIR at module level, so the contract side
-(artifact, runtime) can reuse their plain data. The chip table lives in
-`phobos.target` and the nesting limit in `phobos.nesting`: the whole project
-uses them.
+Plans first, then emission: the shared-memory planner (shared_plan.py with
+shared_memory.py, shared_sync.py, exchange_plan.py, and the mma/wgmma facts)
+decides buffers, barriers, rings and the dot path; the driver (to_gpu.py)
+builds the kernel's signature and a LoweringContext (context.py), and the
+emitters in ops/ (one module per op family, registered by OpView class in
+registry.py) translate the body. `layout` does not import MLIR at module
+level, so the runtime side can reuse its plain data. The chip table lives in
+`phobos.target`, the nesting limit in `phobos.nesting`, and the kernel ABI
+and grid rule in `phobos.analysis` (the compile driver uses them too).
 """

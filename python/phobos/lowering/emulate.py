@@ -1,7 +1,7 @@
 """Runs a lowered kernel on the CPU, one thread after another (for tests without a GPU).
 
 The "gpu" stage of a kernel (a `gpu.func` on per-thread vectors, see
-to_gpu.py) is turned into a host `func.func` whose thread and block indices
+the ops/ emitters) is turned into a host `func.func` whose thread and block indices
 are parameters, wrapped in loops over the grid and the CTA, lowered with the
 upstream CPU pipeline and run with MLIR's ExecutionEngine on NumPy buffers.
 Threads run to completion one at a time, which is exact for kernels whose

@@ -8,18 +8,19 @@ slices. The layout is recorded on the kernel as `tile.layout` (K.LAYOUT).
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import tensor
 
 from phobos.dialect import kernel as K
+from phobos.dialect import tile as T
+from phobos.dialect.tile import is_op, ops_of
 from phobos.lowering.layout import Blocked, choose_blocked
 from phobos.lowering.placement import layout_rank, unit_dims_dropped
 from phobos.target import DEFAULT_CHIP
 
-MEMORY_OPS = ("tile.load_slice", "tile.store_slice", "tile.load", "tile.store")
-
 
 def memory_tile(op: ir.Operation) -> ir.RankedTensorType:
     """The tile type a memory op reads or writes."""
-    if op.name in ("tile.load_slice", "tile.load"):
+    if is_op(op, T.LoadSliceOp, T.LoadOp):
         return ir.RankedTensorType(op.results[0].type)
     return ir.RankedTensorType(op.operands[0].type)
 
@@ -31,22 +32,9 @@ def vector_width(op: ir.Operation) -> int:
     return max(1, ir.IntegerAttr(op.attributes[K.VECTOR_WIDTH]).value)
 
 
-def ops_named(fn: ir.Operation, names=None) -> list[ir.Operation]:
-    """The ops under `fn` (itself included) whose name is in `names` (all of them when None), in walk order."""
-    found = []
-
-    def visit(op):
-        if names is None or op.name in names:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    fn.walk(visit)
-    return found
-
-
 def _tile_shapes(fn: ir.Operation) -> list[tuple[int, ...]]:
     shapes = []
-    for op in ops_named(fn):
+    for op in ops_of(fn):
         for v in list(op.results) + list(op.operands):
             if isinstance(v.type, ir.RankedTensorType):
                 shapes.append(tuple(ir.RankedTensorType(v.type).shape))
@@ -66,7 +54,7 @@ def choose_kernel_layout(fn: ir.Operation, chip: str = DEFAULT_CHIP) -> Blocked 
     shapes = [unit_dims_dropped(s, rank) for s in _tile_shapes(fn)]
     if not shapes:
         return None
-    dot_ops = ops_named(fn, ("tile.dot",))
+    dot_ops = ops_of(fn, (T.DotOp,))
     dots = [tuple(ir.RankedTensorType(op.results[0].type).shape) for op in dot_ops]
     if dots and rank == 2:
         shape = max(dots, key=lambda s: (_size(s), s))
@@ -80,7 +68,7 @@ def choose_kernel_layout(fn: ir.Operation, chip: str = DEFAULT_CHIP) -> Blocked 
             if layout is not None:
                 return layout
         return dot_layout(shape, K.launch(fn)["threads"])
-    memory = [(unit_dims_dropped(memory_tile(op).shape, rank), vector_width(op)) for op in ops_named(fn, MEMORY_OPS)]
+    memory = [(unit_dims_dropped(memory_tile(op).shape, rank), vector_width(op)) for op in ops_of(fn, T.MEMORY_OPS)]
     top = [m for m in memory if len(m[0]) == rank]
     candidates = [s for s, _ in top] or [s for s in shapes if len(s) == rank]
     shape = max(candidates, key=_size)  # the first of the largest: reads come before what they feed
@@ -180,10 +168,10 @@ def _tma_readable(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
         if operand not in WGMMA_ELEMENTS or str(ir.RankedTensorType(dot.results[0].type).element_type) != "f32":
             return False  # tf32 and f16 accumulators run on mma.sync
         for role, v in enumerate(list(dot.operands)[:2]):
-            op = _source(v, ("tile.transpose", "tensor.collapse_shape"))
+            op = _source(v, (T.TransposeOp, tensor.CollapseShapeOp))
             if role == 0 and not _loaded_beside(dot, op):
                 continue  # a left operand computed (or loaded before the loop) comes from registers
-            if op is None or op.name != "tile.load_slice" or op.operands[0] not in args:
+            if op is None or not is_op(op, T.LoadSliceOp) or op.operands[0] not in args:
                 return False
             if not tma_rows(facts.tensors[args.index(op.operands[0])]):
                 return False
@@ -219,17 +207,17 @@ def rows_in_warps(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
     a barrier), or a dot takes its left operand from registers rather than
     straight from a load (with wn = 1 a thread holds whole rows of the
     operand's m16 tiles, which are its mma A fragments: mma.a_in_registers)."""
-    for op in ops_named(fn, ("tile.reduce",)):
+    for op in ops_of(fn, (T.ReduceOp,)):
         src = ir.RankedTensorType(op.operands[0].type)
         if src.rank == 2 and ir.IntegerAttr(op.attributes["axis"]).value == 1:
             return True
-    return any(not _loaded_beside(dot, _source(dot.operands[0], ("tensor.collapse_shape",))) for dot in dots)
+    return any(not _loaded_beside(dot, _source(dot.operands[0], (tensor.CollapseShapeOp,))) for dot in dots)
 
 
-def _source(v: ir.Value, through: tuple[str, ...]) -> ir.Operation | None:
-    """The op that defines `v`, looking past ops named in `through` (None for a block argument)."""
+def _source(v: ir.Value, through: tuple[type, ...]) -> ir.Operation | None:
+    """The op that defines `v`, looking past ops of the classes in `through` (None for a block argument)."""
     op = v.owner if isinstance(v, ir.OpResult) else None
-    while op is not None and op.name in through:
+    while op is not None and is_op(op, *through):
         inner = op.operands[0]
         op = inner.owner if isinstance(inner, ir.OpResult) else None
     return op
@@ -237,7 +225,7 @@ def _source(v: ir.Value, through: tuple[str, ...]) -> ir.Operation | None:
 
 def _loaded_beside(dot: ir.Operation, op: ir.Operation | None) -> bool:
     """Whether `op` is a tile.load_slice in the dot's own block (one the dot can stage)."""
-    return op is not None and op.name == "tile.load_slice" and op.parent == dot.parent
+    return op is not None and is_op(op, T.LoadSliceOp) and op.parent == dot.parent
 
 
 def is_mma_layout(layout: Blocked | None) -> bool:

@@ -24,12 +24,11 @@ conversion, which the lowering does not do yet: that is a located error.
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import func, scf, tensor
 
-
-class PlacementError(Exception):
-    def __init__(self, op: ir.Operation, message: str):
-        super().__init__(message)
-        self.op = op
+from phobos.dialect import tile as T
+from phobos.dialect.tile import is_op
+from phobos.lowering.errors import LoweringError
 
 
 def _tile(value: ir.Value) -> ir.RankedTensorType | None:
@@ -66,7 +65,7 @@ def _group_positions(op: ir.Operation, small: ir.RankedTensorType, big: ir.Ranke
         extent = small.shape[i]
         real = [j for j in group if big.shape[j] != 1]
         if len(real) > 1 or (real and big.shape[real[0]] != extent):
-            raise PlacementError(
+            raise LoweringError(
                 op, "reshapes other than adding or removing unit dimensions are not supported by tile-lower-to-gpu yet"
             )
         positions.append(real[0] if real else group[-1])
@@ -90,7 +89,7 @@ def _needs_2d(kernel: ir.Operation) -> bool:
     found = []
 
     def visit(op):
-        if op.name in ("tile.dot", "tile.transpose"):
+        if is_op(op, T.DotOp, T.TransposeOp):
             found.append(op)
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
@@ -173,29 +172,28 @@ class Placement:
                     self._collect(inner)
 
     def _constrain(self, op: ir.Operation) -> None:
-        name = op.name
-        if name in ("tensor.expand_shape", "tensor.collapse_shape"):
+        if is_op(op, tensor.ExpandShapeOp, tensor.CollapseShapeOp):
             src, res = op.operands[0], op.results[0]
-            small, big = (src, res) if name == "tensor.expand_shape" else (res, src)
+            small, big = (src, res) if is_op(op, tensor.ExpandShapeOp) else (res, src)
             positions = _group_positions(op, _tile(small), _tile(big))
             self.reshapes.append((op, small, big, positions))
-        elif name == "scf.for":
+        elif is_op(op, scf.ForOp):
             body = op.regions[0].blocks[0]
             inits = list(op.operands)[3:]
             yields = list(list(body.operations)[-1].operands)
             for init, arg, y, res in zip(inits, list(body.arguments)[1:], yields, op.results):
                 self._same([init, arg, y, res])
-        elif name == "scf.if":
+        elif is_op(op, scf.IfOp):
             for region in op.regions:
                 if len(region.blocks):
                     yields = list(list(region.blocks[0].operations)[-1].operands)
                     for y, res in zip(yields, op.results):
                         self._same([y, res])
-        elif name == "tile.reduce":
+        elif is_op(op, T.ReduceOp):
             if _tile(op.results[0]) is not None:
                 axis = ir.IntegerAttr(op.attributes["axis"]).value
                 self.reductions.append((op, op.operands[0], op.results[0], axis))
-        elif name in ("scf.yield", "func.return", "tile.check_multiple", "tile.transpose"):
+        elif is_op(op, scf.YieldOp, func.ReturnOp, T.CheckMultipleOp, T.TransposeOp):
             pass
         else:
             # Elementwise ops, broadcasts, hints, memory ops: all tiles of an
@@ -211,7 +209,7 @@ class Placement:
             self.dims[root] = dims
             return True
         if old != dims and self._shape(v, old) != self._shape(v, dims):
-            raise PlacementError(
+            raise LoweringError(
                 op if op is not None else self.kernel,
                 "this tile would be needed in two layouts (its dimensions placed as "
                 f"{list(old)} and as {list(dims)}); layout conversions are not supported "
@@ -235,7 +233,7 @@ class Placement:
                 elif small_dims is not None:
                     derived = self._widen(small_dims, positions, _tile(big).shape)
                     if derived is None:
-                        raise PlacementError(op, "cannot place the reshaped tile in the kernel's layout")
+                        raise LoweringError(op, "cannot place the reshaped tile in the kernel's layout")
                     changed |= self._assign(big, derived, op)
             for op, src, res, axis in self.reductions:
                 src_dims = self.dims.get(self.uf.find(src))

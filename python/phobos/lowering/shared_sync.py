@@ -14,7 +14,7 @@ arms of a branch start from the same state and join after it. All control
 flow here is CTA-uniform (loop bounds and conditions are scalars), so a
 barrier inside it is legal.
 
-A pipelined loop (pipeline.py) synchronises its own ring of stages: it opens
+A pipelined loop (ops/pipelined_for.py) synchronises its own ring of stages: it opens
 every iteration with a barrier, and accesses of the same ring never conflict
 with each other (they touch different stages); ring accesses do stay pending
 after the loop, for the accesses that follow it.

@@ -1,6 +1,6 @@
-"""`@pipeline`: a loop's staged loads as a ring of cp.async stages.
+"""`@pipeline`: a loop's staged loads as a ring of cp.async (or TMA) stages.
 
-For a loop `for kt in range(lb, ub, step)` whose staged loads (dot.py) depend
+For a loop `for kt in range(lb, ub, step)` whose staged loads (shared_plan.py) depend
 only on `kt` and loop-invariant values, with S stages:
 
     prologue   for s < S-1: if lb + s*step < ub: copy iteration s into stage s
@@ -13,7 +13,7 @@ only on `kt` and loop-invariant values, with S stages:
                the body, its dots reading stage i mod S
     after      wait_group 0                      (no copy lands after the loop)
 
-On the TMA + wgmma path (wgmma.py) the ring is the same with mbarriers for
+On the TMA + wgmma path (tma.py, ops/dot_wgmma.py) the ring is the same with mbarriers for
 cp.async groups: before the prologue one thread arms the S stages' barriers
 (then a CTA barrier); each copy batch is that thread's TMA copies of the
 iteration, announced to the stage's barrier with their byte count; an
@@ -35,6 +35,9 @@ from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import arith, gpu, scf
+
+from phobos.lowering.context import LoweringContext
+from phobos.lowering.registry import lowers
 
 PROXY_FENCE = ("#nvvm.proxy_kind<async.shared>", "#nvvm.shared_space<cta>")
 
@@ -64,8 +67,13 @@ def _backward_slice(loads: list[ir.Operation], body: ir.Block) -> list[ir.Operat
     return [op for op in inside if op in needed]
 
 
+@lowers(role="pipelined")
+def lower_pipelined_for(ctx: LoweringContext, op: ir.Operation) -> None:
+    emit_pipelined_loop(ctx.smem, op, ctx.smem.plan.pipelined[op])
+
+
 def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
-    kl = emitter.kl
+    ctx = emitter.ctx
     o = op.opview
     body = o.body
     S = plan.stages
@@ -76,17 +84,17 @@ def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
         offsets = {}
         for ld in plan.loads:
             buf = emitter.plan.buffers[emitter.plan.staged[ld].buffer]
-            offsets[ld] = arith.MulIOp(stage, kl.index(buf.stage_elements)).result
+            offsets[ld] = arith.MulIOp(stage, ctx.index(buf.stage_elements)).result
         return offsets
 
     def issue(kt: ir.Value, stage: ir.Value) -> None:
         """The copies of the iteration at `kt` into `stage` (the body's index math at kt)."""
-        saved = {r: kl.values.get(r) for s in slice_ops for r in s.results}
-        saved_iv = kl.values.get(iv_old)
-        kl.values[iv_old] = kt
+        saved = {r: ctx.values.get(r) for s in slice_ops for r in s.results}
+        saved_iv = ctx.values.get(iv_old)
+        ctx.values[iv_old] = kt
         try:
             for s in slice_ops:
-                kl._op(s)
+                ctx.lower_op(s)
             if tma is not None:
                 tma.issue(plan.ring, S, plan.loads, stage)
             else:
@@ -95,15 +103,15 @@ def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
         finally:
             for r, v in saved.items():
                 if v is None:
-                    kl.values.pop(r, None)
+                    ctx.values.pop(r, None)
                 else:
-                    kl.values[r] = v
+                    ctx.values[r] = v
             if saved_iv is None:
-                kl.values.pop(iv_old, None)
+                ctx.values.pop(iv_old, None)
             else:
-                kl.values[iv_old] = saved_iv
+                ctx.values[iv_old] = saved_iv
 
-    tma = emitter.wgmma
+    tma = emitter.tma
 
     def issue_if(kt: ir.Value, stage: ir.Value) -> None:
         live = arith.CmpIOp(arith.CmpIPredicate.slt, kt, ub).result
@@ -118,7 +126,7 @@ def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
 
     extra = 3 if tma is not None else 2  # carried: read stage, write stage (and the barrier phase)
     with op.location:
-        lb, ub, step = (kl.get(v, op) for v in (o.lowerBound, o.upperBound, o.step))
+        lb, ub, step = (ctx.get(v, op) for v in (o.lowerBound, o.upperBound, o.step))
         emitter.barrier_if((op, "prologue"))
         if tma is not None:
             tma.init_ring(plan.ring, S)
@@ -127,23 +135,23 @@ def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
             # bytes the ring reuses may have been written by ordinary stores before the TMA copies
             ir.Operation.create("nvvm.fence.proxy", attributes={"kind": kind, "space": space})
         for s in range(S - 1):
-            kt = lb if s == 0 else arith.AddIOp(lb, arith.MulIOp(step, kl.index(s)).result).result
-            issue_if(kt, kl.index(s))
-        inits = [kl.get(v, op) for v in o.initArgs] + [kl.index(0), kl.index(S - 1)]
+            kt = lb if s == 0 else arith.AddIOp(lb, arith.MulIOp(step, ctx.index(s)).result).result
+            issue_if(kt, ctx.index(s))
+        inits = [ctx.get(v, op) for v in o.initArgs] + [ctx.index(0), ctx.index(S - 1)]
         if tma is not None:
             inits.append(arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result)
         loop = scf.ForOp(lb, ub, step, inits)
         iv = loop.induction_variable
         carried = list(loop.inner_iter_args)
         read_stage, write_stage = carried[-extra], carried[-extra + 1]
-        kl.values[iv_old] = iv
+        ctx.values[iv_old] = iv
         for old, new in zip(list(body.arguments)[1:], carried[:-extra]):
-            kl.values[old] = new
+            ctx.values[old] = new
         with ir.InsertionPoint(loop.body):
             if tma is None:
                 _wait(S - 2)
             gpu.BarrierOp()
-            ahead = arith.AddIOp(iv, arith.MulIOp(step, kl.index(S - 1)).result).result
+            ahead = arith.AddIOp(iv, arith.MulIOp(step, ctx.index(S - 1)).result).result
             issue_if(ahead, write_stage)
             if tma is not None:
                 tma.wait(plan.ring, S, read_stage, carried[-1])
@@ -151,25 +159,25 @@ def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
             emitter.stage_offset.update(stage_offsets(read_stage))
             ops = [x.operation for x in body.operations]
             for inner in ops[:-1]:
-                kl._op(inner)
+                ctx.lower_op(inner)
             terminator = ops[-1]
 
             def advance(stage):
-                bumped = arith.AddIOp(stage, kl.index(1)).result
-                wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, bumped, kl.index(S)).result
-                return arith.SelectOp(wrapped, kl.index(0), bumped).result
+                bumped = arith.AddIOp(stage, ctx.index(1)).result
+                wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, bumped, ctx.index(S)).result
+                return arith.SelectOp(wrapped, ctx.index(0), bumped).result
 
-            yields = [kl.get(v, terminator) for v in terminator.operands]
+            yields = [ctx.get(v, terminator) for v in terminator.operands]
             next_read = advance(read_stage)
             yields += [next_read, advance(write_stage)]
             if tma is not None:  # the phase flips each time the ring wraps
-                wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, next_read, kl.index(0)).result
+                wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, next_read, ctx.index(0)).result
                 yields.append(arith.XOrIOp(carried[-1], wrapped).result)
             scf.YieldOp(yields)
         for ld in plan.loads:
             emitter.stage_offset.pop(ld, None)
             emitter.stage_index.pop(ld, None)
         for old, new in zip(op.results, list(loop.results)[:-extra]):
-            kl.values[old] = new
+            ctx.values[old] = new
         if tma is None:
             _wait(0)

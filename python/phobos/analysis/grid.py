@@ -18,23 +18,26 @@ index casts and hints.
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import arith, memref, tensor
 
-from phobos.lowering.abi import Param, TensorParam
+from phobos.analysis.abi import Param, TensorParam
+from phobos.dialect import tile as T
+from phobos.dialect.tile import is_op
 
 Rule = None | int | dict[str, object]
 
-_LOOK_THROUGH = (
-    "tensor.splat",
-    "tile.broadcast",
-    "tensor.expand_shape",
-    "tensor.collapse_shape",
-    "arith.index_cast",
-    "arith.index_castui",
-    "arith.extsi",
-    "arith.extui",
-    "arith.trunci",
-    "tile.hint",
-    "tile.check_multiple",
+_LOOK_THROUGH = (  # ops that keep the value (or splat or convert it) for the grid rule
+    tensor.SplatOp,
+    T.BroadcastOp,
+    tensor.ExpandShapeOp,
+    tensor.CollapseShapeOp,
+    arith.IndexCastOp,
+    arith.IndexCastUIOp,
+    arith.ExtSIOp,
+    arith.ExtUIOp,
+    arith.TruncIOp,
+    T.HintOp,
+    T.CheckMultipleOp,
 )
 
 
@@ -44,7 +47,7 @@ def _def(v: ir.Value) -> ir.Operation | None:
 
 def _strip(v: ir.Value) -> ir.Value:
     op = _def(v)
-    while op is not None and op.name in _LOOK_THROUGH:
+    while op is not None and is_op(op, *_LOOK_THROUGH):
         v = op.operands[0]
         op = _def(v)
     return v
@@ -52,7 +55,7 @@ def _strip(v: ir.Value) -> ir.Value:
 
 def _const(v: ir.Value) -> int | None:
     op = _def(_strip(v))
-    if op is None or op.name != "arith.constant":
+    if op is None or not is_op(op, arith.ConstantOp):
         return None
     attr = op.attributes["value"]
     if isinstance(attr, ir.IntegerAttr):
@@ -67,13 +70,13 @@ def _block_times(v: ir.Value) -> tuple[int, int] | None:
     op = _def(_strip(v))
     if op is None:
         return None
-    if op.name == "tile.block_id":
+    if is_op(op, T.BlockIdOp):
         return op.opview.dim, 1
-    if op.name == "arith.muli":
+    if is_op(op, arith.MulIOp):
         for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
             inner = _def(_strip(a))
             c = _const(b)
-            if inner is not None and inner.name == "tile.block_id" and c is not None and c > 0:
+            if inner is not None and is_op(inner, T.BlockIdOp) and c is not None and c > 0:
                 return inner.opview.dim, c
     return None
 
@@ -81,12 +84,12 @@ def _block_times(v: ir.Value) -> tuple[int, int] | None:
 def _block_plus_range(v: ir.Value) -> tuple[int, int] | None:
     """(d, c) when v is block_id(d) * c + range."""
     op = _def(_strip(v))
-    if op is None or op.name != "arith.addi":
+    if op is None or not is_op(op, arith.AddIOp):
         return None
     for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
         r = _def(_strip(b))
         found = _block_times(a)
-        if found is not None and r is not None and r.name == "tile.range":
+        if found is not None and r is not None and is_op(r, T.RangeOp):
             return found
     return None
 
@@ -113,7 +116,7 @@ class _Rules:
     def dim_source(self, v: ir.Value) -> tuple[int | None, int]:
         """(parameter, axis) when v is the extent of a tensor dimension, else (None, 0)."""
         op = _def(_strip(v))
-        if op is None or op.name != "memref.dim":
+        if op is None or not is_op(op, memref.DimOp):
             return None, 0
         axis = _const(op.operands[1])
         return self.param_of(op.operands[0]), (axis if axis is not None else -1)
@@ -121,7 +124,7 @@ class _Rules:
     def dim_extent(self, v: ir.Value) -> str | int | None:
         """The symbol (or static extent) when v is the extent of a tensor dimension."""
         op = _def(_strip(v))
-        if op is None or op.name != "memref.dim":
+        if op is None or not is_op(op, memref.DimOp):
             return None
         p = self.param_of(op.operands[0])
         axis = _const(op.operands[1])
@@ -141,8 +144,7 @@ class _Rules:
         self.found.setdefault(d, []).append(rule)
 
     def visit(self, op: ir.Operation) -> None:
-        name = op.name
-        if name in ("tile.load_slice", "tile.store_slice"):
+        if is_op(op, *T.SLICE_OPS):
             o = op.opview
             p = self.param_of(o.base)
             if p is None:
@@ -152,7 +154,7 @@ class _Rules:
                 if found is not None:
                     self.add(found[0], self.extent_of(p, axis), found[1])
                     self.note_axis(found[0], p, axis)
-        elif name == "arith.cmpi":
+        elif is_op(op, arith.CmpIOp):
             pred = ir.IntegerAttr(op.attributes["predicate"]).value
             # slt = 2, ult = 6 compare lhs < rhs; sgt = 4, ugt = 8 compare rhs < lhs.
             if pred in (2, 6):
@@ -165,7 +167,7 @@ class _Rules:
             if found is not None:
                 self.add(found[0], self.dim_extent(rhs), found[1])
                 self.note_axis(found[0], *self.dim_source(rhs))
-        elif name in ("tile.load", "tile.store"):
+        elif is_op(op, *T.OFFSET_OPS):
             o = op.opview
             p = self.param_of(o.base)
             if p is None or not isinstance(self.params[p], TensorParam) or self.params[p].rank != 1:
@@ -181,9 +183,9 @@ def _analyse(fn: ir.Operation, params: list[Param]) -> tuple[_Rules, set, bool]:
     ordered = [False]  # whether CTAs may observe each other (grid barriers, persistent kernels)
 
     def visit(op):
-        if op.name == "tile.block_id":
+        if is_op(op, T.BlockIdOp):
             used.add(op.opview.dim)
-        elif op.name == "tile.grid_barrier":
+        elif is_op(op, T.GridBarrierOp):
             ordered[0] = True
         rules.visit(op)
         return ir.WalkResult.ADVANCE

@@ -32,158 +32,61 @@ identity 0, max -inf (or the type's minimum), min +inf: a masked-off element
 reads as the load's fill value, so a masked max needs `padded(..., -inf)`.
 Float max/min propagate NaN (arith.maximumf/minimumf), as NumPy does.
 
-Shared memory comes from the kernel's one plan (dot.plan_dots), which also
-places these `Scratch` buffers and decides their barriers.
+Shared memory comes from the kernel's one plan (shared_plan.plan_dots), which also
+places these `Scratch` buffers (exchange_plan.py) and decides their barriers.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, vector
 
-from phobos.lowering.layout import WARP_SIZE, Blocked
-
-KINDS = ("sum", "max", "min")
-
-
-class ReduceError(Exception):
-    def __init__(self, op: ir.Operation, message: str):
-        super().__init__(message)
-        self.op = op
+from phobos.dialect import tile as T
+from phobos.lowering.context import LoweringContext
+from phobos.lowering.errors import LoweringError
+from phobos.lowering.exchange_plan import Exchange, _axis, _kind, _tile, compute_type, exchange
+from phobos.lowering.layout import WARP_SIZE
+from phobos.lowering.registry import lowers
 
 
-@dataclass
-class Scratch:
-    """Shared memory one reduction, scan or transpose exchanges values through."""
-
-    op: ir.Operation
-    rows: int
-    cols: int
-    ld: int
-    element: ir.Type
-    what: str
+@lowers(T.ReduceOp)
+def lower_reduce(ctx: LoweringContext, op: ir.Operation) -> None:
+    ReduceEmitter(ctx, ctx.smem).reduce(op)
 
 
-@dataclass(frozen=True)
-class Exchange:
-    """How the threads along layout dimension d split a tile extent."""
-
-    d: int
-    inner_lanes: int  # lane-index stride of one step along d
-    lane_groups: int  # distinct lane positions along d (the rest are replicas)
-    warp_groups: int  # distinct warp positions along d
-
-    @property
-    def crosses_warps(self) -> bool:
-        return self.warp_groups > 1
+@lowers(T.ScanOp)
+def lower_scan(ctx: LoweringContext, op: ir.Operation) -> None:
+    ReduceEmitter(ctx, ctx.smem).scan(op)
 
 
-def exchange(layout: Blocked, d: int, extent: int) -> Exchange:
-    inner_lanes, _ = layout.inner_strides(d)
-    run = layout.run(d, extent)
-    threads = layout.threads_per_warp[d] * layout.warps_per_cta[d]
-    distinct = min(threads, extent // run)
-    lane_groups = min(layout.threads_per_warp[d], distinct)
-    return Exchange(d, inner_lanes, lane_groups, max(1, distinct // lane_groups))
-
-
-def compute_type(t: ir.Type) -> ir.Type:
-    """The type elements are combined in."""
-    if isinstance(t, (ir.F16Type, ir.BF16Type)):
-        return ir.F32Type.get()
-    if isinstance(t, ir.IntegerType) and t.width < 32:
-        return ir.IntegerType.get_signless(32)
-    return t
-
-
-def _tile(v: ir.Value) -> ir.RankedTensorType:
-    return ir.RankedTensorType(v.type)
-
-
-def _kind(op: ir.Operation) -> str:
-    return ir.StringAttr(op.attributes["kind"]).value
-
-
-def _axis(op: ir.Operation) -> int:
-    return ir.IntegerAttr(op.attributes["axis"]).value
-
-
-def check(op: ir.Operation, layout: Blocked | None) -> None:
-    """Raises ReduceError for what this lowering does not do."""
-    src = _tile(op.operands[0])
-    elem = src.element_type
-    if op.name in ("tile.reduce", "tile.scan"):
-        if _kind(op) not in KINDS:
-            raise ReduceError(op, f"'{op.name}' of kind '{_kind(op)}' is not supported (expected sum, max or min)")
-        if isinstance(elem, ir.IntegerType) and elem.width == 1:
-            raise ReduceError(op, f"'{op.name}' of i1 tiles is not supported: convert to an integer type first")
-    if op.name == "tile.transpose" and (src.rank != 2 or layout is None or layout.rank != 2):
-        raise ReduceError(op, "tile-lower-to-gpu lowers 'tile.transpose' only of 2-D tiles in a 2-D kernel layout")
-
-
-def plan_scratch(fn: ir.Operation, layout: Blocked | None, placement, folded) -> list[Scratch]:
-    """The shared memory each reduction, scan and (unfolded) transpose needs.
-    `folded(op)` says whether a transpose is done by the dot lowering instead."""
-    needs: list[Scratch] = []
-    if layout is None:
-        return needs
-
-    def visit(op):
-        if op.name in ("tile.reduce", "tile.scan", "tile.transpose"):
-            needs.append(op)
-        return ir.WalkResult.ADVANCE
-
-    fn.walk(visit)
-    out = []
-    for op in needs:
-        check(op, layout)
-        src = op.operands[0]
-        shape = placement.placed_shape(src)
-        if op.name == "tile.transpose":
-            if folded(op):
-                continue
-            rows, cols = _tile(src).shape
-            out.append(Scratch(op, rows, cols, cols + 1, _tile(src).element_type, "the transpose"))
-            continue
-        d = placement.dims_of(src)[_axis(op)]
-        if d is None:  # a unit dimension: nothing moves
-            continue
-        x = exchange(layout, d, shape[d])
-        if not x.crosses_warps:
-            continue
-        lines = math.prod(s for i, s in enumerate(shape) if i != d)
-        chunks = layout.count(d, shape[d]) // layout.run(d, shape[d]) if op.name == "tile.scan" else 1
-        what = "the reduction" if op.name == "tile.reduce" else "the scan"
-        out.append(
-            Scratch(op, lines * chunks, x.warp_groups, x.warp_groups, compute_type(_tile(src).element_type), what)
-        )
-    return out
+@lowers(T.TransposeOp)
+def lower_transpose(ctx: LoweringContext, op: ir.Operation) -> None:
+    ReduceEmitter(ctx, ctx.smem).transpose(op)
 
 
 class ReduceEmitter:
-    """Emits reductions, scans and transposes for one KernelLowering (`kl`);
-    `shared` is its DotEmitter (the views of the planned buffers and the
+    """Emits reductions, scans and transposes for one LoweringContext (`ctx`);
+    `shared` is its SharedRegion (the views of the planned buffers and the
     barrier decisions)."""
 
-    def __init__(self, kl, shared):
-        self.kl = kl
+    def __init__(self, ctx, shared):
+        self.ctx = ctx
         self.shared = shared
 
     # ------------------------------------------------------------------ scalars
 
     def _i32(self, value: int) -> ir.Value:
-        return self.kl.const(value, ir.IntegerType.get_signless(32))
+        return self.ctx.const(value, ir.IntegerType.get_signless(32))
 
     def _identity(self, kind: str, t: ir.Type) -> ir.Value:
         if kind == "sum":
-            return self.kl.const(0, t)
+            return self.ctx.const(0, t)
         if isinstance(t, ir.FloatType):
-            return self.kl.const(-math.inf if kind == "max" else math.inf, t)
+            return self.ctx.const(-math.inf if kind == "max" else math.inf, t)
         width = ir.IntegerType(t).width
-        return self.kl.const(-(2 ** (width - 1)) if kind == "max" else 2 ** (width - 1) - 1, t)
+        return self.ctx.const(-(2 ** (width - 1)) if kind == "max" else 2 ** (width - 1) - 1, t)
 
     @staticmethod
     def _combine(kind: str, a: ir.Value, b: ir.Value) -> ir.Value:
@@ -221,10 +124,10 @@ class ReduceEmitter:
         i64, i32 = ir.IntegerType.get_signless(64), ir.IntegerType.get_signless(32)
         bits = v if isinstance(v.type, ir.IntegerType) else arith.BitcastOp(i64, v).result
         lo = arith.TruncIOp(i32, bits).result
-        hi = arith.TruncIOp(i32, arith.ShRUIOp(bits, self.kl.const(32, i64)).result).result
+        hi = arith.TruncIOp(i32, arith.ShRUIOp(bits, self.ctx.const(32, i64)).result).result
         lo, hi = (gpu.ShuffleOp(x, offset, self._i32(WARP_SIZE), mode).results[0] for x in (lo, hi))
         joined = arith.OrIOp(
-            arith.ExtUIOp(i64, lo).result, arith.ShLIOp(arith.ExtUIOp(i64, hi).result, self.kl.const(32, i64)).result
+            arith.ExtUIOp(i64, lo).result, arith.ShLIOp(arith.ExtUIOp(i64, hi).result, self.ctx.const(32, i64)).result
         ).result
         return joined if isinstance(v.type, ir.IntegerType) else arith.BitcastOp(v.type, joined).result
 
@@ -232,18 +135,18 @@ class ReduceEmitter:
 
     def _others_owner(self, shape, d: int) -> ir.Value | None:
         """True on one thread of each replica group along the dimensions other than d."""
-        kl, L = self.kl, self.kl.layout
+        ctx, L = self.ctx, self.ctx.layout
         cond = None
         for dd in range(L.rank):
             if dd != d and L.replicated(dd, shape[dd]):
-                ok = arith.CmpIOp(arith.CmpIPredicate.ult, kl.thread_start(dd), kl.index(shape[dd])).result
+                ok = arith.CmpIOp(arith.CmpIPredicate.ult, ctx.thread_start(dd), ctx.index(shape[dd])).result
                 cond = ok if cond is None else arith.AndIOp(cond, ok).result
         return cond
 
     def _line_position(self, shape, d: int):
         """(runtime base, constant offset per register index) of the linear
         position of an element in the tile with d removed (row-major)."""
-        kl, L = self.kl, self.kl.layout
+        ctx, L = self.ctx, self.ctx.layout
         base = None
         strides = {}
         stride = 1
@@ -253,11 +156,11 @@ class ReduceEmitter:
             strides[dd] = stride
             stride *= shape[dd]
         for dd, s in strides.items():
-            b = kl.coordinate_base(dd, shape[dd])
-            term = b if s == 1 else arith.MulIOp(b, kl.index(s)).result
+            b = ctx.coordinate_base(dd, shape[dd])
+            term = b if s == 1 else arith.MulIOp(b, ctx.index(s)).result
             base = term if base is None else arith.AddIOp(base, term).result
         if base is None:
-            base = kl.index(0)
+            base = ctx.index(0)
 
         def offset(k) -> int:
             return sum(L.offsets(dd, shape[dd])[k[dd]] * s for dd, s in strides.items())
@@ -276,31 +179,31 @@ class ReduceEmitter:
     def _unit(self, op: ir.Operation) -> bool:
         """A reduction or scan along a unit dimension placed nowhere: the registers as they are."""
         src_old, res_old = op.operands[0], op.results[0]
-        if self.kl.placement.dims_of(src_old)[_axis(op)] is not None:
+        if self.ctx.placement.dims_of(src_old)[_axis(op)] is not None:
             return False
-        value = self.kl.get(src_old, op)
+        value = self.ctx.get(src_old, op)
         if not isinstance(res_old.type, ir.RankedTensorType):
             with op.location:
                 value = vector.ExtractOp(value, [], [0]).result
-        self.kl.values[res_old] = value
+        self.ctx.values[res_old] = value
         return True
 
     def _along(self, op: ir.Operation):
         """(kind, source, result, placed shape, layout dim, element type, compute type, exchange)
         of a reduction or scan."""
         src_old, res_old = op.operands[0], op.results[0]
-        shape = self.kl.placement.placed_shape(src_old)
-        d = self.kl.placement.dims_of(src_old)[_axis(op)]
+        shape = self.ctx.placement.placed_shape(src_old)
+        d = self.ctx.placement.dims_of(src_old)[_axis(op)]
         elem = _tile(src_old).element_type
-        return _kind(op), src_old, res_old, shape, d, elem, compute_type(elem), exchange(self.kl.layout, d, shape[d])
+        return _kind(op), src_old, res_old, shape, d, elem, compute_type(elem), exchange(self.ctx.layout, d, shape[d])
 
     def reduce(self, op: ir.Operation) -> None:
         if self._unit(op):
             return
-        kl, L = self.kl, self.kl.layout
+        ctx, L = self.ctx, self.ctx.layout
         kind, src_old, res_old, shape, d, elem, ct, x = self._along(op)
         with op.location:
-            src = kl.get(src_old, op)
+            src = ctx.get(src_old, op)
             counts = L.counts(shape)
             out_shape = tuple(1 if i == d else s for i, s in enumerate(shape))
             out_keys = list(L.register_indices(out_shape))
@@ -322,34 +225,34 @@ class ReduceEmitter:
                 values = self._across_warps(op, kind, values, out_keys, shape, d, x)
             values = [self._convert(v, elem) for v in values]
             if isinstance(res_old.type, ir.RankedTensorType):
-                kl.values[res_old] = vector.FromElementsOp(kl.vtype(res_old), values).result
+                ctx.values[res_old] = vector.FromElementsOp(ctx.vtype(res_old), values).result
             else:
-                kl.values[res_old] = values[0]
+                ctx.values[res_old] = values[0]
 
     def _across_warps(self, op, kind, values, keys, shape, d, x: Exchange) -> list[ir.Value]:
-        kl = self.kl
+        ctx = self.ctx
         buffer = self.shared.plan.scratch[op]
         smem = self.shared.views[buffer]
         ld = self.shared.plan.buffers[buffer].ld
-        lane_d, warp_d = self.kl.lane_and_warp(d)
+        lane_d, warp_d = self.ctx.lane_and_warp(d)
         base, offset = self._line_position(shape, d)
-        row0 = arith.MulIOp(base, kl.index(ld)).result
+        row0 = arith.MulIOp(base, ctx.index(ld)).result
         writer = self._others_owner(shape, d)
-        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.eq, lane_d, kl.index(0)).result)
-        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.ult, warp_d, kl.index(x.warp_groups)).result)
+        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.eq, lane_d, ctx.index(0)).result)
+        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.ult, warp_d, ctx.index(x.warp_groups)).result)
         self.shared.barrier_if((op, "write"))
 
         def write():
             start = arith.AddIOp(row0, warp_d).result
             for k, v in zip(keys, values):
-                memref.StoreOp(v, smem, [arith.AddIOp(start, kl.index(offset(k) * ld)).result])
+                memref.StoreOp(v, smem, [arith.AddIOp(start, ctx.index(offset(k) * ld)).result])
 
         self._guarded(writer, write)
         self.shared.barrier_if((op, "read"))
         out = []
         for k in keys:
-            row = arith.AddIOp(row0, kl.index(offset(k) * ld)).result
-            parts = [memref.LoadOp(smem, [arith.AddIOp(row, kl.index(w)).result]).result for w in range(x.warp_groups)]
+            row = arith.AddIOp(row0, ctx.index(offset(k) * ld)).result
+            parts = [memref.LoadOp(smem, [arith.AddIOp(row, ctx.index(w)).result]).result for w in range(x.warp_groups)]
             out.append(self._tree(kind, parts))
         return out
 
@@ -358,15 +261,15 @@ class ReduceEmitter:
     def scan(self, op: ir.Operation) -> None:
         if self._unit(op):
             return
-        kl, L = self.kl, self.kl.layout
+        ctx, L = self.ctx, self.ctx.layout
         kind, src_old, res_old, shape, d, elem, ct, x = self._along(op)
         run = L.run(d, shape[d])
         with op.location:
-            src = kl.get(src_old, op)
+            src = ctx.get(src_old, op)
             counts = L.counts(shape)
             chunks = counts[d] // run
-            lane_d, warp_d = self.kl.lane_and_warp(d)
-            lane_pos = arith.RemUIOp(lane_d, kl.index(x.lane_groups)).result
+            lane_d, warp_d = self.ctx.lane_and_warp(d)
+            lane_pos = arith.RemUIOp(lane_d, ctx.index(x.lane_groups)).result
             line_keys = list(L.register_indices(tuple(1 if i == d else s for i, s in enumerate(shape))))
 
             def flat_of(k, j):
@@ -394,7 +297,7 @@ class ReduceEmitter:
             inclusive = list(totals)
             for j in range(int(math.log2(x.lane_groups))):
                 offset = self._i32(x.inner_lanes << j)
-                later = arith.CmpIOp(arith.CmpIPredicate.uge, lane_pos, kl.index(1 << j)).result
+                later = arith.CmpIOp(arith.CmpIPredicate.uge, lane_pos, ctx.index(1 << j)).result
                 inclusive = [
                     arith.SelectOp(
                         later, self._combine(kind, self._shuffle(v, offset, gpu.ShuffleMode.UP), v), v
@@ -402,16 +305,16 @@ class ReduceEmitter:
                     for v in inclusive
                 ]
             if x.lane_groups > 1:
-                first = arith.CmpIOp(arith.CmpIPredicate.eq, lane_pos, kl.index(0)).result
+                first = arith.CmpIOp(arith.CmpIPredicate.eq, lane_pos, ctx.index(0)).result
                 up = self._i32(x.inner_lanes)
                 exclusive = [
                     arith.SelectOp(first, identity, self._shuffle(v, up, gpu.ShuffleMode.UP)).result for v in inclusive
                 ]
-                lane = arith.RemUIOp(kl.tid, kl.index(WARP_SIZE)).result
+                lane = arith.RemUIOp(ctx.tid, ctx.index(WARP_SIZE)).result
                 last = arith.AddIOp(
                     lane,
                     arith.MulIOp(
-                        arith.SubIOp(kl.index(x.lane_groups - 1), lane_pos).result, kl.index(x.inner_lanes)
+                        arith.SubIOp(ctx.index(x.lane_groups - 1), lane_pos).result, ctx.index(x.inner_lanes)
                     ).result,
                 ).result
                 last = arith.IndexCastOp(ir.IntegerType.get_signless(32), last).result
@@ -441,40 +344,40 @@ class ReduceEmitter:
                     carry = chunk_totals[i] if carry is None else self._combine(kind, carry, chunk_totals[i])
                     i += 1
             ordered = [results[f] for f in range(len(results))]
-            kl.values[res_old] = vector.FromElementsOp(kl.vtype(res_old), ordered).result
+            ctx.values[res_old] = vector.FromElementsOp(ctx.vtype(res_old), ordered).result
 
     def _scan_warps(self, op, kind, inclusive, keys, chunks, shape, d, x: Exchange):
         """Each warp's total to shared memory; back, the combined totals of the
         warps before this one (per line and chunk) and of all of them."""
-        kl = self.kl
+        ctx = self.ctx
         buffer = self.shared.plan.scratch[op]
         smem = self.shared.views[buffer]
         ld = self.shared.plan.buffers[buffer].ld
-        lane_d, warp_d = self.kl.lane_and_warp(d)
-        warp_pos = arith.RemUIOp(warp_d, kl.index(x.warp_groups)).result
+        lane_d, warp_d = self.ctx.lane_and_warp(d)
+        warp_pos = arith.RemUIOp(warp_d, ctx.index(x.warp_groups)).result
         base, offset = self._line_position(shape, d)
-        row0 = arith.MulIOp(arith.MulIOp(base, kl.index(chunks)).result, kl.index(ld)).result
+        row0 = arith.MulIOp(arith.MulIOp(base, ctx.index(chunks)).result, ctx.index(ld)).result
         writer = self._others_owner(shape, d)
-        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.eq, lane_d, kl.index(x.lane_groups - 1)).result)
-        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.ult, warp_d, kl.index(x.warp_groups)).result)
+        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.eq, lane_d, ctx.index(x.lane_groups - 1)).result)
+        writer = self._and(writer, arith.CmpIOp(arith.CmpIPredicate.ult, warp_d, ctx.index(x.warp_groups)).result)
         rows = [(offset(k) * chunks + c) * ld for k in keys for c in range(chunks)]
         self.shared.barrier_if((op, "write"))
 
         def write():
             start = arith.AddIOp(row0, warp_d).result
             for r, v in zip(rows, inclusive):
-                memref.StoreOp(v, smem, [arith.AddIOp(start, kl.index(r)).result])
+                memref.StoreOp(v, smem, [arith.AddIOp(start, ctx.index(r)).result])
 
         self._guarded(writer, write)
         self.shared.barrier_if((op, "read"))
         identity = self._identity(kind, inclusive[0].type)
         before, totals = [], []
         for r in rows:
-            row = arith.AddIOp(row0, kl.index(r)).result
-            parts = [memref.LoadOp(smem, [arith.AddIOp(row, kl.index(w)).result]).result for w in range(x.warp_groups)]
+            row = arith.AddIOp(row0, ctx.index(r)).result
+            parts = [memref.LoadOp(smem, [arith.AddIOp(row, ctx.index(w)).result]).result for w in range(x.warp_groups)]
             acc = identity
             for w, p in enumerate(parts):
-                earlier = arith.CmpIOp(arith.CmpIPredicate.ugt, warp_pos, kl.index(w)).result
+                earlier = arith.CmpIOp(arith.CmpIPredicate.ugt, warp_pos, ctx.index(w)).result
                 acc = arith.SelectOp(earlier, self._combine(kind, acc, p), acc).result
             before.append(acc)
             totals.append(self._tree(kind, parts))
@@ -483,21 +386,21 @@ class ReduceEmitter:
     # ------------------------------------------------------------------ tile.transpose
 
     def transpose(self, op: ir.Operation) -> None:
-        kl, L = self.kl, self.kl.layout
+        ctx, L = self.ctx, self.ctx.layout
         src_old, res_old = op.operands[0], op.results[0]
         buffer = self.shared.plan.scratch[op]
         smem = self.shared.views[buffer]
         ld = self.shared.plan.buffers[buffer].ld
         with op.location:
-            src = kl.get(src_old, op)
-            s_shape = kl.placement.placed_shape(src_old)
-            r_shape = kl.placement.placed_shape(res_old)
-            if kl.placement.dims_of(src_old) != (0, 1) or kl.placement.dims_of(res_old) != (0, 1):
-                raise ReduceError(op, "'tile.transpose' of a tile placed off the kernel's two dimensions")
+            src = ctx.get(src_old, op)
+            s_shape = ctx.placement.placed_shape(src_old)
+            r_shape = ctx.placement.placed_shape(res_old)
+            if ctx.placement.dims_of(src_old) != (0, 1) or ctx.placement.dims_of(res_old) != (0, 1):
+                raise LoweringError(op, "'tile.transpose' of a tile placed off the kernel's two dimensions")
 
             def start(shape, row_stride, col_stride):
-                a = arith.MulIOp(kl.coordinate_base(0, shape[0]), kl.index(row_stride)).result
-                b = arith.MulIOp(kl.coordinate_base(1, shape[1]), kl.index(col_stride)).result
+                a = arith.MulIOp(ctx.coordinate_base(0, shape[0]), ctx.index(row_stride)).result
+                b = arith.MulIOp(ctx.coordinate_base(1, shape[1]), ctx.index(col_stride)).result
                 return arith.AddIOp(a, b).result
 
             s_start = start(s_shape, ld, 1)
@@ -506,16 +409,16 @@ class ReduceEmitter:
             def write():
                 off0, off1 = L.offsets(0, s_shape[0]), L.offsets(1, s_shape[1])
                 for flat, (i, j) in enumerate(L.register_indices(s_shape)):
-                    idx = arith.AddIOp(s_start, kl.index(off0[i] * ld + off1[j])).result
+                    idx = arith.AddIOp(s_start, ctx.index(off0[i] * ld + off1[j])).result
                     memref.StoreOp(vector.ExtractOp(src, [], [flat]).result, smem, [idx])
 
-            self._guarded(kl._owner_guard(s_shape, (0, 1)), write)
+            self._guarded(ctx.owner_guard(s_shape, (0, 1)), write)
             self.shared.barrier_if((op, "read"))
             # result (p, q) is source (q, p)
             r_start = start(r_shape, 1, ld)
             off0, off1 = L.offsets(0, r_shape[0]), L.offsets(1, r_shape[1])
             parts = []
             for i, j in L.register_indices(r_shape):
-                idx = arith.AddIOp(r_start, kl.index(off0[i] + off1[j] * ld)).result
+                idx = arith.AddIOp(r_start, ctx.index(off0[i] + off1[j] * ld)).result
                 parts.append(memref.LoadOp(smem, [idx]).result)
-            kl.values[res_old] = vector.FromElementsOp(kl.vtype(res_old), parts).result
+            ctx.values[res_old] = vector.FromElementsOp(ctx.vtype(res_old), parts).result

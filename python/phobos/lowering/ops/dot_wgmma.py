@@ -1,0 +1,203 @@
+"""`tile.dot` on Hopper's warpgroup tensor cores: TMA + mbarrier + wgmma (sm_90a).
+
+Under `@tensorcore` on sm_90a, a pipelined K loop whose dots read f16 (or
+bf16) tiles straight from 2-D tensors with 16-byte aligned rows runs as:
+
+  * **TMA** copies each operand tile into 128-byte swizzled shared memory
+    (one elected thread issues them; the tensor maps are kernel parameters
+    the runtime encodes once per argument layout). Out-of-bounds rows and
+    columns arrive as zeros, so ragged M, N and K need no masks;
+  * an **mbarrier** per ring stage: the issuing thread arms it with the
+    stage's byte count, and every thread waits on its phase before the
+    stage's wgmmas read it (ops/pipelined_for.py runs the ring);
+  * **wgmma** m64nNk16, N the whole accumulator width, issued by each
+    warpgroup for its own m64 tiles, f32 accumulators in registers.
+
+The kernel layout is kernel_layout.wgmma_layout: the mma layout with every
+warp along M. Thread (warp w, lane l) holds, for row wrap v, the row
+v * 8 W + 8 w + l / 4 (W warps) and the columns 8 j + 2 (l % 4) + {0, 1}.
+wgmma gives warp q of warpgroup g, in its m64 tile i, the rows 16 q + 8 h +
+l / 4 and the same columns. Pairing v = 2 i + h, the two agree once A's
+8-row blocks are permuted in shared memory: the TMA box of A is 8 rows, and
+logical block (2 i + h) W + 4 g + q lands at physical block 8 (g I + i) +
+2 q + h (I = m64 tiles per warpgroup). The accumulator registers are then
+exactly the thread's elements of the kernel layout, so the epilogue (masks,
+conversions, stores) is the ordinary one.
+
+Shared-memory matrix descriptors (PTX "matrix descriptor"): the start
+address / 16, the leading byte offset / 16 at bit 16, the stride byte offset
+/ 16 at bit 32, and the swizzle mode at bit 62 (1: 128 bytes). A is K-major
+(rows of 64 k, 8-row atoms of 1024 bytes: stride 1024; each k16 step is 32
+bytes on). B is either [k][n] (MN-major, `trans-b`): 64-column blocks of
+TK rows, leading offset TK x 128 between the blocks, stride 1024, each k16
+step 16 rows (2048 bytes) on; or [n][k] as `dot_t` gives it (K-major, like A;
+k past 64 in further blocks of all the rows).
+
+The left operand may instead come from registers (mma.a_in_registers: a
+computed tile such as attention's P, or one loaded before the loop such as
+its Q): wgmma's register A fragment of warp q is its rows 16 q + l / 4 and
++ 8, which in wgmma_layout are the thread's row wraps 2i and 2i + 1, with
+mma.sync's columns. MLIR 22's wgmma op takes A only as a descriptor, so
+that form is the PTX instruction as inline assembly.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, llvm, memref, nvvm, vector
+
+from phobos.lowering.context import LoweringContext
+from phobos.lowering.mma import a_fragment_registers
+from phobos.lowering.registry import lowers
+from phobos.lowering.wgmma import ATOM, K_STEP, SWIZZLE, WARPGROUP
+
+
+@lowers(role="dot.wgmma")
+def lower_dot(ctx: LoweringContext, op: ir.Operation) -> None:
+    with op.location:
+        lhs, rhs = ctx.smem.prepare_operands(op)
+        acc = ctx.get(op.operands[2], op)
+        ctx.values[op.results[0]] = WgmmaDot(ctx.smem).dot(op, lhs, rhs, acc)
+
+
+class WgmmaDot:
+    """Emits one wgmma dot against the kernel's SharedRegion (`smem`): B (and A unless it is in
+    registers) by matrix descriptors of the swizzled buffers the TMA ring fills."""
+
+    def __init__(self, smem):
+        self.smem = smem
+        self.ctx = smem.ctx
+
+    def _descriptor(self, buffer: int, leading: int) -> ir.Value:
+        """The stage-0 matrix descriptor of `buffer` (128-byte swizzle, stride 1024)."""
+        descriptors = self.smem.descriptors
+        if buffer not in descriptors:
+            ctx = self.ctx
+            view = self.smem.views[buffer]
+
+            def build():
+                i64 = ir.IntegerType.get_signless(64)
+                address = arith.IndexCastOp(i64, memref.ExtractAlignedPointerAsIndexOp(view).result).result
+                field = arith.ShRUIOp(arith.AndIOp(address, ctx.const(0x3FFFF, i64)).result, ctx.const(4, i64)).result
+                fixed = (leading >> 4) << 16 | (ATOM >> 4) << 32 | 1 << 62
+                return arith.OrIOp(field, ctx.const(fixed, i64)).result
+
+            descriptors[buffer] = ctx.at_entry(build)
+        return descriptors[buffer]
+
+    def dot(self, op, lhs, rhs, acc):
+        ctx, plan = self.ctx, self.smem.plan
+        i64 = ir.IntegerType.get_signless(64)
+        m, n = ir.RankedTensorType(op.results[0].type).shape
+        k = ir.RankedTensorType(op.operands[0].type).shape[1]
+        warps = ctx.threads // 32
+        tiles = m // (16 * warps)
+        cols = n // 8
+        b_buf = plan.buffers[rhs.buffer]
+        mn_major = not rhs.transposed
+        b_desc = self._descriptor(rhs.buffer, b_buf.rows * SWIZZLE if mn_major else SWIZZLE * 64)
+        b_stage = self.smem.stage_index[rhs.source]
+
+        def at(desc, stage_value, stage_bytes, extra):
+            units = arith.MulIOp(stage_value, ctx.index(stage_bytes >> 4)).result
+            if extra is not None:
+                units = arith.AddIOp(units, extra).result
+            return arith.AddIOp(desc, arith.IndexCastOp(i64, units).result).result
+
+        b0 = at(b_desc, b_stage, b_buf.stage_bytes, None)
+        if lhs.registers:
+            a_regs = ctx.get(lhs.value, op)
+        else:
+            a_buf = plan.buffers[lhs.buffer]
+            a_desc = self._descriptor(lhs.buffer, SWIZZLE * 64)
+            stage = self.smem.stage_index[lhs.source]
+            group = ctx.at_entry(lambda: arith.DivUIOp(ctx.tid, ctx.index(WARPGROUP)).result)
+            a_group = arith.MulIOp(group, ctx.index(tiles * 64 * SWIZZLE >> 4)).result
+            a0 = at(a_desc, stage, a_buf.stage_bytes, a_group)
+        f32 = ir.F32Type.get()
+        struct_t = ir.Type.parse("!llvm.struct<(" + ", ".join(["f32"] * (n // 2)) + ")>")
+        elem = ir.RankedTensorType(op.operands[0].type).element_type
+        wg_type = nvvm.WGMMATypes.f16 if isinstance(elem, ir.F16Type) else nvvm.WGMMATypes.bf16
+        shape = ir.Attribute.parse(f"#nvvm.shape<m = 64, n = {n}, k = {K_STEP}>")
+        row, col = ir.Attribute.parse("#nvvm.mma_layout<row>"), ir.Attribute.parse("#nvvm.mma_layout<col>")
+        width = 2 * cols  # registers of one row wrap
+
+        def register(i, h, j, c):
+            return (2 * i + h) * width + 2 * j + c
+
+        nvvm.WgmmaFenceAlignedOp()
+        out = [None] * ((2 * tiles) * width)
+        for i in range(tiles):
+            d = llvm.UndefOp(struct_t).result
+            for j in range(cols):
+                for h in range(2):
+                    for c in range(2):
+                        x = vector.ExtractOp(acc, [], [register(i, h, j, c)]).result
+                        d = llvm.InsertValueOp(d, x, [4 * j + 2 * h + c]).result
+            for kk in range(k // K_STEP):
+                # MN-major: k16 is 16 rows on; K-major: 32 bytes on in a row, 64 k per column block
+                step = kk * K_STEP * SWIZZLE if mn_major else (kk // 4) * b_buf.rows * SWIZZLE + (kk % 4) * 32
+                db = b0 if not step else arith.AddIOp(b0, ctx.const(step >> 4, i64)).result
+                if lhs.registers:
+                    words = self._a_words(a_regs, i, kk * K_STEP, k)
+                    d = self._register_wgmma(struct_t, d, words, db, n, elem, mn_major)
+                    continue
+                da = arith.AddIOp(a0, ctx.const((i * 64 * SWIZZLE + kk * 32) >> 4, i64)).result
+                d = nvvm.WgmmaMmaAsyncOp(
+                    struct_t,
+                    d,
+                    da,
+                    db,
+                    shape,
+                    wg_type,
+                    wg_type,
+                    nvvm.WGMMATypes.f32,
+                    nvvm.WGMMAScaleOut.one,
+                    nvvm.WGMMAScaleIn.one,
+                    nvvm.WGMMAScaleIn.one,
+                    row,
+                    row if mn_major else col,
+                ).result
+            for j in range(cols):
+                for h in range(2):
+                    for c in range(2):
+                        out[register(i, h, j, c)] = llvm.ExtractValueOp(f32, d, [4 * j + 2 * h + c]).result
+        nvvm.WgmmaGroupSyncAlignedOp()
+        nvvm.WgmmaWaitGroupSyncOp(0)
+        return vector.FromElementsOp(ir.VectorType(acc.type), out).result
+
+    @staticmethod
+    def _a_words(regs, i: int, k0: int, k_extent: int) -> list[ir.Value]:
+        """The A fragment of m64 tile i at k0 from the operand's registers, as four
+        32-bit words: warp q of the warpgroup holds its rows 16 q + l / 4 and
+        + 8, which in wgmma_layout are the thread's row wraps 2i and 2i + 1,
+        with the columns of mma.sync's A fragment (mma.a_fragment_registers)."""
+        i32 = ir.IntegerType.get_signless(32)
+        picked = a_fragment_registers(i, k0, k_extent)
+        words = []
+        for x in range(4):
+            pair = vector.ShuffleOp(regs, regs, picked[2 * x : 2 * x + 2]).result
+            word = vector.BitCastOp(ir.VectorType.get([1], i32), pair).result
+            words.append(vector.ExtractOp(word, [], [0]).result)
+        return words
+
+    def _register_wgmma(self, struct_t, d, words, b_desc, n: int, elem, mn_major: bool):
+        """`wgmma.mma_async` with A in registers: MLIR 22's nvvm.wgmma.mma_async takes
+        A only as a shared-memory descriptor, so this is the PTX instruction as
+        inline assembly, the n / 2 accumulators tied in and out."""
+        ctx = self.ctx
+        count = n // 2
+        f32 = ir.F32Type.get()
+        t = "f16" if isinstance(elem, ir.F16Type) else "bf16"
+        accs = [llvm.ExtractValueOp(f32, d, [x]).result for x in range(count)]
+        outs = ", ".join(f"${x}" for x in range(count))
+        a = ", ".join(f"${count + x}" for x in range(4))
+        text = (
+            "{\n.reg .pred p;\nsetp.ne.b32 p, $" + str(count + 5) + ", 0;\n"
+            f"wgmma.mma_async.sync.aligned.m64n{n}k{K_STEP}.f32.{t}.{t} "
+            f"{{{outs}}}, {{{a}}}, ${count + 4}, p, 1, 1, {1 if mn_major else 0};\n}}"
+        )
+        constraints = ",".join(["=f"] * count + ["r"] * 4 + ["l", "r"] + [str(x) for x in range(count)])
+        one = ctx.const(1, ir.IntegerType.get_signless(32))
+        asm = llvm.InlineAsmOp(struct_t, [*words, b_desc, one, *accs], text, constraints, has_side_effects=True).result
+        return asm

@@ -1,0 +1,294 @@
+"""Loads and stores of global tensors, in both forms (slice and offsets), and memref.dim.
+
+Memory ops become 1-D `vector.load`/`vector.store` (n-D vector memory ops do
+lower through the MLIR 22 pipeline) on a flat `memref<?xT>` view of each bare
+pointer parameter (signature.py). A thread's contiguous run along the last
+dimension is accessed in chunks of the op's `vector_width` (from
+tile-elide-masks; 1 when absent) with `alignment = width * element bytes`, so
+16-byte chunks become `ld.global.v4`/`st.global.v4`. Masked loads select
+instead of branching (see `_load_chunks`); masked store chunks are guarded per
+chunk by an `scf.if` (the chunk shares one mask value: tile-elide-masks only
+proves a width > 1 where the mask is constant over it); proven in-bounds
+accesses are not guarded at all. Where a tile is smaller than the layout's
+reach, several threads hold the same element; only one of them stores it.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf, vector
+
+from phobos.dialect import tile as T
+from phobos.lowering.context import LoweringContext
+from phobos.lowering.errors import LoweringError
+from phobos.lowering.kernel_layout import vector_width
+from phobos.lowering.registry import lowers
+
+
+def _index_type() -> ir.Type:
+    return ir.IndexType.get()
+
+
+def _element_bytes(t: ir.Type) -> int:
+    if isinstance(t, ir.IntegerType):
+        return max(1, t.width // 8)
+    if isinstance(t, ir.IndexType):
+        return 8
+    return ir.FloatType(t).width // 8
+
+
+@lowers(memref.DimOp)
+def lower_dim(ctx: LoweringContext, op: ir.Operation) -> None:
+    base, axis_value = op.operands[0], op.operands[1]
+    p = ctx.param_index(base, op)
+    axis_op = axis_value.owner if isinstance(axis_value, ir.OpResult) else None
+    if axis_op is None or not isinstance(axis_op.opview, arith.ConstantOp):
+        raise LoweringError(op, "'memref.dim' op needs a constant dimension index")
+    axis = ir.IntegerAttr(axis_op.attributes["value"]).value
+    ctx.values[op.results[0]] = ctx.extents[(p, axis)]
+
+
+def _access_plan(ctx: LoweringContext, op: ir.Operation, tile_old: ir.Value):
+    """(placed shape, layout dims of the tile, chunk width, element type)."""
+    shape = ctx.placement.placed_shape(tile_old)
+    dims = ctx.placement.dims_of(tile_old)
+    elem = ir.RankedTensorType(tile_old.type).element_type
+    last = dims[-1]
+    # A last dimension placed nowhere has extent 1: one element per chunk.
+    width = 1 if last is None else min(vector_width(op), ctx.layout.run(last, shape[last]))
+    if isinstance(elem, ir.IntegerType) and elem.width == 1:
+        width = 1  # i1 is a byte in memory; a vector<Nxi1> would be packed bits
+    while width * _element_bytes(elem) > 16:
+        width //= 2
+    return shape, dims, max(1, width), elem
+
+
+def _chunks(ctx: LoweringContext, shape, dims, width):
+    """(first register, per-dimension register indices) of each chunk,
+    in register order."""
+    last = dims[-1]
+    j = 0
+    for k in ctx.layout.register_indices(shape):
+        if last is None or k[last] % width == 0:
+            yield j, k
+        j += 1
+
+
+def _slice_access(ctx: LoweringContext, op: ir.Operation, tile_old: ir.Value, base: ir.Value, starts: list[ir.Value]):
+    """Per-chunk flat indices and masks of a slice-form access."""
+    p = ctx.param_index(base, op)
+    shape, dims, width, elem = _access_plan(ctx, op, tile_old)
+    in_bounds = op.opview.in_bounds
+    rank = len(dims)
+    starts = [ctx.get(s, op) for s in starts]
+    strides = [ctx.strides[(p, i)] for i in range(rank - 1)] + [None]
+    coords = []  # per tile dim: the thread's first coordinate (start + base)
+    for i, d in enumerate(dims):
+        if d is None:  # a unit dimension placed nowhere: the start itself
+            coords.append(starts[i])
+            continue
+        b = ctx.coordinate_base(d, shape[d])
+        coords.append(arith.AddIOp(starts[i], b).result)
+    flat = None
+    for i in range(rank):
+        term = coords[i] if strides[i] is None else arith.MulIOp(coords[i], strides[i]).result
+        flat = term if flat is None else arith.AddIOp(flat, term).result
+    offset_cache: dict[tuple[int, int], ir.Value] = {}
+    mask_cache: dict[tuple[int, int], ir.Value] = {}
+
+    def offset(i, k):
+        if dims[i] is None:
+            return None
+        off = ctx.layout.offsets(dims[i], shape[dims[i]])[k]
+        if off == 0:
+            return None
+        if (i, k) not in offset_cache:
+            c = ctx.index(off)
+            offset_cache[(i, k)] = c if strides[i] is None else arith.MulIOp(c, strides[i]).result
+        return offset_cache[(i, k)]
+
+    def in_range(i, k):
+        if (i, k) not in mask_cache:
+            off = 0 if dims[i] is None else ctx.layout.offsets(dims[i], shape[dims[i]])[k]
+            c = coords[i] if off == 0 else arith.AddIOp(coords[i], ctx.index(off)).result
+            mask_cache[(i, k)] = arith.CmpIOp(arith.CmpIPredicate.ult, c, ctx.extents[(p, i)]).result
+        return mask_cache[(i, k)]
+
+    accesses = []
+    for j, k in _chunks(ctx, shape, dims, width):
+        idx = flat
+        ks = [0 if d is None else k[d] for d in dims]
+        for i in range(rank):
+            o = offset(i, ks[i])
+            if o is not None:
+                idx = arith.AddIOp(idx, o).result
+        mask = None
+        for i in range(rank):
+            if not in_bounds[i]:
+                m = in_range(i, ks[i])
+                mask = m if mask is None else arith.AndIOp(mask, m).result
+        accesses.append((j, idx, mask))
+    return p, shape, dims, width, elem, accesses
+
+
+def _offset_access(
+    ctx, op: ir.Operation, tile_old: ir.Value, base: ir.Value, offsets_old: ir.Value, mask_old: ir.Value | None
+):
+    p = ctx.param_index(base, op)
+    shape, dims, width, elem = _access_plan(ctx, op, tile_old)
+    offsets = ctx.get(offsets_old, op)
+    mask = ctx.get(mask_old, op) if mask_old is not None else None
+    accesses = []
+    for j, _ in _chunks(ctx, shape, dims, width):
+        off = vector.ExtractOp(offsets, [], [j]).result
+        if not isinstance(off.type, ir.IndexType):
+            off = arith.IndexCastOp(_index_type(), off).result
+        m = vector.ExtractOp(mask, [], [j]).result if mask is not None else None
+        accesses.append((j, off, m))
+    return p, shape, dims, width, elem, accesses
+
+
+def _load_chunks(ctx: LoweringContext, op, result_old, p, width, elem, accesses, slice_form: bool) -> None:
+    """Loads every chunk of a tile. Masked chunks do not branch: they load
+    from the tensor's first element instead and select zero, so all of a
+    thread's loads issue back to back (a branch per chunk lets LLVM fuse
+    each load with its store and serialise them). That needs a first
+    element: a uniform check that the tensor is not empty guards the lot.
+    An offset-form vector chunk keeps its branch, since nothing proves the
+    buffer holds `width` elements."""
+    view = ctx.views[p]
+    chunk_t = ir.VectorType.get([width], elem)
+    align = width * _element_bytes(elem)
+    t = elem if width == 1 else chunk_t
+    fill = op.opview.padding
+    fill = 0 if fill is None else fill  # what masked-off elements read as
+
+    def load(idx):
+        if width == 1:
+            return memref.LoadOp(view, [idx]).result
+        return vector.LoadOp(chunk_t, view, [idx], alignment=align).result
+
+    def branch_free(mask):
+        return mask is not None and (slice_form or width == 1)
+
+    def emit_all():
+        pieces = []
+        for _, idx, mask in accesses:
+            if mask is None:
+                pieces.append(load(idx))
+            elif branch_free(mask):
+                value = load(arith.SelectOp(mask, idx, ctx.index(0)).result)
+                pieces.append(arith.SelectOp(mask, value, ctx.const(fill, t)).result)
+            else:
+                guarded = scf.IfOp(mask, [t], has_else=True)
+                with ir.InsertionPoint(guarded.then_block):
+                    scf.YieldOp([load(idx)])
+                with ir.InsertionPoint(guarded.else_block):
+                    scf.YieldOp([ctx.const(fill, t)])
+                pieces.append(guarded.results[0])
+        return pieces
+
+    if any(branch_free(mask) for _, _, mask in accesses):
+        nonempty = None
+        for (q, _axis), extent in ctx.extents.items():
+            if q == p:
+                pos = arith.CmpIOp(arith.CmpIPredicate.ugt, extent, ctx.index(0)).result
+                nonempty = pos if nonempty is None else arith.AndIOp(nonempty, pos).result
+        guarded = scf.IfOp(nonempty, [t] * len(accesses), has_else=True)
+        with ir.InsertionPoint(guarded.then_block):
+            scf.YieldOp(emit_all())
+        with ir.InsertionPoint(guarded.else_block):
+            scf.YieldOp([ctx.const(fill, t)] * len(accesses))
+        pieces = list(guarded.results)
+    else:
+        pieces = emit_all()
+    vt = ctx.vtype(result_old)
+    if width == 1:
+        value = vector.FromElementsOp(vt, pieces).result
+    else:
+        value = _concat(pieces)
+    ctx.values[result_old] = value
+
+
+def _concat(pieces: list[ir.Value]) -> ir.Value:
+    while len(pieces) > 1:
+        merged = []
+        for a, b in zip(pieces[0::2], pieces[1::2]):
+            n = ir.VectorType(a.type).shape[0] + ir.VectorType(b.type).shape[0]
+            merged.append(vector.ShuffleOp(a, b, list(range(n))).result)
+        if len(pieces) % 2:
+            merged.append(pieces[-1])
+        pieces = merged
+    return pieces[0]
+
+
+def _store_chunks(ctx: LoweringContext, op, value_old, p, shape, dims, width, elem, accesses) -> None:
+    view = ctx.views[p]
+    value = ctx.get(value_old, op)
+    guard = ctx.owner_guard(shape, dims)
+    if guard is not None:
+        outer = scf.IfOp(guard)
+        ip = ir.InsertionPoint(outer.then_block)
+    else:
+        outer, ip = None, None
+    align = width * _element_bytes(elem)
+
+    def store(piece, idx):
+        if width == 1:
+            memref.StoreOp(piece, view, [idx])
+        else:
+            vector.StoreOp(piece, view, [idx], alignment=align)
+
+    def emit():
+        for j, idx, mask in accesses:
+            if width == 1:
+                piece = vector.ExtractOp(value, [], [j]).result
+            else:
+                piece = vector.ShuffleOp(value, value, list(range(j, j + width))).result
+            if mask is None:
+                store(piece, idx)
+            else:
+                guarded = scf.IfOp(mask)
+                with ir.InsertionPoint(guarded.then_block):
+                    store(piece, idx)
+                    scf.YieldOp([])
+        if outer is not None:
+            scf.YieldOp([])
+
+    if ip is not None:
+        with ip:
+            emit()
+    else:
+        emit()
+
+
+@lowers(T.LoadSliceOp)
+def lower_load_slice(ctx: LoweringContext, op: ir.Operation) -> None:
+    o = op.opview
+    with op.location:
+        p, shape, dims, width, elem, acc = _slice_access(ctx, op, op.results[0], o.base, o.starts)
+        _load_chunks(ctx, op, op.results[0], p, width, elem, acc, slice_form=True)
+
+
+@lowers(T.StoreSliceOp)
+def lower_store_slice(ctx: LoweringContext, op: ir.Operation) -> None:
+    o = op.opview
+    with op.location:
+        p, shape, dims, width, elem, acc = _slice_access(ctx, op, o.value, o.base, o.starts)
+        _store_chunks(ctx, op, o.value, p, shape, dims, width, elem, acc)
+
+
+@lowers(T.LoadOp)
+def lower_load(ctx: LoweringContext, op: ir.Operation) -> None:
+    o = op.opview
+    with op.location:
+        p, shape, dims, width, elem, acc = _offset_access(ctx, op, op.results[0], o.base, o.offsets, o.mask)
+        _load_chunks(ctx, op, op.results[0], p, width, elem, acc, slice_form=False)
+
+
+@lowers(T.StoreOp)
+def lower_store(ctx: LoweringContext, op: ir.Operation) -> None:
+    o = op.opview
+    with op.location:
+        p, shape, dims, width, elem, acc = _offset_access(ctx, op, o.value, o.base, o.offsets, o.mask)
+        _store_chunks(ctx, op, o.value, p, shape, dims, width, elem, acc)
