@@ -206,6 +206,10 @@ def _compile(args, source: str, filename: str, defines: dict[str, int]):
     from phobos import compiler
 
     _check_key(args.key)
+    if not (filename.endswith(".mlir") or _looks_like_mlir(source)):  # every stage is headed for the GPU
+        from phobos.frontend.gpu_rules import check_for_gpu
+
+        check_for_gpu(source, filename, defines)
     target = filename if filename != "<stdin>" else source
     options = {"features": args.features} if args.features else None
     common = dict(
@@ -303,9 +307,9 @@ def _check(source: str, filename: str, defines: dict[str, int]) -> None:
 
         compiler.compile_stages(source, until="tile", source_name=filename)
         return
-    from phobos.frontend import check_source
+    from phobos.frontend.gpu_rules import check_for_gpu
 
-    check_source(source, filename, defines)
+    check_for_gpu(source, filename, defines, all_values=True)  # the values tuning may pick, too
 
 
 def _looks_like_mlir(text: str) -> bool:

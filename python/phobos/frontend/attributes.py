@@ -30,6 +30,8 @@ class KernelChecks:
         info = KernelInfo()
         self.info = info
         kernel.info = info
+        self.kernel_name = kernel.name
+        self.autotune_value_pos = {}
         self.kernel_scope = {}
         self.scopes = []
         self.broken_consts: dict[str, A.Pos] = {}
@@ -97,6 +99,9 @@ class KernelChecks:
                 info.bindings[arg.name] = chosen
             else:
                 info.bindings[arg.name] = values[0]
+            # the literal of the bound value, for notes about tiles it shapes (or the space)
+            written = [v.pos for v in arg.values if v.value == info.bindings[arg.name]]
+            self.autotune_value_pos[arg.name] = written[0] if written else arg.pos
 
     def _space_values(self, arg: A.AttrArg) -> list[int] | None:
         raw = [v.value for v in arg.values]

@@ -326,6 +326,8 @@ class BuiltinChecks:
                 start_pos(e.args[0]), f"the extent of 'arange' must be a positive integer constant, got {shown}"
             )
         e.extent = n
+        if self.gpu_tile_error((n,), start_pos(e.args[0]), e.args[:1]):
+            return T.ERROR
         return T.Tile("i32", (n,))
 
     def call_barrier(self, e, ts):

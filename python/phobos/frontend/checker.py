@@ -31,6 +31,7 @@ from .attributes import KernelChecks
 from .builtins import BUILTINS, CONSTANTS, CONVERSIONS, BuiltinChecks
 from .constants import COMPARISONS, LOGICAL, FoldError, constant_difference, fold
 from .errors import Diagnostics
+from .gpu_rules import GpuRules
 from .symbols import KernelInfo, Symbol
 
 MAX_TILE_ELEMENTS = 1 << 24
@@ -38,9 +39,13 @@ MAX_TILE_ELEMENTS = 1 << 24
 FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38}
 
 
-class Checker(KernelChecks, BuiltinChecks):
-    def __init__(self, diags: Diagnostics, defines: dict[str, int] | None = None):
+class Checker(KernelChecks, BuiltinChecks, GpuRules):
+    def __init__(self, diags: Diagnostics, defines: dict[str, int] | None = None, gpu_rules: bool = False):
         self.diags = diags
+        self.gpu_rules = gpu_rules  # refuse tiles the GPU cannot hold (gpu_rules.py); the interpreter runs them
+        self.kernel_name = ""
+        self.autotune_value_pos: dict[str, A.Pos] = {}  # @autotune constant -> its bound value's literal
+        self.gpu_rule_errors: list = []  # (kernel name, Diagnostic) of tiles the GPU cannot hold
         self.defines = dict(defines or {})
         self.used_defines: set[str] = set()
         self.scopes: list[dict[str, Symbol]] = []
@@ -171,7 +176,7 @@ class Checker(KernelChecks, BuiltinChecks):
             shape.append(value)
         return self.tile_type(ref.element, shape, ref.pos)
 
-    def tile_type(self, elem: str, shape, pos: A.Pos) -> T.Type:
+    def tile_type(self, elem: str, shape, pos: A.Pos, extents=()) -> T.Type:
         count = 1
         for d in shape:
             count *= d
@@ -179,6 +184,8 @@ class Checker(KernelChecks, BuiltinChecks):
             return self.error(
                 pos, f"a tile of {T.fmt_shape(shape)} has {count} elements, more than the limit of {MAX_TILE_ELEMENTS}"
             )
+        if shape and self.gpu_tile_error(shape, pos, extents):
+            return T.ERROR
         return T.make(elem, shape)
 
     def check_decl(self, s: A.Decl) -> None:
@@ -557,7 +564,7 @@ class Checker(KernelChecks, BuiltinChecks):
                 shape.append(length)
         if not ok:
             return T.ERROR
-        return self.tile_type(base_ty.element, shape, e.pos)
+        return self.tile_type(base_ty.element, shape, *self.slice_pos(e, shape))
 
     def subscript(self, sub: A.Subscript, tensor: T.Tensor, name: str, axis: int) -> int | None:
         extent = tensor.static[axis]
@@ -627,5 +634,7 @@ def converts(value: str, target: str) -> bool:
     return value in typed and target in typed
 
 
-def check_program(program: A.Program, diags: Diagnostics, defines: dict[str, int] | None = None) -> None:
-    Checker(diags, defines).check_program(program)
+def check_program(
+    program: A.Program, diags: Diagnostics, defines: dict[str, int] | None = None, gpu_rules: bool = False
+) -> None:
+    Checker(diags, defines, gpu_rules).check_program(program)

@@ -66,7 +66,11 @@ class CompileError(Exception):
         super().__init__(self.report())
 
     def report(self) -> str:
-        text = "".join(render(d, self._sources) for d in self.records)
+        # A record with no place (about the options, not the source) reads "error: ...", not
+        # MLIR's "<unknown>:0: error: ...", which looks like a place in a file.
+        text = "".join(
+            render(d, self._sources) if d.filename is not None else f"{d.severity}: {d.message}\n" for d in self.records
+        )
         count = sum(1 for d in self.records if d.severity == "error")
         if count > 1:
             text += f"{count} errors generated.\n"

@@ -34,6 +34,7 @@ from . import arrays, driver, fastpath
 from . import autotune as _autotune
 from . import cache as _cache
 from . import interpret as _interpret
+from . import source_check as _source_check
 from .arrays import HOST
 from .binding import Signature
 from .fingerprint import compiler_fingerprint
@@ -620,8 +621,9 @@ def compile(
     """A launchable kernel from a .ph/.mlir path, its text or an MLIR module (compiled lazily per key).
 
     autotune: tune @autotune constants on the first launch of each new argument layout (None:
-    unless PHOBOS_AUTOTUNE=0); autotune_key: what picks a config (docs/autotune.md)."""
-    return Kernel(
+    unless PHOBOS_AUTOTUNE=0); autotune_key: what picks a config (docs/autotune.md).
+    A .ph source is checked now: a broken one raises phobos.frontend.CompileError here."""
+    compiled = Kernel(
         source,
         kernel=kernel,
         chip=chip,
@@ -631,6 +633,8 @@ def compile(
         autotune=autotune,
         autotune_key=autotune_key,
     )
+    _source_check.check(compiled._text, compiled.origin, kernel, defines, compiled._interpreting)
+    return compiled
 
 
 # ----------------------------------------------------------------------------- loaded from a folder

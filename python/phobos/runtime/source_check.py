@@ -1,0 +1,52 @@
+"""phobos.compile checks `.ph` source when it is called, not at the first launch.
+
+A kernel object compiles lazily (per argument layout, on first use), so a
+broken file used to return a kernel normally and fail at its first call, far
+from the mistake. The front end (pure Python: no MLIR, so this runs on GPU
+machines that launch from a cache too) parses and checks the source here, with
+the GPU rules on tiles and every @autotune value the kernel may tune over,
+and chooses the kernel: all errors are located `CompileError`s. Tile IR
+(`.mlir`, a module) is verified when it is compiled.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MLIR_TEXT = re.compile(r"^\s*(module\b|func\.func\b|\"?builtin\.module)", re.M)
+
+
+def check(text: str, origin: str, kernel: str | None, defines: dict | None, interpreting: bool = False) -> None:
+    """Raises phobos.frontend.CompileError for a .ph source the compiler would refuse (with
+    `interpreting`, the language's rules only: the interpreter runs tiles the GPU cannot hold)."""
+    if origin.endswith(".mlir") or origin == "<module>" or _MLIR_TEXT.search(text):
+        return
+    from phobos.frontend import check_source
+    from phobos.frontend.gpu_rules import check_autotune_values, check_for_gpu
+
+    defines = dict(defines or {})
+    program = check_source(text, origin, defines) if interpreting else check_for_gpu(text, origin, defines)
+    _choose(program, text, origin, kernel)
+    chosen = [k for k in program.kernels if kernel is None or k.name == kernel]
+    program.kernels = chosen  # only the kernel this object compiles tunes over its space
+    if not interpreting:
+        check_autotune_values(text, origin, defines, program)
+
+
+def _choose(program, text: str, origin: str, kernel: str | None) -> None:
+    from phobos.frontend import ast as A
+    from phobos.frontend.errors import Diagnostics
+
+    diags = Diagnostics(origin, text)
+    names = [k.name for k in program.kernels]
+    if not names:
+        diags.error(A.Pos(1, 1), f"{origin} has no kernel")
+    elif kernel is None and len(names) > 1:
+        diags.error(
+            program.kernels[1].pos,
+            f"{origin} has several kernels ({', '.join(names)}); choose one with kernel=NAME",
+            ((program.kernels[0].pos, f"kernel '{names[0]}' is here"),),
+        )
+    elif kernel is not None and kernel not in names:
+        diags.error(program.kernels[0].pos, f"{origin} has no kernel '{kernel}' (it has {', '.join(names)})")
+    diags.raise_if_errors()
