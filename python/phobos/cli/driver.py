@@ -101,6 +101,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=0, help="the seed of the random data (default: 0)")
     r.add_argument("--trace", type=int, default=None, metavar="LINE", help="print the values defined on LINE")
     r.add_argument("--trace-limit", type=int, default=20, metavar="N", help="how many traced values (default: 20)")
+    r.add_argument(
+        "--trace-cta", default=None, metavar="X[,Y[,Z]]", help="trace only this CTA's values (its block ids)"
+    )
     r.add_argument("--save", default=None, metavar="DIR", help="write each tensor after the run as DIR/NAME.npy")
     a = sub.add_parser(
         "aot",
@@ -286,6 +289,7 @@ def _run(args, defines: dict[str, int]) -> None:
             grid_text=args.grid,
             trace_line=args.trace,
             trace_limit=args.trace_limit,
+            trace_cta=args.trace_cta,
             save=args.save,
         )
     except (run.RunError, TypeError, ValueError, FileNotFoundError) as e:

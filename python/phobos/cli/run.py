@@ -6,9 +6,12 @@
 
 Tensors are filled with random values (a fixed seed: --seed), the kernel runs
 once (its grid rule, or --grid), and each tensor is summarised afterwards:
-shape, element type, min, max, mean and a float64 checksum. --save writes
-each tensor as NAME.npy; --trace LINE prints the values the ops on that line
-of the source define (in the interpreter).
+shape, element type, min, max, mean and a float64 checksum. The compile time
+(the variant for these arguments, or the interpreter's tile stage) and the run
+time are reported apart. --save writes each tensor as NAME.npy; --trace LINE
+prints the values the ops on that line of the source define (in the
+interpreter), each with its CTA and the source's name for it (the variable or
+the expression); --trace-cta X[,Y[,Z]] keeps one CTA's.
 """
 
 from __future__ import annotations
@@ -61,18 +64,46 @@ def parse_grid(text: str | None):
     return grid
 
 
-def _tracer(line: int, limit: int, out):
+def _tracer(line: int, limit: int, out, source: str, cta: tuple | None = None):
+    """The trace hook: values made on `line` (in CTA `cta` only, when given), labelled in the
+    source's words where the file is .ph source (trace_labels)."""
+    from phobos.cli.trace_labels import labels_for
+
+    labels = labels_for(source)
     shown = [0]
 
-    def trace(loc, op_name, value):
+    def trace(loc, op_name, value, block=(0, 0, 0)):
         if loc is None or loc[1] != line or shown[0] >= limit:
             return
+        if cta is not None and tuple(block[: len(cta)]) != cta:
+            return
+        if shown[0] == 0 and labels is not None:
+            out(f"trace of line {line}: {labels.line_text(line)}")
         shown[0] += 1
-        out(f"{loc[0]}:{loc[1]}:{loc[2]}: {op_name} -> {summary(value)}")
+        label = labels.label(loc[1], loc[2], op_name) if labels is not None else op_name
+        where = ",".join(str(b) for b in block)
+        out(f"{loc[0]}:{loc[1]}:{loc[2]}: cta ({where}): {label} = {summary(value)}")
         if shown[0] == limit:
             out(f"(trace: the first {limit} values; --trace-limit shows more)")
 
+    trace.with_cta = True
     return trace
+
+
+def parse_cta(text: str | None):
+    if text is None:
+        return None
+    try:
+        cta = tuple(int(c) for c in text.split(","))
+    except ValueError:
+        raise RunError(f"--trace-cta expects up to three integers separated by commas, got '{text}'") from None
+    if not 1 <= len(cta) <= 3 or any(c < 0 for c in cta):
+        raise RunError(f"--trace-cta expects one to three block ids (0 or more), got '{text}'")
+    return cta
+
+
+def _seconds(t: float) -> str:
+    return f"{t * 1e3:.3g} ms" if t < 1 else f"{t:.3g} s"
 
 
 def summary(value) -> str:
@@ -94,22 +125,34 @@ def run(
     grid_text: str | None = None,
     trace_line: int | None = None,
     trace_limit: int = 20,
+    trace_cta: str | None = None,
     save: str | None = None,
     out=print,
 ) -> None:
     values = random_arguments(args_text, seed)
     grid = parse_grid(grid_text)
+    cta = parse_cta(trace_cta)
     if trace_line is not None and not interpret:
         raise RunError("--trace needs --interpret (the GPU does not report values)")
+    if cta is not None and trace_line is None:
+        raise RunError("--trace-cta needs --trace LINE")
     start = time.perf_counter()
     if interpret:
-        trace = _tracer(trace_line, trace_limit, out) if trace_line is not None else None
+        _ = kernel.contract  # the tile stage, which the interpreter runs: compiled here, not timed as the run
+    else:
+        kernel.warmup(*values, grid=grid)  # the variant for these arguments
+    compiled = time.perf_counter() - start
+    start = time.perf_counter()
+    if interpret:
+        source = getattr(kernel, "origin", "")
+        trace = _tracer(trace_line, trace_limit, out, source, cta) if trace_line is not None else None
         kernel.interpret(*values, grid=grid, trace=trace)
     else:
         kernel(*values, grid=grid, sync=True)
-    seconds = time.perf_counter() - start
+    ran = time.perf_counter() - start
     where = "the interpreter" if interpret else "the GPU"
-    out(f"ran {kernel.name} in {where} in {seconds:.3f} s")
+    copies = "" if interpret else ", with the copies of the arrays to the GPU and back"
+    out(f"ran {kernel.name} in {where}: compiled in {_seconds(compiled)}, ran in {_seconds(ran)}{copies}")
     names = [p["name"] for p in kernel.contract["params"]]
     for name, value in zip(names, values):
         if isinstance(value, np.ndarray):

@@ -120,6 +120,7 @@ class _Run:
 
     def __init__(self, kernel: Kernel, bound: list, trace):
         self.kernel, self.bound, self.trace = kernel, bound, trace
+        self.trace_cta = getattr(trace, "with_cta", False)  # the trace also takes the CTA's block id
 
     def cta(self, block: tuple, grid: tuple):
         """The generator of one CTA; it yields the location of each grid barrier it reaches."""
@@ -154,7 +155,10 @@ class _Run:
                 raise InterpreterError(f"{op.name} failed: {e}", op.loc) from e
             if trace is not None:
                 for i in op.results:
-                    trace(op.loc, op.name, vals[i])
+                    if self.trace_cta:
+                        trace(op.loc, op.name, vals[i], cta.block)
+                    else:
+                        trace(op.loc, op.name, vals[i])
         return [vals[i] for i in block.yields]
 
 
@@ -266,7 +270,8 @@ def _bind(kernel: Kernel, args) -> list:
 def run_program(program: dict, args: list, grid: tuple, trace=None) -> None:
     """Runs `program` on `args` (in the order of program["args"]: numpy arrays for tensors,
     written in place; numbers for scalars) over `grid` CTAs per axis. `trace(loc, op_name,
-    value)`, when given, sees every value an op defines. Raises InterpreterError."""
+    value)`, when given, sees every value an op defines (a trace with a true `with_cta`
+    attribute is called with the CTA's block id (x, y, z) too). Raises InterpreterError."""
     kernel = Kernel(program)
     try:
         run = _Run(kernel, _bind(kernel, args), trace)
