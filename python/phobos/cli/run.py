@@ -11,11 +11,14 @@ shape, element type, min, max, mean and a float64 checksum. The compile time
 time are reported apart. --save writes each tensor as NAME.npy; --trace LINE
 prints the values the ops on that line of the source define (in the
 interpreter), each with its CTA and the source's name for it (the variable or
-the expression); --trace-cta X[,Y[,Z]] keeps one CTA's.
+the expression); --trace-cta X[,Y[,Z]] keeps one CTA's. In the interpreter, a
+warning names each tensor part of which no CTA wrote (of those the kernel
+stores to) or read (of those it loads from).
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -102,6 +105,10 @@ def parse_cta(text: str | None):
     return cta
 
 
+def _stderr(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
 def _seconds(t: float) -> str:
     return f"{t * 1e3:.3g} ms" if t < 1 else f"{t:.3g} s"
 
@@ -128,6 +135,7 @@ def run(
     trace_cta: str | None = None,
     save: str | None = None,
     out=print,
+    warn=None,
 ) -> None:
     values = random_arguments(args_text, seed)
     grid = parse_grid(grid_text)
@@ -146,13 +154,16 @@ def run(
     if interpret:
         source = getattr(kernel, "origin", "")
         trace = _tracer(trace_line, trace_limit, out, source, cta) if trace_line is not None else None
-        kernel.interpret(*values, grid=grid, trace=trace)
+        coverage = kernel.interpret(*values, grid=grid, trace=trace, coverage=True)
     else:
         kernel(*values, grid=grid, sync=True)
     ran = time.perf_counter() - start
     where = "the interpreter" if interpret else "the GPU"
     copies = "" if interpret else ", with the copies of the arrays to the GPU and back"
     out(f"ran {kernel.name} in {where}: compiled in {_seconds(compiled)}, ran in {_seconds(ran)}{copies}")
+    if interpret:  # a grid or tiles that leave part of a tensor alone give no error: say so
+        for message in coverage.messages():
+            (warn or _stderr)(f"phobos: warning: {message}")
     names = [p["name"] for p in kernel.contract["params"]]
     for name, value in zip(names, values):
         if isinstance(value, np.ndarray):

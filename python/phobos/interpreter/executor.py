@@ -49,10 +49,11 @@ class Block:
 class CTA:
     """What a handler may ask about the running CTA."""
 
-    __slots__ = ("block", "grid")
+    __slots__ = ("block", "grid", "coverage")
 
-    def __init__(self, block: tuple, grid: tuple):
+    def __init__(self, block: tuple, grid: tuple, coverage=None):
         self.block, self.grid = block, grid
+        self.coverage = coverage  # a coverage.Coverage the loads and stores mark, or None
 
 
 # ----------------------------------------------------------------------------- preparation
@@ -118,8 +119,8 @@ class Kernel:
 class _Run:
     """One launch: the kernel, the bound arguments and the trace hook."""
 
-    def __init__(self, kernel: Kernel, bound: list, trace):
-        self.kernel, self.bound, self.trace = kernel, bound, trace
+    def __init__(self, kernel: Kernel, bound: list, trace, coverage=None):
+        self.kernel, self.bound, self.trace, self.coverage = kernel, bound, trace, coverage
         self.trace_cta = getattr(trace, "with_cta", False)  # the trace also takes the CTA's block id
 
     def cta(self, block: tuple, grid: tuple):
@@ -127,7 +128,7 @@ class _Run:
         vals = [None] * self.kernel.size
         for (i, _, _), value in zip(self.kernel.args, self.bound):
             vals[i] = value
-        yield from self.block(self.kernel.body, CTA(block, grid), vals, ())
+        yield from self.block(self.kernel.body, CTA(block, grid, self.coverage), vals, ())
 
     def block(self, block: Block, cta: CTA, vals: list, inputs):
         for i, value in zip(block.args, inputs):
@@ -267,14 +268,21 @@ def _bind(kernel: Kernel, args) -> list:
     return bound
 
 
-def run_program(program: dict, args: list, grid: tuple, trace=None) -> None:
+def run_program(program: dict, args: list, grid: tuple, trace=None, coverage=None) -> None:
     """Runs `program` on `args` (in the order of program["args"]: numpy arrays for tensors,
     written in place; numbers for scalars) over `grid` CTAs per axis. `trace(loc, op_name,
     value)`, when given, sees every value an op defines (a trace with a true `with_cta`
-    attribute is called with the CTA's block id (x, y, z) too). Raises InterpreterError."""
+    attribute is called with the CTA's block id (x, y, z) too). `coverage`, a
+    coverage.Coverage, records the elements of each tensor the loads and stores touch.
+    Raises InterpreterError."""
     kernel = Kernel(program)
     try:
-        run = _Run(kernel, _bind(kernel, args), trace)
+        bound = _bind(kernel, args)
+        if coverage is not None:
+            for (_, name, t), value in zip(kernel.args, bound):
+                if t.memref is not None:
+                    coverage.watch(name, value)
+        run = _Run(kernel, bound, trace, coverage)
         grid = _grid(grid)
     except InterpreterError as e:
         e.loc = e.loc or kernel.loc

@@ -47,6 +47,8 @@ def load_slice(op, cta, args):
     base, starts = args[0], args[1:]
     shape = op.out.shape
     windows = _windows(starts, shape, base.shape)
+    if cta.coverage is not None and windows is not None:
+        cta.coverage.window(base, windows[0], written=False)
     if windows is not None and windows[1] == tuple(slice(0, n) for n in shape):
         return base[windows[0]].copy()  # the whole tile is inside
     tile = _filled(op, base)
@@ -61,6 +63,8 @@ def store_slice(op, cta, args):
     windows = _windows(starts, np.shape(value), base.shape)
     if windows is not None:
         base[windows[0]] = value[windows[1]]
+        if cta.coverage is not None:
+            cta.coverage.window(base, windows[0], written=True)
 
 
 def _active(op, base, offsets, mask):
@@ -88,6 +92,8 @@ def _flat(base):
 def load(op, cta, args):
     base, offsets, mask = args[0], args[1], args[2] if len(args) > 2 else None
     active = _active(op, base, offsets, mask)
+    if cta.coverage is not None:
+        cta.coverage.offsets(base, active, written=False)
     flat = _flat(base)
     values = flat[active] if flat is not None else base[np.unravel_index(active, base.shape)]
     if mask is None:
@@ -101,6 +107,8 @@ def load(op, cta, args):
 def store(op, cta, args):
     value, base, offsets, mask = args[0], args[1], args[2], args[3] if len(args) > 3 else None
     active = _active(op, base, offsets, mask)
+    if cta.coverage is not None:
+        cta.coverage.offsets(base, active, written=True)
     values = np.asarray(value)[np.asarray(mask)] if mask is not None else np.reshape(value, -1)
     flat = _flat(base)
     if flat is not None:

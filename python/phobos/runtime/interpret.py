@@ -84,9 +84,13 @@ class _HostArguments:
             copy_back()
 
 
-def run(sig: Signature, program: dict, args: Sequence[object], grid=None, check: bool = True, trace=None) -> None:
-    """Checks `args` against the kernel's contract and runs `program` over the grid."""
+def run(
+    sig: Signature, program: dict, args: Sequence[object], grid=None, check: bool = True, trace=None, coverage=False
+):
+    """Checks `args` against the kernel's contract and runs `program` over the grid; with
+    `coverage`, returns the interpreter's CoverageReport (what no CTA wrote or read)."""
     from phobos.interpreter import run_program
+    from phobos.interpreter.coverage import Coverage
 
     host = _HostArguments(sig, args)
     if len(args) != len(sig.params) or any(host.views[i] is None for i in sig.tensors):
@@ -97,5 +101,7 @@ def run(sig: Signature, program: dict, args: Sequence[object], grid=None, check:
             f"{sig.params[bad].name}, got {type(args[bad]).__name__}"
         )
     binding = sig.bind(host.values, host.views, grid=grid, check_promises=check)
-    run_program(program, host.values, binding.grid, trace)
+    watched = Coverage() if coverage else None
+    run_program(program, host.values, binding.grid, trace, watched)
     host.finish()
+    return watched.report() if watched is not None else None

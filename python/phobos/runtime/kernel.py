@@ -102,15 +102,16 @@ class _Launchable:
         variant = self._variant(SpecKey(), self.signature)
         return _program_of(variant, self.name), variant.signature
 
-    def interpret(self, *args, grid=None, check: bool = True, trace=None) -> None:
+    def interpret(self, *args, grid=None, check: bool = True, trace=None, coverage: bool = False):
         """Run on `args` in the interpreter (phobos.interpreter: the tile program, CTA by CTA, with
         NumPy) instead of on the GPU: the same checks and grid as a launch; numpy arrays and torch
         tensors are updated in place. trace: called as trace(loc, op_name, value) for every value
-        an op defines (loc: [file, line, col])."""
+        an op defines (loc: [file, line, col]). coverage: return a CoverageReport naming the
+        elements of each tensor no CTA wrote (of those it stores to) or read (None without)."""
         if self._program is None:
             self._program = self._interpretation()
         program, signature = self._program
-        _interpret.run(signature, program, args, grid, check, trace)
+        return _interpret.run(signature, program, args, grid, check, trace, coverage)
 
     def _interpret_front(self, args, grid, stream, sync):
         self.interpret(*args, grid=grid)
