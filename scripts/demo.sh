@@ -7,5 +7,5 @@ echo "== examples/scale.mlir: verified tile IR (phobos-opt)"
 phobos-opt examples/scale.mlir --pass-pipeline='builtin.module(tile-verify,canonicalize)'
 
 echo
-echo "== examples/saxpy.ph and examples/gemm_fp32.ph: compiled to cubins, and run and checked against numpy where a GPU is present"
+echo "== examples/saxpy.ph and examples/gemm_fp32.ph: compiled to cubins, run (on the GPU, else in the interpreter) and checked against numpy"
 python bench/demo_run.py
