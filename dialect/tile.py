@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from mlir import ir
 from mlir._mlir_libs import _mlir as _cext
+from mlir.dialects import arith, tensor
 
 from .definition import (
     OPERAND_SEGMENT_SIZES,
@@ -490,6 +491,10 @@ LOAD_OPS = (LoadSliceOp, LoadOp)
 STORE_OPS = (StoreSliceOp, StoreOp)
 EXCHANGE_OPS = (ReduceOp, ScanOp, TransposeOp)  # ops that move data between threads
 BARRIER_OPS = (BarrierOp, GridBarrierOp)
+GRID_INDEX_OPS = (BlockIdOp, GridDimOp)  # hardware ids: non-negative scalars
+# Upstream ops that more than one analysis groups the same way.
+RESHAPE_OPS = (tensor.ExpandShapeOp, tensor.CollapseShapeOp)
+INTEGER_CASTS = (arith.IndexCastOp, arith.IndexCastUIOp, arith.ExtSIOp, arith.ExtUIOp)  # keep the value; not trunci
 
 
 def is_op(op: ir.Operation | ir.OpView, *classes: type) -> bool:

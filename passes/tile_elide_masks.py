@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from mlir import ir
 
-from phobos.analysis.access import OFFSET_OPS, SLICE_OPS, AccessFacts, access_facts
+from phobos.analysis.access import AccessFacts, access_facts
 from phobos.analysis.axis_info import AxisInfoAnalysis
 from phobos.analysis.remarks import emit_remark
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
+from phobos.dialect.tile import ops_of
 from phobos.passes.registry import Option, tile_pass
 
 
@@ -17,7 +18,7 @@ def _without_mask(op: ir.Operation) -> ir.Operation:
     """The offset-form op rebuilt without its mask operand (same attributes and location)."""
     view = op.opview
     with ir.InsertionPoint(op), op.location:
-        if op.name == "tile.load":
+        if isinstance(view, T.LoadOp):
             new = T.LoadOp(view.base, view.offsets).operation
             op.results[0].replace_all_uses_with(new.results[0])
         else:
@@ -64,14 +65,7 @@ def tile_elide_masks(module: ir.Operation, pass_, remarks: bool = False) -> None
     After:  "tile.load_slice"(%X, %r, %c) {in_bounds = array<i1: true, true>, vector_width = 4 : i64} : ...
     """
     analysis = AxisInfoAnalysis(module)
-    accesses = []
-
-    def collect(op):
-        if op.name in SLICE_OPS or op.name in OFFSET_OPS:
-            accesses.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
+    accesses = ops_of(module, T.MEMORY_OPS)
     # Decide everything first: rewriting an op creates new values.
     decided = [(op, access_facts(op, analysis)) for op in accesses]
     for op, facts in decided:

@@ -11,8 +11,10 @@ per element against a scalar computed once.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, tensor
+from mlir.dialects import arith, memref, scf, tensor
 
+from phobos.dialect import tile as T
+from phobos.dialect.tile import is_op
 from phobos.passes.registry import tile_pass
 
 _SIGNED = {"slt", "sle", "sgt", "sge"}
@@ -35,21 +37,21 @@ def _non_negative(v: ir.Value, depth: int = 0) -> bool:
     if op is None:  # a block argument: an scf.for induction variable from a non-negative start
         block = v.owner
         parent = block.owner.operation if block.owner is not None else None
-        if parent is None or parent.name != "scf.for" or ir.BlockArgument(v).arg_number != 0:
+        if parent is None or not is_op(parent, scf.ForOp) or ir.BlockArgument(v).arg_number != 0:
             return False
         return _non_negative(parent.operands[0], depth + 1) and _constant(parent.operands[2], lambda s: s > 0)
-    if op.name == "arith.constant":
+    if is_op(op, arith.ConstantOp):
         return _constant(v, lambda c: c >= 0)
-    if op.name in ("memref.dim", "tile.block_id", "tile.grid_dim"):
+    if is_op(op, memref.DimOp, *T.GRID_INDEX_OPS):
         return True
-    if op.name in ("arith.addi", "arith.muli"):
+    if is_op(op, arith.AddIOp, arith.MulIOp):
         return all(_non_negative(x, depth + 1) for x in op.operands)
     return False
 
 
 def _constant(v: ir.Value, test) -> bool:
     op = _owner(v)
-    if op is None or op.name != "arith.constant":
+    if op is None or not is_op(op, arith.ConstantOp):
         return False
     attr = op.attributes["value"]
     return isinstance(attr, ir.IntegerAttr) and test(ir.IntegerAttr(attr).value)
@@ -58,14 +60,14 @@ def _constant(v: ir.Value, test) -> bool:
 def _range_plus(v: ir.Value):
     """(range op, index scalar a) when v is index_cast(tile.range) + splat(a), either order."""
     add = _owner(v)
-    if add is None or add.name != "arith.addi":
+    if add is None or not is_op(add, arith.AddIOp):
         return None
     for x, y in (add.operands[0], add.operands[1]), (add.operands[1], add.operands[0]):
         cast, splat = _owner(x), _owner(y)
-        if cast is None or splat is None or cast.name != "arith.index_cast" or splat.name != "tensor.splat":
+        if cast is None or splat is None or not is_op(cast, arith.IndexCastOp) or not is_op(splat, tensor.SplatOp):
             continue
         rng = _owner(cast.operands[0])
-        if rng is not None and rng.name == "tile.range":
+        if rng is not None and is_op(rng, T.RangeOp):
             return rng, splat.operands[0]
     return None
 
@@ -75,7 +77,7 @@ def _narrow(cmp: ir.Operation) -> bool:
     pred = arith.CmpIPredicate(ir.IntegerAttr(cmp.attributes["predicate"]).value).name
     found = _range_plus(cmp.operands[0])
     bound = _owner(cmp.operands[1])
-    if found is None or bound is None or bound.name != "tensor.splat":
+    if found is None or bound is None or not is_op(bound, tensor.SplatOp):
         return False
     rng, a = found
     b = bound.operands[0]
@@ -104,7 +106,7 @@ def _narrow(cmp: ir.Operation) -> bool:
         if op is not None and all(len(list(r.uses)) == 0 for r in op.results):
             inputs = [_owner(x) for x in op.operands]
             op.erase()
-            dead.extend(x for x in inputs if x is not None and x.name in ("arith.index_cast", "tensor.splat"))
+            dead.extend(x for x in inputs if x is not None and is_op(x, arith.IndexCastOp, tensor.SplatOp))
     return True
 
 
@@ -125,7 +127,7 @@ def tile_narrow_compares(module: ir.Operation, pass_) -> None:
     found = []
 
     def collect(op):
-        if op.name == "arith.cmpi" and isinstance(op.operands[0].type, ir.RankedTensorType):
+        if is_op(op, arith.CmpIOp) and isinstance(op.operands[0].type, ir.RankedTensorType):
             if isinstance(ir.RankedTensorType(op.operands[0].type).element_type, ir.IndexType):
                 found.append(op)
         return ir.WalkResult.ADVANCE

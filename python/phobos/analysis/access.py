@@ -43,9 +43,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mlir import ir
+from mlir.dialects import arith, func, memref, scf
 
 from phobos.analysis.abi import describe_params
 from phobos.analysis.grid import infer_grid
+from phobos.dialect import tile as T
+from phobos.dialect.tile import INTEGER_CASTS, is_op
 
 from .axis_info import AxisInfoAnalysis
 from .kernel_facts import TensorFacts, type_facts
@@ -53,8 +56,6 @@ from .lattice import MAX_DIVISOR, pow2_part
 from .transfer import aligned_run
 
 VECTOR_BYTES = 16
-SLICE_OPS = ("tile.load_slice", "tile.store_slice")
-OFFSET_OPS = ("tile.load", "tile.store")
 
 
 @dataclass
@@ -118,7 +119,7 @@ def slice_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
     op = op.operation
     view = op.opview
     starts = view.starts
-    tile = list(ir.RankedTensorType((op.results[0] if op.name == "tile.load_slice" else view.value).type).shape)
+    tile = list(ir.RankedTensorType((op.results[0] if isinstance(view, T.LoadSliceOp) else view.value).type).shape)
     t = _tensor_facts(analysis, view.base)
     rank = len(starts)
     promised = view.in_bounds
@@ -194,11 +195,8 @@ def slice_dim_verdict(
     return True, ""
 
 
-_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui")
-
-
-def _strip(v: ir.Value, through=_CASTS) -> ir.Value:
-    while isinstance(v, ir.OpResult) and v.owner.name in through:
+def _strip(v: ir.Value, through: tuple[type, ...] = INTEGER_CASTS) -> ir.Value:
+    while isinstance(v, ir.OpResult) and is_op(v.owner, *through):
         v = v.owner.operands[0]
     return v
 
@@ -214,17 +212,17 @@ def _inside(analysis: AxisInfoAnalysis, t: TensorFacts, start: ir.Value, d: int)
     v = _strip(start)
     if isinstance(v, ir.BlockArgument):
         loop = v.owner.owner
-        if loop is None or loop.operation.name != "scf.for" or v.arg_number != 0:
+        if loop is None or not is_op(loop, scf.ForOp) or v.arg_number != 0:
             return False
         return _bounded_by_extent(analysis, t, loop.operation.operands[1], d)
     op = v.owner
-    if op.name == "tile.block_id":
+    if is_op(op, T.BlockIdOp):
         return _grid_covers(t, op, 1, d)
-    if op.name == "arith.muli":
+    if is_op(op, arith.MulIOp):
         for a, b in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
             c = _constant(analysis, b)
             block = _strip(a)
-            if isinstance(block, ir.OpResult) and block.owner.name == "tile.block_id" and c is not None and c > 0:
+            if isinstance(block, ir.OpResult) and is_op(block.owner, T.BlockIdOp) and c is not None and c > 0:
                 return _grid_covers(t, block.owner, c, d)
     return False
 
@@ -233,7 +231,7 @@ def _grid_covers(t: TensorFacts, block: ir.Operation, c: int, d: int) -> bool:
     """Whether the kernel's grid rule for the axis of `block` (a tile.block_id) is
     cdiv(extent d of `t`, c): then block_id * c < the extent."""
     fn = block.operation.parent
-    while fn is not None and fn.name != "func.func":
+    while fn is not None and not is_op(fn, func.FuncOp):
         fn = fn.parent
     if fn is None:
         return False
@@ -248,8 +246,8 @@ def _bounded_by_extent(analysis: AxisInfoAnalysis, t: TensorFacts, bound: ir.Val
     c = _constant(analysis, bound)
     if c is not None:
         return t.static[d] is not None and c <= t.static[d]
-    v = _strip(bound, _CASTS + ("tile.check_multiple",))
-    if not isinstance(v, ir.OpResult) or v.owner.name != "memref.dim":
+    v = _strip(bound, INTEGER_CASTS + (T.CheckMultipleOp,))
+    if not isinstance(v, ir.OpResult) or not is_op(v.owner, memref.DimOp):
         return False
     axis = _constant(analysis, v.owner.operands[1])
     found = analysis.tensor_argument(v.owner.operands[0])
@@ -302,9 +300,8 @@ def offset_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
 
 def access_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts | None:
     """The facts of a tile memory op (None for other ops)."""
-    name = op.operation.name
-    if name in SLICE_OPS:
+    if is_op(op, *T.SLICE_OPS):
         return slice_facts(op, analysis)
-    if name in OFFSET_OPS:
+    if is_op(op, *T.OFFSET_OPS):
         return offset_facts(op, analysis)
     return None

@@ -26,11 +26,14 @@ rule); other results are unknown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import gcd
 
 from mlir import ir
+from mlir.dialects import arith, func, memref, scf, tensor
 
-from phobos.dialect.tile import HINT_NAMES
+from phobos.dialect import tile as T
+from phobos.dialect.tile import GRID_INDEX_OPS, HINT_NAMES, RESHAPE_OPS, is_op
 from phobos.nesting import MAX_NESTING
 
 from . import transfer as R
@@ -40,19 +43,50 @@ from .lattice import AxisInfo, join
 __all__ = ["AxisInfo", "AxisInfoAnalysis", "pointer_alignment_facts", "integer_shape"]
 
 _CMP_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
-_CASTS = {  # op name -> signed extension?
-    "arith.index_cast": True,
-    "arith.extsi": True,
-    "arith.trunci": True,
-    "arith.index_castui": False,
-    "arith.extui": False,
+_CASTS = {  # op class -> signed extension?
+    arith.IndexCastOp: True,
+    arith.ExtSIOp: True,
+    arith.TruncIOp: True,
+    arith.IndexCastUIOp: False,
+    arith.ExtUIOp: False,
+}
+# The transfer rule of each binary integer op: rule(a, b, shape, width).
+_BINARY: dict[type, Callable] = {
+    arith.AddIOp: R.add,
+    arith.SubIOp: R.sub,
+    arith.MulIOp: R.mul,
+    arith.DivSIOp: R.divsi,
+    arith.DivUIOp: R.divui,
+    arith.RemSIOp: R.remsi,
+    arith.RemUIOp: R.remui,
+    arith.ShLIOp: R.shli,
+    arith.ShRSIOp: R.shrsi,
+    arith.ShRUIOp: R.shrui,
+    arith.AndIOp: R.andi,
+    arith.OrIOp: R.ori,
+    arith.XOrIOp: R.xori,
+    arith.MinSIOp: lambda a, b, s, w: R.minmax("minsi", a, b, s, w),
+    arith.MaxSIOp: lambda a, b, s, w: R.minmax("maxsi", a, b, s, w),
+    arith.MinUIOp: lambda a, b, s, w: R.minmax("minui", a, b, s, w),
+    arith.MaxUIOp: lambda a, b, s, w: R.minmax("maxui", a, b, s, w),
 }
 # Ops that are the identity of their operand when both operands are one value.
-_IDEMPOTENT = ("arith.andi", "arith.ori", "arith.minsi", "arith.maxsi", "arith.minui", "arith.maxui")
+_IDEMPOTENT = (arith.AndIOp, arith.OrIOp, arith.MinSIOp, arith.MaxSIOp, arith.MinUIOp, arith.MaxUIOp)
 # Ops whose result is 0 when both operands are one value.
-_SELF_CANCELLING = ("arith.subi", "arith.xori")
+_SELF_CANCELLING = (arith.SubIOp, arith.XOrIOp)
 # On i1 only the bitwise ops are tracked (the others read i1 as signed).
-_I1_BINARY = ("arith.andi", "arith.ori", "arith.xori")
+_I1_BINARY = (arith.AndIOp, arith.OrIOp, arith.XOrIOp)
+# Ops whose exact multiple is the gcd of their two operands' (known_multiple).
+_GCD_OF_OPERANDS = (
+    arith.AddIOp,
+    arith.SubIOp,
+    arith.RemSIOp,
+    arith.RemUIOp,
+    arith.MinSIOp,
+    arith.MaxSIOp,
+    arith.MinUIOp,
+    arith.MaxUIOp,
+)
 _FIXED_POINT_LIMIT = 256
 
 
@@ -79,15 +113,11 @@ def _multiple_inputs(value: ir.Value) -> list[ir.Value]:
     """The values _exact_multiple may read the multiples of (a superset)."""
     if isinstance(value, ir.BlockArgument):
         parent = value.owner.owner
-        if parent is not None and parent.operation.name == "scf.for" and value.arg_number == 0:
+        if parent is not None and is_op(parent, scf.ForOp) and value.arg_number == 0:
             return [parent.operation.operands[0], parent.operation.operands[2]]
         return []
     op = value.owner
     return list(op.operands if isinstance(op, ir.Operation) else op.operation.operands)
-
-
-def _name(op) -> str:
-    return op.operation.name
 
 
 def _int_attr(op, name: str) -> int:
@@ -97,12 +127,12 @@ def _int_attr(op, name: str) -> int:
 def functions_in(root) -> list[ir.Operation]:
     """`root` itself if it is a func.func, else the func.func ops it holds (not nested in each other)."""
     op = root.operation
-    if op.name == "func.func":
+    if is_op(op, func.FuncOp):
         return [op]
     functions = []
 
     def collect(o):
-        if o.name == "func.func":
+        if is_op(o, func.FuncOp):
             functions.append(o)
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE
@@ -145,7 +175,7 @@ class AxisInfoAnalysis:
         if not isinstance(value, ir.BlockArgument):
             return None
         parent = value.owner.owner
-        if parent is None or parent.operation.name != "func.func":
+        if parent is None or not is_op(parent, func.FuncOp):
             return None
         if value.owner != parent.operation.regions[0].blocks[0]:
             return None
@@ -227,10 +257,9 @@ class AxisInfoAnalysis:
             self._visit_op(op)
 
     def _visit_op(self, op) -> None:
-        name = _name(op)
-        if name == "scf.for":
+        if is_op(op, scf.ForOp):
             self._visit_for(op.operation)
-        elif name == "scf.if":
+        elif is_op(op, scf.IfOp):
             self._visit_if(op.operation)
         elif len(op.operation.regions):
             for region in op.operation.regions:
@@ -247,7 +276,7 @@ class AxisInfoAnalysis:
 
     def _yielded(self, block: ir.Block) -> list[AxisInfo | None]:
         ops = list(block.operations)
-        if not ops or _name(ops[-1]) != "scf.yield":
+        if not ops or not is_op(ops[-1], scf.YieldOp):
             return []
         return [self.get(v) for v in ops[-1].operation.operands]
 
@@ -291,59 +320,64 @@ class AxisInfoAnalysis:
     def _transfer(self, op: ir.Operation) -> AxisInfo | None:
         result = op.results[0]
         shape, width = integer_shape(result.type)
-        name = op.name
+        view = op.opview
         operands = list(op.operands)
-        if name == "arith.constant":
+        if isinstance(view, arith.ConstantOp):
             return self._constant(op, shape, width)
-        if name in R.BINARY:
+        binary = _BINARY.get(type(view))
+        if binary is not None:
             a, b = operands
-            if a == b and name in _SELF_CANCELLING:
+            if a == b and isinstance(view, _SELF_CANCELLING):
                 return R.constant(0, shape)
-            if a == b and name in _IDEMPOTENT:
+            if a == b and isinstance(view, _IDEMPOTENT):
                 return self.get(a)
-            if width == 1 and name not in _I1_BINARY:
+            if width == 1 and not isinstance(view, _I1_BINARY):
                 return R.elementwise(shape, self.get(a), self.get(b), 1, True)
-            return R.BINARY[name](self.get(a), self.get(b), shape, width)
-        if name == "arith.cmpi":
+            return binary(self.get(a), self.get(b), shape, width)
+        if isinstance(view, arith.CmpIOp):
             a, b = operands
             predicate = _CMP_PREDICATES[_int_attr(op, "predicate")]
             operand_width = integer_shape(a.type)[1]
             if a == b:
                 return R.constant(int(predicate in ("eq", "sle", "sge", "ule", "uge")), shape)
             return R.cmpi(predicate, self.get(a), self.get(b), shape, operand_width)
-        if name == "arith.select":
+        if isinstance(view, arith.SelectOp):
             cond, a, b = operands
             if a == b:
                 return self.get(a)
             return R.select(
                 self.get(cond), self.get(a), self.get(b), shape, not isinstance(cond.type, ir.RankedTensorType)
             )
-        if name in _CASTS:
+        signed = _CASTS.get(type(view))
+        if signed is not None:
             source = operands[0]
             source_width = integer_shape(source.type)[1]
-            return R.cast(self.get(source), source_width, width, _CASTS[name], shape)
-        if name == "tile.range":
-            return R.range_(op.opview.start, op.opview.end, shape)
-        if name == "tensor.splat":
+            return R.cast(self.get(source), source_width, width, signed, shape)
+        return self._transfer_shaped(op, view, operands, shape)
+
+    def _transfer_shaped(self, op: ir.Operation, view, operands: list, shape) -> AxisInfo:
+        """_transfer for the ops that make, reshape or annotate values (the tile ops among them)."""
+        if isinstance(view, T.RangeOp):
+            return R.range_(view.start, view.end, shape)
+        if isinstance(view, tensor.SplatOp):
             return R.splat(self.get(operands[0]), shape)
-        if name == "tile.broadcast":
+        if isinstance(view, T.BroadcastOp):
             source_shape = tuple(ir.RankedTensorType(operands[0].type).shape)
             return R.broadcast(self.get(operands[0]), source_shape, shape)
-        if name == "tile.transpose":
-            return R.transpose(self.get(operands[0]), op.opview.permutation, shape)
-        if name in ("tensor.expand_shape", "tensor.collapse_shape"):
+        if isinstance(view, T.TransposeOp):
+            return R.transpose(self.get(operands[0]), view.permutation, shape)
+        if isinstance(view, RESHAPE_OPS):
             return self._reshape(op, shape)
-        if name == "memref.dim":
+        if isinstance(view, memref.DimOp):
             return self._dim(op)
-        if name == "tile.check_multiple":
-            return R.check_multiple(self.get(operands[0]), op.opview.divisor)
-        if name in ("tile.block_id", "tile.grid_dim"):
+        if isinstance(view, T.CheckMultipleOp):
+            return R.check_multiple(self.get(operands[0]), view.divisor)
+        if isinstance(view, GRID_INDEX_OPS):
             return AxisInfo.scalar(1, non_negative=True)
-        if name == "tile.hint":
+        if isinstance(view, T.HintOp):
             return self._hint(op, shape)
-        if name == "tile.load":
+        if isinstance(view, T.LoadOp):
             # One address (and one mask bit) over a group reads one value there.
-            view = op.opview
             offsets = self.get(view.offsets)
             mask = self.get(view.mask) if view.mask is not None else offsets
             return R.elementwise(shape, offsets, mask, 1, False)
@@ -369,7 +403,7 @@ class AxisInfoAnalysis:
         groups = [
             [ir.IntegerAttr(i).value for i in ir.ArrayAttr(g)] for g in ir.ArrayAttr(op.attributes["reassociation"])
         ]
-        rule = R.expand_shape if op.name == "tensor.expand_shape" else R.collapse_shape
+        rule = R.expand_shape if is_op(op, tensor.ExpandShapeOp) else R.collapse_shape
         return rule(self.get(source), source_shaped[0], shape, groups)
 
     def _dim(self, op: ir.Operation) -> AxisInfo:
@@ -399,47 +433,38 @@ class AxisInfoAnalysis:
         """known_multiple's rules on the defining op (before the lattice joins in)."""
         if isinstance(value, ir.BlockArgument):
             parent = value.owner.owner
-            if parent is not None and parent.operation.name == "scf.for" and value.arg_number == 0:
+            if parent is not None and is_op(parent, scf.ForOp) and value.arg_number == 0:
                 lower, step = parent.operation.operands[0], parent.operation.operands[2]
                 return gcd(self._multiples[lower], self._multiples[step])
             return 1
         op = value.owner
         if not isinstance(op, ir.Operation):
             op = op.operation
-        name = op.name
+        view = op.opview
         operands = list(op.operands)
         m = self._multiples.__getitem__  # every input is done (_fill_multiples)
-        if name in (
-            "arith.addi",
-            "arith.subi",
-            "arith.remsi",
-            "arith.remui",
-            "arith.minsi",
-            "arith.maxsi",
-            "arith.minui",
-            "arith.maxui",
-        ):
+        if isinstance(view, _GCD_OF_OPERANDS):
             return gcd(m(operands[0]), m(operands[1]))
-        if name == "arith.select":
+        if isinstance(view, arith.SelectOp):
             return gcd(m(operands[1]), m(operands[2]))
-        if name == "arith.muli":
+        if isinstance(view, arith.MulIOp):
             return m(operands[0]) * m(operands[1])
-        if name == "arith.shli":
+        if isinstance(view, arith.ShLIOp):
             k = self.get(operands[1]).constant
             return m(operands[0]) << k if k is not None and 0 <= k < 63 else m(operands[0])
-        if name == "arith.divsi":
+        if isinstance(view, arith.DivSIOp):
             divisor = self.get(operands[1]).constant
             dividend = m(operands[0])
             if divisor and dividend % divisor == 0:
                 return abs(dividend // divisor)
             return 1
-        if name in ("arith.index_cast", "arith.extsi", "tensor.splat", "tile.broadcast"):
+        if isinstance(view, (arith.IndexCastOp, arith.ExtSIOp, tensor.SplatOp, T.BroadcastOp)):
             return m(operands[0])
-        if name == "tile.check_multiple":
-            return lcm(m(operands[0]), op.opview.divisor)
-        if name == "tile.hint":  # the hinted divisibility joins in through the lattice
+        if isinstance(view, T.CheckMultipleOp):
+            return lcm(m(operands[0]), view.divisor)
+        if isinstance(view, T.HintOp):  # the hinted divisibility joins in through the lattice
             return m(operands[0])
-        if name == "memref.dim":
+        if isinstance(view, memref.DimOp):
             axis = self.get(operands[1]).constant
             found = self.tensor_argument(operands[0])
             if found is not None and axis is not None and 0 <= axis < found[1].rank:

@@ -42,14 +42,15 @@ import math
 from dataclasses import asdict, dataclass, field
 
 from mlir import ir
+from mlir.dialects import arith, func, memref, tensor
 
 from phobos.diagnostics import file_location
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
-from phobos.dialect.tile import ops_of
+from phobos.dialect.tile import INTEGER_CASTS, RESHAPE_OPS, is_op, ops_of
 from phobos.lowering.layout import WARP_SIZE, Blocked
 
-from .access import OFFSET_OPS, SLICE_OPS, VECTOR_BYTES, access_facts
+from .access import VECTOR_BYTES, access_facts
 from .axis_info import AxisInfoAnalysis
 from .kernel_facts import (
     TensorFacts,
@@ -61,7 +62,6 @@ from .kernel_facts import (
 )
 
 LINE_BYTES = 128
-MEMORY_OPS = SLICE_OPS + OFFSET_OPS
 
 # The fact behind each kind of width limit (access.py), as the report names it.
 FACT_OF_KIND = {
@@ -227,7 +227,7 @@ def _where(loc: ir.Location) -> tuple[str, str | None, int, int]:
 
 
 def _tile_value(op: ir.Operation) -> ir.Value:
-    return op.results[0] if op.name in ("tile.load_slice", "tile.load") else op.operands[0]
+    return op.results[0] if is_op(op, *T.LOAD_OPS) else op.operands[0]
 
 
 def _base(op: ir.Operation) -> ir.Value:
@@ -240,15 +240,7 @@ def _tensor(analysis: AxisInfoAnalysis, base: ir.Value) -> TensorFacts:
 
 
 def _memory_ops(root: ir.Operation) -> list[ir.Operation]:
-    found = []
-
-    def visit(op):
-        if op.name in MEMORY_OPS:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit)
-    return found
+    return ops_of(root, T.MEMORY_OPS)
 
 
 def _fmt_shape(shape) -> str:
@@ -260,17 +252,13 @@ def _plural(n: int, word: str) -> str:
 
 
 _PASS_THROUGH = (
-    "arith.index_cast",
-    "arith.index_castui",
-    "arith.extsi",
-    "arith.extui",
-    "arith.trunci",
-    "tile.check_multiple",
-    "tensor.splat",
-    "tile.broadcast",
-    "tile.hint",
-    "tensor.expand_shape",
-    "tensor.collapse_shape",
+    *INTEGER_CASTS,
+    arith.TruncIOp,
+    T.CheckMultipleOp,
+    tensor.SplatOp,
+    T.BroadcastOp,
+    T.HintOp,
+    *RESHAPE_OPS,
 )
 
 
@@ -292,22 +280,22 @@ class _Describer:
             return "a runtime value"
         if isinstance(v, ir.BlockArgument):
             parent = v.owner.owner
-            if parent is not None and parent.operation.name == "func.func":
+            if parent is not None and is_op(parent, func.FuncOp):
                 try:
                     return f"'{K.arg_name(parent.operation, v.arg_number)}'"
                 except ValueError:
                     return f"argument {v.arg_number}"
             return "a loop-carried value"
         op = v.owner
-        if op.name in _PASS_THROUGH and len(op.operands):
+        if is_op(op, *_PASS_THROUGH) and len(op.operands):
             return self.text(op.operands[0], depth + 1)
-        if op.name == "memref.dim":
+        if is_op(op, memref.DimOp):
             found = self.analysis.tensor_argument(op.operands[0])
             axis = self.constant(op.operands[1])
             if found is not None and axis is not None and 0 <= axis < found[1].rank:
                 t = found[1]
                 return str(t.static[axis]) if t.static[axis] is not None else t.dims[axis]
-        if op.name == "arith.muli":
+        if is_op(op, arith.MulIOp):
             return f"{self.text(op.operands[0], depth + 1)}*{self.text(op.operands[1], depth + 1)}"
         where, *_ = _where(op.location)
         return f"the {op.name} at {where}"
@@ -422,24 +410,23 @@ class _Terms:
         if depth > 64 or isinstance(v, ir.BlockArgument):
             return [self._term(v, factors)]
         op = v.owner
-        name = op.name
-        if name in ("arith.addi", "arith.subi"):
-            right = factors + ((-1,),) if name == "arith.subi" else factors
+        if is_op(op, arith.AddIOp, arith.SubIOp):
+            right = factors + ((-1,),) if is_op(op, arith.SubIOp) else factors
             return self.find(op.operands[0], d, factors, depth + 1) + self.find(op.operands[1], d, right, depth + 1)
-        if name in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "tile.hint"):
+        if is_op(op, *INTEGER_CASTS, T.HintOp):
             return self.find(op.operands[0], d, factors, depth + 1)
-        if name == "tile.broadcast":
+        if is_op(op, T.BroadcastOp):
             return self.find(op.operands[0], d, factors, depth + 1)
-        if name in ("tensor.expand_shape", "tensor.collapse_shape"):
+        if is_op(op, *RESHAPE_OPS):
             src = self._reshaped_dim(op, d)
             return [self._term(v, factors)] if src is None else self.find(op.operands[0], src, factors, depth + 1)
-        if name == "arith.muli":
+        if is_op(op, arith.MulIOp):
             a, b = op.operands[0], op.operands[1]
             if self._constant_along(b, d):
                 return self.find(a, d, factors + ((b,),), depth + 1)
             if self._constant_along(a, d):
                 return self.find(b, d, factors + ((a,),), depth + 1)
-        if name == "arith.shli":
+        if is_op(op, arith.ShLIOp):
             k = self.names.constant(op.operands[1])
             if k is not None and 0 <= k < 63:
                 return self.find(op.operands[0], d, factors + ((1 << k,),), depth + 1)
@@ -449,7 +436,7 @@ class _Terms:
         groups = [
             [ir.IntegerAttr(i).value for i in ir.ArrayAttr(g)] for g in ir.ArrayAttr(op.attributes["reassociation"])
         ]
-        if op.name == "tensor.expand_shape":  # result dim d lies in group g; the source dim is g
+        if is_op(op, tensor.ExpandShapeOp):  # result dim d lies in group g; the source dim is g
             for g, group in enumerate(groups):
                 if d in group:
                     return g
@@ -476,7 +463,7 @@ class _Terms:
             multiplier, multiplier_text = value, str(value)
         if isinstance(v, ir.OpResult):
             where, *_ = _where(v.owner.location)
-            if v.owner.name == "tile.range":
+            if is_op(v.owner, T.RangeOp):
                 view = v.owner.opview
                 text = f"tile.range [{view.start}, {view.end})"
             else:
@@ -549,7 +536,9 @@ class _Before:
     """What an access looked like before tile-elide-masks rewrote it."""
 
     op: ir.Operation
-    name: str
+    name: str  # the op's name, as the report shows it
+    kind: str  # "load" | "store"
+    form: str  # "slice" | "offset"
     location: ir.Location
     facts: object
     tensor: TensorFacts
@@ -563,13 +552,15 @@ def _before(fn: ir.Operation, analysis: AxisInfoAnalysis) -> list[_Before]:
         facts = access_facts(op, analysis)
         t = _tensor(analysis, _base(op))
         tile = list(ir.RankedTensorType(_tile_value(op).type).shape)
-        if op.name in SLICE_OPS:
+        if is_op(op, *T.SLICE_OPS):
             mask = _slice_mask(fn, analysis, op, t, facts, tile)
             offsets = None
         else:
             mask = _offset_mask(analysis, op.opview.mask, facts.drop_mask)
             offsets = op.opview.offsets
-        out.append(_Before(op, op.name, op.location, facts, t, mask, offsets))
+        kind = "load" if is_op(op, *T.LOAD_OPS) else "store"
+        form = "slice" if is_op(op, *T.SLICE_OPS) else "offset"
+        out.append(_Before(op, op.name, kind, form, op.location, facts, t, mask, offsets))
     return out
 
 
@@ -745,8 +736,8 @@ def explain_kernel(
         access = Access(
             index=index,
             op=b.name,
-            kind="load" if b.name in ("tile.load_slice", "tile.load") else "store",
-            form="slice" if b.name in SLICE_OPS else "offset",
+            kind=b.kind,
+            form=b.form,
             location=loc_text,
             filename=filename,
             line=line,

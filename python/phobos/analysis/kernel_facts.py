@@ -30,6 +30,8 @@ from math import gcd
 from mlir import ir
 
 from phobos.dialect import kernel as K
+from phobos.dialect import tile as T
+from phobos.dialect.tile import is_op
 
 
 def lcm(a: int, b: int) -> int:
@@ -107,7 +109,7 @@ def _entry_checks(fn: ir.Operation) -> dict[str, int]:
     if not len(fn.regions[0].blocks):
         return checks
     for op in fn.regions[0].blocks[0].operations:
-        if op.operation.name == "tile.check_multiple":
+        if is_op(op, T.CheckMultipleOp):
             symbol, divisor = op.opview.symbol, op.opview.divisor
             if divisor > 0:
                 checks[symbol] = lcm(checks.get(symbol, 1), divisor)

@@ -599,27 +599,3 @@ def hint(v: AxisInfo, shape: Shape, divisibility=None, contiguity=None, constanc
 def induction_variable(lower: AxisInfo, step: AxisInfo) -> AxisInfo:
     """scf.for's iv = lower + k * step with a positive step."""
     return AxisInfo.scalar(min(lower.element_divisibility(), step.element_divisibility()), lower.non_negative)
-
-
-# ----------------------------------------------------------------------------- dispatch table
-
-# arith op name -> rule(a, b, shape, width)
-BINARY: dict = {
-    "arith.addi": add,
-    "arith.subi": sub,
-    "arith.muli": mul,
-    "arith.divsi": divsi,
-    "arith.divui": divui,
-    "arith.remsi": remsi,
-    "arith.remui": remui,
-    "arith.shli": shli,
-    "arith.shrsi": shrsi,
-    "arith.shrui": shrui,
-    "arith.andi": andi,
-    "arith.ori": ori,
-    "arith.xori": xori,
-    "arith.minsi": lambda a, b, s, w: minmax("minsi", a, b, s, w),
-    "arith.maxsi": lambda a, b, s, w: minmax("maxsi", a, b, s, w),
-    "arith.minui": lambda a, b, s, w: minmax("minui", a, b, s, w),
-    "arith.maxui": lambda a, b, s, w: minmax("maxui", a, b, s, w),
-}

@@ -35,6 +35,7 @@ from mlir.ir import Context, InsertionPoint, Location, Module  # noqa: F401  (re
 from phobos.dialect import kernel as K
 from phobos.dialect import load_tile_dialect, make_context
 from phobos.dialect import tile as T
+from phobos.dialect.tile import is_op, upstream_ops
 
 _PHOBOS_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(T.__file__)))
 
@@ -806,6 +807,7 @@ def build_kernel(
 # that masked max and softmax rely on, and reassoc/contract would reorder or
 # fuse the kernel's sums so results stop matching the interpreter.
 FASTMATH_FLAGS = "afn"
+_FASTMATH_OPS = upstream_ops(math) + (arith.DivFOp,)  # every math op, and arith.divf
 
 
 def apply_fastmath(fn: ir.Operation, flags: str = FASTMATH_FLAGS) -> None:
@@ -813,7 +815,7 @@ def apply_fastmath(fn: ir.Operation, flags: str = FASTMATH_FLAGS) -> None:
     attr = ir.Attribute.parse(f"#arith.fastmath<{flags}>")
 
     def visit(op: ir.Operation):
-        if (op.name.startswith("math.") or op.name == "arith.divf") and op.results:
+        if is_op(op, *_FASTMATH_OPS) and op.results:
             if isinstance(element_type_of(op.results[0].type), ir.FloatType):
                 op.attributes["fastmath"] = attr
         return ir.WalkResult.ADVANCE

@@ -31,6 +31,8 @@ from phobos.compiler.tile_program import ProgramError, to_program
 from phobos.diagnostics import Collector, Diagnostic, from_mlir
 from phobos.dialect import kernel as K
 from phobos.dialect import make_context
+from phobos.dialect import tile as T
+from phobos.dialect.tile import is_op
 from phobos.frontend.errors import CompileError
 from phobos.passes import pipelines
 from phobos.runtime.artifact import FORMAT, Artifact
@@ -231,16 +233,16 @@ def _access(fn: ir.Operation) -> tuple[dict[int, str], set]:
     reads, writes, flat = set(), set(), set()
 
     def visit(op):
-        if op.name in ("tile.load", "tile.load_slice"):
+        if is_op(op, *T.LOAD_OPS):
             target, base = reads, op.operands[0]
-        elif op.name in ("tile.store", "tile.store_slice"):
+        elif is_op(op, *T.STORE_OPS):
             target, base = writes, op.operands[1]
         else:
             return ir.WalkResult.ADVANCE
         for i, a in enumerate(args):
             if a == base:
                 target.add(i)
-                if op.name in ("tile.load", "tile.store"):
+                if is_op(op, *T.OFFSET_OPS):
                     flat.add(i)
         return ir.WalkResult.ADVANCE
 
@@ -315,11 +317,13 @@ def _record_shared_memory(module: ir.Module, contract: dict) -> None:
     """The dynamic shared memory the lowering planned (the launch passes it) and its plan."""
     import json
 
+    from mlir.dialects import gpu
+
     def visit(op):
-        if op.name == "gpu.func" and "phobos.shared_bytes" in op.attributes:
+        if is_op(op, gpu.GPUFuncOp) and "phobos.shared_bytes" in op.attributes:
             contract["shared_bytes"] = ir.IntegerAttr(op.attributes["phobos.shared_bytes"]).value
             contract["shared_memory"] = json.loads(ir.StringAttr(op.attributes["phobos.shared_plan"]).value)
-        if op.name == "gpu.func" and "phobos.tensor_maps" in op.attributes:
+        if is_op(op, gpu.GPUFuncOp) and "phobos.tensor_maps" in op.attributes:
             # the TMA tensor maps are kernel parameters after the ABI's own (to_gpu._make_func)
             contract["abi"] = contract["abi"] + json.loads(ir.StringAttr(op.attributes["phobos.tensor_maps"]).value)
         return ir.WalkResult.ADVANCE
@@ -348,7 +352,7 @@ def first_binary(module: ir.Module) -> bytes | None:
     from mlir.dialects import gpu
 
     for op in module.body.operations:
-        if op.operation.name == "gpu.binary":
+        if is_op(op, gpu.BinaryOp):
             objects = ir.ArrayAttr(op.operation.attributes["objects"])
             return bytes(gpu.ObjectAttr(objects[0]).object)
     return None

@@ -28,8 +28,10 @@ import math
 
 import numpy as np
 from mlir import ir
+from mlir.dialects import func
 
 from phobos.dialect import kernel as K
+from phobos.dialect.tile import is_op
 
 FORMAT = 1
 
@@ -163,7 +165,7 @@ def to_program(fn: ir.Operation) -> dict:
     args = []
     for i, a in enumerate(entry.arguments):
         args.append({"id": writer.define(a), "name": K.arg_name(fn, i), "type": type_data(a.type)})
-    body = [writer.op(op.operation) for op in entry.operations if op.operation.name != "func.return"]
+    body = [writer.op(op.operation) for op in entry.operations if not is_op(op, func.ReturnOp)]
     attrs = {
         "aligned": K.aligned(fn),
         "bindings": K.bindings(fn),
