@@ -95,7 +95,9 @@ def run(args, defines: dict[str, int], user_error, out=print) -> int:
         if args.compile_only:
             result = _compile_only(kernel, values, args.jobs)
         else:
-            result = kernel.autotune(*values, grid=grid, force=not args.cached, jobs=args.jobs, store=not args.no_store)
+            result = kernel.autotune(
+                *values, grid=grid, force=not args.cached, jobs=args.jobs, store=not args.no_store, progress=True
+            )
     except autotune.TuningError as e:
         if e.result is not None:
             _report(e.result, out)
@@ -123,7 +125,7 @@ def _compile_only(kernel, values, jobs):
     sig = kernel.signature
     views = sig.describe(values)
     loose = sig.bind(values, views, grid=(0, 0, 0), check_promises=False)
-    result = tuner.screen(sig, values, views, loose.key.to_text(), jobs=jobs)
+    result = tuner.screen(sig, values, views, loose.key.to_text(), jobs=jobs, progress=True)
     for c in result.candidates:
         if c.status == "pending":
             c.status = "compiled"
@@ -167,6 +169,7 @@ def aot_all_candidates(args, defines: dict[str, int], examples: list, options, u
             keys=args.key,
             examples=examples,
             check=not args.no_check,
+            progress=True,  # a bar on a terminal, progress lines in a log (elapsed time and ETA)
         )
     except CompileError:
         raise
