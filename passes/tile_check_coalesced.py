@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from mlir import ir
 
-from phobos.analysis.explain import coalescing_error, explain_module
 from phobos.dialect import kernel as K
 from phobos.passes.registry import fail, tile_pass
-from phobos.passes.tile_explain import report_location
+from phobos.passes.tile_explain import explain_prepared, report_location
+from phobos.report.explain import coalescing_error
 
 
 @tile_pass("tile-check-coalesced")
@@ -20,7 +20,7 @@ def tile_check_coalesced(module: ir.Operation, pass_) -> None:
     read the same elements are not. The error, at the access, names the
     lane-varying term, its multiplier and the 128-byte lines one warp request
     touches against the ideal (the report of phobos explain,
-    phobos/analysis/explain.py). Kernels without the flag are not looked at.
+    phobos/report/explain.py). Kernels without the flag are not looked at.
     Runs in the gpu stage after tile-assign-layout; on IR that has no layout
     yet, the layout is chosen on a copy.
 
@@ -32,7 +32,7 @@ def tile_check_coalesced(module: ir.Operation, pass_) -> None:
     """
     if not any(K.ASSERT_COALESCED in fn.attributes for fn in K.kernels(module)):
         return
-    reports, ok = explain_module(module)
+    reports, ok = explain_prepared(module)
     if not ok:
         pass_.signal_pass_failure()
         return

@@ -4,9 +4,24 @@ from __future__ import annotations
 
 from mlir import ir
 
-from phobos.analysis.explain import explain_module, remark_message
 from phobos.analysis.remarks import emit_remark
 from phobos.passes.registry import tile_pass
+from phobos.passes.tile_assign_layout import tile_assign_layout
+from phobos.passes.tile_elide_masks import tile_elide_masks
+from phobos.report.explain import KernelReport, StandInPass, explain_module, remark_message
+
+
+def prepare_report(module: ir.Operation, pass_: StandInPass, chip: str) -> None:
+    """The passes whose records the access report reads, run on `module` (a copy):
+    tile-elide-masks, then tile-assign-layout for `chip` unless the first failed."""
+    tile_elide_masks(module, pass_)
+    if not pass_.failed:
+        tile_assign_layout(module, pass_, chip)
+
+
+def explain_prepared(module: ir.Operation) -> tuple[list[KernelReport], bool]:
+    """report.explain.explain_module with the passes it reads (prepare_report)."""
+    return explain_module(module, prepare_report)
 
 
 def report_location(location: str, filename: str | None, line: int, col: int) -> ir.Location:
@@ -33,7 +48,7 @@ def tile_explain(module: ir.Operation, pass_) -> None:
     0's lanes walk the tensor (the multiplier of the lane-varying index), and
     the 128-byte lines one warp request touches against the ideal. The IR is
     not changed: on tile IR that tile-elide-masks and tile-assign-layout have
-    not seen yet, they run on a copy (phobos/analysis/explain.py). Remarks go to
+    not seen yet, they run on a copy (phobos/report/explain.py). Remarks go to
     stderr, as tile-elide-masks{remarks=true} prints them; test with `2>&1 |
     FileCheck`.
 
@@ -41,7 +56,7 @@ def tile_explain(module: ir.Operation, pass_) -> None:
     per access; mask: dim 0 dropped by @aligned(M = 32); ...; lanes coalesced:
     dimension 1, stride 1; 128-byte lines per warp request: 4 (ideal 4)`.
     """
-    reports, ok = explain_module(module)
+    reports, ok = explain_prepared(module)
     if not ok:
         pass_.signal_pass_failure()
         return

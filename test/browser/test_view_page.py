@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from phobos.analysis.explain import explain_source
 from phobos.cli.driver import main as phobos_main
 from phobos.compiler import compile_artifact
+from phobos.compiler.explain import explain_source
 from phobos.view.promise import drop_aligned
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from phobos.analysis.explain import explain_source, render_text
 from phobos.cli.driver import main as phobos_main
 from phobos.compiler import compile_stages
+from phobos.compiler.explain import explain_source, render_text
 from phobos.frontend import CompileError
 from phobos.opt.driver import main as opt_main
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from phobos.analysis.explain import explain_source
 from phobos.cli.driver import main as phobos_main
 from phobos.compiler import compile_artifact
+from phobos.compiler.explain import explain_source
 from phobos.lowering.layout import Blocked
 from phobos.view import build_model, render_page
 from phobos.view import threads as T

@@ -6,7 +6,7 @@ For each access, at its file:line:col: the vector width and, when narrower
 than 16 bytes, the missing fact; whether its mask was dropped and by what,
 or kept and why; how warp 0's lanes walk the tensor; the 128-byte lines one
 warp request touches against the ideal. The report is built by
-phobos.analysis.explain from the compiler's own analyses and passes.
+phobos.report.explain from the compiler's own analyses and passes.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ def register(sub, common, target) -> None:
 
 def run(args, source: str, filename: str, defines: dict[str, int]) -> str:
     """The report's text (or JSON) for the parsed command line."""
-    from phobos.analysis.explain import explain_source, render_text
     from phobos.cli.driver import _check_key
+    from phobos.compiler.explain import explain_source, render_text
 
     _check_key(args.key)
     reports = explain_source(

@@ -2,7 +2,7 @@
 
 Every fact on the page comes from the compiler or from running the kernel:
 
-  * per access (global load and store): the report of analysis/explain.py,
+  * per access (global load and store): the report of report/explain.py,
     its vector width and missing facts, its mask verdict, its lanes and warp
     0's request with its 128-byte lines; the thread of every tile element
     from the kernel's layout or the dot lowering's copy (threads.py);
@@ -44,7 +44,7 @@ class ViewError(Exception):
 def _compile(text: str, filename: str, kernel, key, chip, defines):
     """(explain report, contract, program) of one kernel of `text`."""
     from phobos import compiler
-    from phobos.analysis.explain import explain_source
+    from phobos.compiler.explain import explain_source
 
     artifact = compiler.compile_artifact(text, kernel=kernel, key=key, chip=chip, defines=defines, source_name=filename)
     name = artifact.contract["kernel"]

@@ -6,7 +6,7 @@ Two mappings exist, both the lowering's:
     kernel's threads make from registers: thread t holds the coordinates
     `Blocked.coordinates(d, extent, t)` along each layout dimension the tile
     occupies (`Access.layout_dims` of the report, lowering/placement.py);
-    warp 0's request is the one analysis/explain.py counts (`Lines.lanes`);
+    warp 0's request is the one report/explain.py counts (`Lines.lanes`);
   * the cooperative copy of a tile the dot lowering stages through shared
     memory (lowering/dot.py, `DotEmitter.copy`): chunk q of the tile, row-major
     in pieces of w elements (w the copy width the report gives), goes to
@@ -25,8 +25,8 @@ from __future__ import annotations
 import itertools
 import math
 
-from phobos.analysis.explain import LINE_BYTES, _count_lines, element_address
 from phobos.lowering.layout import WARP_SIZE, Blocked
+from phobos.report.explain import LINE_BYTES, _count_lines, element_address
 
 
 def layout_map(layout: Blocked, tile: list[int], dims: list[int]) -> dict:

@@ -10,9 +10,10 @@ decisions and the facts behind them:
     runs), with the per-dimension reason a mask stays
     (`access.slice_dim_verdict`);
   * the `vector_width` and `in_bounds` tile-elide-masks records, the dropped
-    offset masks, and the `tile.layout` tile-assign-layout chooses: the
-    report runs those two passes (their own functions) on a copy of the
-    module when the input has not been through them yet;
+    offset masks, and the `tile.layout` tile-assign-layout chooses: those
+    two passes (their own functions, which the caller hands in as
+    `prepare`) run on a copy of the module when the input has not been
+    through them yet;
   * the placement of each tile in that layout and the chunk width the
     lowering gives each access (lowering/placement.py, and the rule of
     `_access_plan` in lowering/to_gpu.py: the op's width, capped by the
@@ -34,25 +35,26 @@ it for people, `remark_lines` gives the one-line remarks tile-explain
 prints. `KernelReport.shared_buffers` and `.barriers` are the places for
 the shared-memory planner's buffers and the barriers it keeps or elides;
 they stay empty until the planner fills them.
+
+Layering: the report sits above analysis/ and lowering/ and below passes/
+(tile-explain and tile-check-coalesced print it), so it imports no pass and
+no compiler: `explain_module` takes the passes it runs as an argument, and
+`phobos explain`'s entry point from source, which compiles through the tile
+stage first, is phobos.compiler.explain.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from mlir import ir
 from mlir.dialects import arith, func, memref, tensor
 
-from phobos.diagnostics import file_location
-from phobos.dialect import kernel as K
-from phobos.dialect import tile as T
-from phobos.dialect.tile import INTEGER_CASTS, RESHAPE_OPS, is_op, ops_of
-from phobos.lowering.layout import WARP_SIZE, Blocked
-
-from .access import VECTOR_BYTES, access_facts
-from .axis_info import AxisInfoAnalysis
-from .kernel_facts import (
+from phobos.analysis.access import VECTOR_BYTES, access_facts
+from phobos.analysis.axis_info import AxisInfoAnalysis
+from phobos.analysis.kernel_facts import (
     TensorFacts,
     _entry_checks,
     _identity_layout,
@@ -60,6 +62,11 @@ from .kernel_facts import (
     element_bytes,
     type_facts,
 )
+from phobos.diagnostics import file_location
+from phobos.dialect import kernel as K
+from phobos.dialect import tile as T
+from phobos.dialect.tile import INTEGER_CASTS, RESHAPE_OPS, is_op, ops_of
+from phobos.lowering.layout import WARP_SIZE, Blocked
 
 LINE_BYTES = 128
 
@@ -817,14 +824,19 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
     return {op: (copy_width(op), plan.wgmma) for op in plan.staged}
 
 
-class _Pass:
-    """Stands in for the pass object when the report runs a pass's function itself."""
+class StandInPass:
+    """Stands in for the pass object when a pass's function runs outside a pass manager
+    (`prepare` of explain_module): `failed` tells whether it signalled failure."""
 
     def __init__(self):
         self.failed = False
 
     def signal_pass_failure(self) -> None:
         self.failed = True
+
+
+# prepare(module, pass_, chip): runs tile-elide-masks and tile-assign-layout on `module`.
+Prepare = Callable[[ir.Operation, StandInPass, str], None]
 
 
 def _prepared(module: ir.Operation) -> bool:
@@ -836,29 +848,29 @@ def _prepared(module: ir.Operation) -> bool:
     return True
 
 
-def explain_module(module: ir.Operation, key: str = "", chip: str | None = None) -> tuple[list[KernelReport], bool]:
+def explain_module(
+    module: ir.Operation, prepare: Prepare, key: str = "", chip: str | None = None
+) -> tuple[list[KernelReport], bool]:
     """The reports of every kernel of `module` (tile IR, verified), and whether
     the passes it ran succeeded (their errors are emitted at their ops). The
     module itself is not changed: when tile-elide-masks and tile-assign-layout
-    have not run yet, they run on a copy."""
+    have not run yet, `prepare(copy, pass_, chip)` runs them on a copy
+    (`prepare_report` in passes/tile_explain.py: the report sits below the
+    passes and imports none of them)."""
     module = module.operation
     if _prepared(module):
         analysis = AxisInfoAnalysis(module)
         return [explain_kernel(fn, _before(fn, analysis), analysis, key, chip) for fn in K.kernels(module)], True
 
-    from phobos.passes.tile_assign_layout import tile_assign_layout
-    from phobos.passes.tile_elide_masks import tile_elide_masks
     from phobos.target import DEFAULT_CHIP
 
     copy = ir.Module.parse(module.get_asm(enable_debug_info=True), module.context)
     work = copy.operation
     analysis = AxisInfoAnalysis(work)
     before = {K.kernel_name(fn): _before(fn, analysis) for fn in K.kernels(work)}
-    runner = _Pass()
+    runner = StandInPass()
     with ir.Location.unknown(module.context):
-        tile_elide_masks(work, runner)
-        if not runner.failed:
-            tile_assign_layout(work, runner, chip or DEFAULT_CHIP)
+        prepare(work, runner, chip or DEFAULT_CHIP)
     reports = [explain_kernel(fn, before[K.kernel_name(fn)], analysis, key, chip) for fn in K.kernels(work)]
     return reports, not runner.failed
 
@@ -939,71 +951,3 @@ def coalescing_error(a: Access) -> str:
         f"@assert_coalesced: the lanes of this {a.kind} of '{a.tensor}' are strided: "
         f"the lane-varying term ({term}) is multiplied by {lanes.stride_text}{lines}"
     )
-
-
-# ----------------------------------------------------------------------------- from source
-
-
-def explain_source(
-    source,
-    *,
-    kernel: str | None = None,
-    key=None,
-    chip: str | None = None,
-    defines: dict | None = None,
-    source_name: str = "<text>",
-) -> list[KernelReport]:
-    """The reports of the kernels of `source` (a .ph or .mlir path, or text, as
-    for phobos.compiler.compile_stages), compiled through the tile stage for
-    `key`; `kernel` picks one. Problems are CompileErrors with located
-    diagnostics. Runs in the compile driver's crash containment."""
-    from phobos.compiler import containment
-    from phobos.compiler import driver as D
-    from phobos.target import DEFAULT_CHIP
-
-    name = D._input_name(source, source_name)
-    D._refuse_deep_mlir(source, name)
-    try:
-        return containment.run(_explain_source, source, kernel, key, chip or DEFAULT_CHIP, defines, source_name)
-    except containment.Aborted as e:
-        raise D._error(f"MLIR aborted: {e.message}", name) from None
-
-
-def _explain_source(source, kernel, key, chip, defines, source_name) -> list[KernelReport]:
-    from phobos.compiler import driver as D
-
-    key_text = D._key_text(key)
-    params = D._parameters(key_text, chip, None, ("tile",))
-    job = D._Job(source, defines, source_name)
-    if kernel is not None or not K.kernels(job.module):
-        D._select_kernel(job, kernel)
-    job.run_stage(job.module, "tile", params)
-    with job.context:
-        reports, ok = explain_module(job.module.operation, key_text, chip)
-    if not ok:
-        raise job.failure("the access report could not be built")
-    _name_input(reports, job.filename)
-    return reports
-
-
-def _name_input(reports: list[KernelReport], filename: str) -> None:
-    """Locations of parsed .mlir text name no file ('-'): give them the input's name."""
-
-    def fix(location: str) -> str:
-        for unnamed in ("-:", ":"):
-            if location.startswith(unnamed) and location[len(unnamed) : len(unnamed) + 1].isdigit():
-                return filename + ":" + location[len(unnamed) :]
-        return location
-
-    for r in reports:
-        r.location = fix(r.location)
-        for a in r.accesses:
-            a.location = fix(a.location)
-            if a.filename in ("-", ""):
-                a.filename = filename
-            for term in a.lanes.terms if a.lanes is not None else []:
-                term.location = fix(term.location) if term.location else term.location
-            if a.mask is not None:
-                a.mask.text = a.mask.text.replace(" at -:", f" at {filename}:")
-            if a.lanes is not None:
-                a.lanes.text = a.lanes.text.replace(" at -:", f" at {filename}:")

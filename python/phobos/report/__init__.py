@@ -1,0 +1,10 @@
+"""Reports about what the compiler decided, for people and for tools.
+
+  explain   the access report of `phobos explain`, the `tile-explain` remarks and the
+            `@assert_coalesced` check (per global load and store: vector width and the
+            facts that limit it, masks, how warp 0's lanes walk the tensor, 128-byte lines)
+
+A library above analysis/ and lowering/ (whose facts and plans it reads) and below passes/
+(tile-explain and tile-check-coalesced print it): it imports no pass and no compiler.
+`phobos explain` from source is phobos.compiler.explain; `phobos view` reads the same report.
+"""
