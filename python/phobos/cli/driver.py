@@ -149,6 +149,13 @@ def target(q, key: bool = True) -> None:
             help="specialise for an argument layout, e.g. 'X=a16.e16x16.s16;Y=a16.e16x16.s16' (16-byte "
             "aligned base, extents and row stride multiples of 16; default: nothing assumed)",
         )
+        q.add_argument(
+            "--args",
+            default=None,
+            metavar="ARGS",
+            help="specialise for a launch on such arguments (contiguous, 16-byte aligned), e.g. "
+            "'f32[4096,4096] f32[4096,4096] 2.0', instead of writing the --key",
+        )
 
 
 def _defines(items: list[str]) -> dict[str, int]:
@@ -200,6 +207,37 @@ def _check_key(text: str | None, flag: str = "--key") -> None:
             SpecKey.from_text(text)
         except ValueError as e:
             raise UserError(f"{flag}: {e}") from None
+
+
+def _key_from_args(args, source: str, filename: str, defines: dict[str, int]) -> None:
+    """--args: sets args.key to the key of a launch on such arguments (the tile stage's contract
+    binds them, as phobos aot --args does) and args.arg_sizes to the extents they give."""
+    args.arg_sizes = {}
+    if not args.args:
+        return
+    if args.key:
+        raise UserError("give --key or --args, not both")
+    from phobos import compiler
+    from phobos.runtime.aot import parse_args_text
+    from phobos.runtime.binding import Signature
+
+    try:
+        examples = parse_args_text(args.args)
+    except ValueError as e:
+        raise UserError(f"--args: {e}") from None
+    target = filename if filename != "<stdin>" else source
+    _, contract = compiler.compile_program(
+        target, kernel=args.kernel, chip=args.chip, defines=defines or None, source_name=filename
+    )
+    sig = Signature(contract)
+    try:
+        args.key = sig.key(examples, sig.describe(examples)).to_text() or None
+    except (TypeError, ValueError) as e:
+        raise UserError(f"--args: {e}") from None
+    for p, example in zip(contract["params"], examples):
+        if p["kind"] == "tensor":
+            dims = zip(p["dims"], example.shape, p["shape"])
+            args.arg_sizes.update((d, n) for d, n, static in dims if static is None)
 
 
 def _compile(args, source: str, filename: str, defines: dict[str, int]):
@@ -345,6 +383,8 @@ def run(argv: list[str] | None = None) -> int:
     if args.command == "check":
         _check(source, filename, defines)
         return 0
+    if args.command in ("compile", "explain", "view"):
+        _key_from_args(args, source, filename, defines)
     if args.command == "explain":
         from phobos.cli import explain
 

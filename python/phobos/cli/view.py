@@ -1,6 +1,6 @@
 """phobos view: one self-contained HTML page that steps through a compiled kernel variant.
 
-    phobos view FILE.ph -o kernel.html [--key KEY] [--kernel NAME] [-D NAME=VALUE ...]
+    phobos view FILE.ph -o kernel.html [--key KEY | --args 'f32[200,300] ...'] [--kernel NAME] [-D NAME=VALUE ...]
                 [--dims M=200,N=300] [--cta X,Y] [--grid X,Y] [--no-compare]
 
 The page (phobos.view: model.py builds its data, page.py writes it) shows the
@@ -8,7 +8,9 @@ CTA grid with the picked CTA, each tensor with that CTA's current box, the
 shared-memory ruler, the barriers kept and elided, the threads and warp 0's
 lanes on the elements of each access, and a step control through the loads,
 stores, dots and loop iterations with a readout of each step. A kernel with
-@aligned is shown twice, with and without the promise (docs/view.md).
+@aligned is shown twice, with and without the promise (docs/view.md). Without
+--key or --args it draws the variant a launch at the drawn sizes uses, with
+contiguous, 16-byte aligned tensors; --args also gives the sizes.
 """
 
 from __future__ import annotations
@@ -56,10 +58,10 @@ def run(args, source: str, filename: str, defines: dict[str, int], user_error) -
             source,
             filename,
             kernel=args.kernel,
-            key=args.key or None,
+            key=args.key,  # None: the variant a launch at the drawn sizes uses; "": the generic one
             chip=args.chip,
             defines=defines or None,
-            sizes=parse_sizes(args.dims),
+            sizes={**getattr(args, "arg_sizes", {}), **parse_sizes(args.dims)},  # --dims wins over --args
             cta=parse_position(args.cta, "--cta", 0),
             grid=parse_position(args.grid, "--grid", 1),
             compare=not args.no_compare,

@@ -53,6 +53,42 @@ def _compile(text: str, filename: str, kernel, key, chip, defines):
     return report, artifact.contract, artifact.program
 
 
+def layout_words(text: str | None) -> str | None:
+    """A blocked layout as a reader says it: '1x4 per thread, 8x4 lanes per warp, 8x1 warps'
+    (dimensions in the tile's order; lanes and warps count along each)."""
+    if not text:
+        return None
+    layout = Blocked.from_text(text)
+
+    def dims(xs) -> str:
+        return "x".join(str(x) for x in xs)
+
+    words = (
+        f"{dims(layout.size_per_thread)} per thread, {dims(layout.threads_per_warp)} lanes per warp, "
+        f"{dims(layout.warps_per_cta)} warps"
+    )
+    if layout.rank > 1:
+        fastest = "the last" if layout.order[0] == layout.rank - 1 else f"dimension {layout.order[0]}"
+        words += f", neighbouring threads along {fastest} dimension"
+    return words
+
+
+def launch_key(contract: dict, sizes: dict[str, int]) -> str:
+    """The key a launch at `sizes` with contiguous, 16-byte aligned tensors would use (what
+    numpy, torch and cupy allocate): the variant `phobos view` draws unless told otherwise."""
+    from phobos.runtime.aot import like
+    from phobos.runtime.binding import Signature
+
+    args = []
+    for p in contract["params"]:
+        if p["kind"] == "tensor":
+            args.append(like(p["dtype"], [s if s is not None else sizes[d] for s, d in zip(p["shape"], p["dims"])]))
+        else:
+            args.append(1.0 if p["dtype"].startswith(("f", "bf")) else 1)
+    sig = Signature(contract)
+    return sig.key(args, sig.describe(args)).to_text()
+
+
 # ----------------------------------------------------------------------------- sizes
 
 
@@ -472,10 +508,13 @@ class _Variant:
         except (ValueError, TypeError) as e:  # the launch's own checks: a broken promise, an empty grid
             refused = str(e)
             trace = None
+        notes = list(self.report.notes)
         if trace is not None:
             for pos in wanted:
                 steps = self.steps(trace.events.get(pos, []), accesses, trace.loops, tagged)
                 ctas.append({"cta": list(pos), "steps": steps, "truncated": trace.truncated.get(pos, 0)})
+            sizes = ", ".join(f"{k} = {v}" for k, v in self.sizes.items())
+            notes += [f"at {sizes}, {message}" for message in trace.uncovered]
         r = self.report
         return {
             "id": self.vid,
@@ -485,6 +524,7 @@ class _Variant:
             "key": r.key,
             "threads": r.threads,
             "layout": r.layout,
+            "layout_words": layout_words(r.layout),
             "chip": self.chip,
             "promises": self.contract.get("promises", []),
             "grid": grid,
@@ -502,7 +542,7 @@ class _Variant:
             "ctas": ctas,
             "picked": next((i for i, c in enumerate(ctas) if tuple(c["cta"]) == tuple(picked)), 0),
             "summary": self.summary(grid),
-            "notes": list(r.notes),
+            "notes": notes,
         }
 
     def summary(self, grid) -> str:
@@ -528,6 +568,16 @@ class _Variant:
 # ----------------------------------------------------------------------------- the page's data
 
 
+def _shown(path: str) -> str:
+    """A path relative to the current directory where it lies inside it (as the user types it)."""
+    import os
+
+    if path.startswith("<") or not os.path.isabs(path):
+        return path
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
 def build(
     text: str,
     filename: str,
@@ -542,8 +592,9 @@ def build(
     compare: bool = True,
 ) -> dict:
     """The model of the page for `text` (the source of `filename`): the variant as written
-    and, for a .ph kernel with @aligned, the one without it. Compile errors are the
-    compiler's CompileError; bad sizes or CTAs a ViewError."""
+    and, for a .ph kernel with @aligned, the one without it. Without `key`, the variant a
+    launch at the drawn sizes with contiguous, 16-byte aligned tensors uses (launch_key).
+    Compile errors are the compiler's CompileError; bad sizes or CTAs a ViewError."""
     from phobos.target import DEFAULT_CHIP
 
     chip = chip or DEFAULT_CHIP
@@ -551,6 +602,15 @@ def build(
     name = contract["kernel"]
     lines = text.split("\n")
     sizes = _sizes(contract, report, dict(sizes or {}))
+    notes = []
+    if key is None:
+        key = launch_key(contract, sizes) or None
+        if key is not None:  # the generic variant was only the way to the sizes and the parameters
+            report, contract, program = _compile(text, filename, name, key, chip, defines)
+        notes.append(
+            f"drawn: the variant a launch at these sizes with contiguous, 16-byte aligned tensors uses "
+            f"(key {key or 'generic'}); --key or --args draw another"
+        )
     given_grid = grid
     grid = _grid(contract, sizes, given_grid)
     if math.prod(grid) == 0:
@@ -570,12 +630,11 @@ def build(
         variants.append(
             _Variant("dropped", "@aligned dropped", d_report, d_contract, d_program, sizes, lines, chip, given_grid)
         )
-    notes = []
     if not record_all:
         notes.append(f"the grid has {math.prod(grid)} CTAs: only CTA {picked} is stepped through (--cta picks another)")
     return {
         "format": FORMAT,
-        "file": filename,
+        "file": _shown(filename),
         "kernel": name,
         "chip": chip,
         "key": key or "",

@@ -66,6 +66,7 @@ class Trace:
     events: dict[tuple, list[Event]]  # CTA position -> its events
     loops: list[Loop]
     truncated: dict[tuple, int] = field(default_factory=dict)  # CTA -> events left out
+    uncovered: list[str] = field(default_factory=list)  # tensor parts no CTA read or wrote (coverage)
 
 
 def tag_program(program: dict) -> tuple[dict, list[dict], list[dict], list[dict]]:
@@ -237,11 +238,11 @@ def record(program: dict, contract: dict, args: list, ctas=None, limit: int = 40
     tensors = {id(a): i for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     listener = _Listener(None if ctas is None else {tuple(c) for c in ctas}, limit, tensors)
     with _listening(listener):
-        run(sig, program, args, grid=grid)
+        coverage = run(sig, program, args, grid=grid, coverage=True)
     symbols = {}
     for p, a in zip(contract["params"], args):
         if p["kind"] == "tensor":
             symbols.update(zip(p["dims"], a.shape))
     grid = sig.grid(symbols, grid)
     loops = [listener.loops[i] for i in sorted(listener.loops) if i >= 0]
-    return Trace(grid, listener.events, loops, listener.truncated)
+    return Trace(grid, listener.events, loops, listener.truncated, coverage.messages())

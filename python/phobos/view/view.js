@@ -276,8 +276,9 @@
       var spanR = hiR - loR, spanC = hiC - loC;
       // one scale where the shape allows; a thin side is stretched to stay visible (the label gives the shape)
       var scale = Math.min(200 / Math.max(1, spanC), 160 / Math.max(1, spanR), 24);
-      var sx = Math.min(24, Math.max(scale, 36 / Math.max(1, spanC)));
-      var sy = Math.min(24, Math.max(scale, 36 / Math.max(1, spanR)));
+      // a thin side gets at least 64 pixels: 36 drew tall tensors a few pixels wide
+      var sx = Math.min(24, Math.max(scale, 64 / Math.max(1, spanC)));
+      var sy = Math.min(24, Math.max(scale, 64 / Math.max(1, spanR)));
       if (t.shape.length === 1) sy = 14;
       var w = spanC * sx, h = spanR * sy;
       var wrap = el("div", { "class": "tensor-wrap" }, self.tensorRow);
@@ -376,7 +377,7 @@
     var map = this.v.maps[a.map], shape = rows2(map.shape), R = shape[0], C = shape[1];
     this.threadsTitle.textContent = a.kind + " of '" + a.tensor + "' [" + a.tile.join("x") + "]: " +
       (a.mapping === "copy" ? "the dot lowering's copy (chunk q to thread q mod " + this.v.threads + ")"
-                            : "the kernel's layout " + this.v.layout) +
+                            : "the kernel's layout: " + (this.v.layout_words || this.v.layout)) +
       (map.replicas > 1 ? ", each element held by " + map.replicas + " threads" : "");
     // A 1-D tile is drawn wrapped, WRAP elements a row; (r, c) are tile coordinates.
     var WRAP = 64, wrapped = map.shape.length === 1 && C > WRAP;
@@ -425,14 +426,18 @@
     }
     var req = a.request;
     if (req) {
+      var labelled = {};  // one lane number per cell, and only where it fits: they overlapped
       req.lanes.forEach(function (elements, lane) {
         elements.forEach(function (e) {
           var q = rc(e.at);
           draw(q, [q[0] + 1, q[1] + 1], { "class": "lane", "data-lane": lane, "data-line": e.line }, -0.5);
         });
         if (cw >= 12 && ch >= 10 && elements.length) {
-          var p0 = rc(elements[0].at), v0 = at(p0[0], p0[1]);
-          sv("text", { x: v0[1] * cw + 1, y: v0[0] * ch + ch - 2, "class": "lane-label" }, svgEl, String(lane));
+          var p0 = rc(elements[0].at), v0 = at(p0[0], p0[1]), cell = v0[0] + "," + v0[1];
+          if (!labelled[cell] && cw >= String(lane).length * 6 + 2) {
+            labelled[cell] = true;
+            sv("text", { x: v0[1] * cw + 1, y: v0[0] * ch + ch - 2, "class": "lane-label" }, svgEl, String(lane));
+          }
         }
       });
       req.lines.forEach(function (l, k) {
