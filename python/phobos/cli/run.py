@@ -28,6 +28,29 @@ from phobos.runtime.aot import like, parse_args_text
 from phobos.runtime.interpret import HOST_DTYPES
 
 
+def add_parser(sub, common) -> None:
+    """The `run` subcommand (driver.py registers it)."""
+    r = sub.add_parser(
+        "run",
+        help="run a kernel once on random data, on the GPU or in the interpreter",
+        description="Run a kernel once on random data (tensors as in --args) and summarise its tensors afterwards.",
+    )
+    common(r)
+    r.add_argument("--kernel", default=None, help="the kernel to run when the file has several")
+    r.add_argument(
+        "--args", required=True, metavar="ARGS", help="the arguments, e.g. 'f32[4096,4096] f32[4096,4096] 2.0'"
+    )
+    r.add_argument("--interpret", action="store_true", help="run in the interpreter (CPU, NumPy) instead of on the GPU")
+    r.add_argument("--grid", default=None, metavar="X[,Y[,Z]]", help="the grid (default: the kernel's grid rule)")
+    r.add_argument("--seed", type=int, default=0, help="the seed of the random data (default: 0)")
+    r.add_argument("--trace", type=int, default=None, metavar="LINE", help="print the values defined on LINE")
+    r.add_argument("--trace-limit", type=int, default=20, metavar="N", help="how many traced values (default: 20)")
+    r.add_argument(
+        "--trace-cta", default=None, metavar="X[,Y[,Z]]", help="trace only this CTA's values (its block ids)"
+    )
+    r.add_argument("--save", default=None, metavar="DIR", help="write each tensor after the run as DIR/NAME.npy")
+
+
 class RunError(ValueError):
     """A run the command line describes badly (the message names the option)."""
 
