@@ -314,7 +314,7 @@ def main():
         ["git", "rev-parse", "--short", "HEAD"], cwd=common.ROOT, capture_output=True, text=True
     ).stdout.strip()
     (ns.out / "COMMIT").write_text(sha + "\n")
-    from phobos.runtime.fingerprint import compiler_fingerprint
+    from phobos.contract.fingerprint import compiler_fingerprint
 
     (ns.out / "FINGERPRINT").write_text(compiler_fingerprint() + "\n")
     if failures:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from mlir import ir
 
+from phobos.contract.specialization import SpecKey, TensorFacts
 from phobos.dialect import kernel as K
 from phobos.passes.registry import Option, fail, tile_pass
-from phobos.runtime.specialization import SpecKey, TensorFacts
 
 
 def _i64_array(values) -> ir.Attribute:

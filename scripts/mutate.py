@@ -122,7 +122,7 @@ TARGETS = [
         ),
     ),
     Target(
-        "python/phobos/runtime/specialization.py",
+        "python/phobos/contract/specialization.py",
         RUNTIME_TESTS,
         ["if value % c == 0:"],
     ),

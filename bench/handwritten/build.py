@@ -3,7 +3,7 @@
     .venv/bin/python bench/handwritten/build.py [OUT]      (default .cache/gpu/handwritten)
 
 Each kernel gets its own folder OUT/<kernel>/ in the cache layout, with the
-contract written here by hand (the same form phobos.runtime.artifact writes), so the
+contract written here by hand (the same form phobos.contract.artifact writes), so the
 runtime is tested against cubins that do not depend on the Phobos compiler.
 Needs MLIR and ptxas (here); the folders are then launched with phobos.load on
 the GPU machine.

@@ -26,7 +26,7 @@ _LAZY = {
     "KernelFault": ("phobos.runtime", "KernelFault"),
     "NoCudaDriverError": ("phobos.runtime", "NoCudaDriverError"),
     "NoDeviceError": ("phobos.runtime", "NoDeviceError"),
-    "SpecKey": ("phobos.runtime.specialization", "SpecKey"),
+    "SpecKey": ("phobos.contract.specialization", "SpecKey"),
 }
 
 

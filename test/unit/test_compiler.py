@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("mlir")
 
 from phobos.compiler import CompileError, compile_artifact, compile_stages  # noqa: E402
-from phobos.runtime.artifact import Artifact, ContractError, validate_contract  # noqa: E402
+from phobos.contract.artifact import Artifact, ContractError, validate_contract  # noqa: E402
 from phobos.target import TargetError, check_target, toolkit_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from phobos.contract.specialization import SpecKey, tensor_facts
 from phobos.runtime.arrays import HOST, ArrayArg
 from phobos.runtime.repack import padded_view, plan_repack
-from phobos.runtime.specialization import SpecKey, tensor_facts
 
 TMA = {"shared_memory": {"tensor_cores": {"instruction": "wgmma", "tensor_maps": [{"kind": "tensormap"}]}}}
 MMA = {"shared_memory": {"tensor_cores": {"instruction": "mma.sync"}}}

@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 
 import phobos
+from phobos.contract.specialization import SpecKey, TensorFacts, implies, strength, tensor_facts
 from phobos.runtime import cache as phcache
 from phobos.runtime import driver
 from phobos.runtime.aot import like, parse_args_text
 from phobos.runtime.binding import Signature, bf16_bits
 from phobos.runtime.kernel import CompilerUnavailableError, Kernel, LoadedKernel
 from phobos.runtime.launch import runs_on, stream_handle
-from phobos.runtime.specialization import SpecKey, TensorFacts, implies, strength, tensor_facts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -436,7 +436,7 @@ def test_runtime_imports_without_mlir(tmp_path):
         import sys
         sys.modules["mlir"] = None  # as on the GPU machine: importing mlir fails
         import phobos, phobos.runtime, phobos.runtime.kernel, phobos.runtime.cache
-        import phobos.runtime.aot, phobos.runtime.artifact
+        import phobos.runtime.aot, phobos.contract.artifact
         k = phobos.load({str(tmp_path)!r})
         from phobos.runtime.aot import like
         print(k.key(like("f32", (64, 256)), like("f32", (64, 256)), 1.0).to_text())

@@ -201,7 +201,7 @@ def test_scale_aligned_promise_broken_raises_before_launch(which, shape):
 def test_compile_from_source_hits_the_cache_without_mlir():
     """phobos.compile on the GPU machine (no MLIR) finds the variants compiled ahead of time."""
     torch = pytest.importorskip("torch")
-    from phobos.runtime.fingerprint import compiler_fingerprint
+    from phobos.contract.fingerprint import compiler_fingerprint
 
     folder = ARTIFACTS / "aot" / "scale-TM32-TN128"
     stamp = ARTIFACTS / "FINGERPRINT"

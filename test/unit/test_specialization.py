@@ -2,7 +2,7 @@
 
 import pytest
 
-from phobos.runtime.specialization import SpecKey, TensorFacts, divisibility_class
+from phobos.contract.specialization import SpecKey, TensorFacts, divisibility_class
 
 
 def test_round_trip():

@@ -184,7 +184,7 @@ def _write(output: str, data) -> None:
 
 
 def _check_key(text: str | None, flag: str = "--key") -> None:
-    from phobos.runtime.specialization import SpecKey
+    from phobos.contract.specialization import SpecKey
 
     if text:
         try:

@@ -28,6 +28,9 @@ from phobos.analysis.grid import infer_grid
 from phobos.compiler import containment
 from phobos.compiler.pass_manager import PipelineError, build_pass_manager
 from phobos.compiler.tile_program import ProgramError, to_program
+from phobos.contract.artifact import FORMAT, Artifact
+from phobos.contract.fingerprint import compiler_fingerprint
+from phobos.contract.specialization import SpecKey
 from phobos.diagnostics import Collector, Diagnostic, from_mlir
 from phobos.dialect import kernel as K
 from phobos.dialect import make_context
@@ -35,9 +38,6 @@ from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op
 from phobos.frontend.errors import CompileError
 from phobos.passes import pipelines
-from phobos.runtime.artifact import FORMAT, Artifact
-from phobos.runtime.fingerprint import compiler_fingerprint
-from phobos.runtime.specialization import SpecKey
 from phobos.target import DEFAULT_CHIP
 
 __all__ = ["Artifact", "CompileError", "compile_artifact", "compile_program", "compile_stages", "STAGES"]

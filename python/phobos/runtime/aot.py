@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from phobos.contract.specialization import SpecKey
 from phobos.target import DEFAULT_CHIP
 
 from .arrays import ITEMSIZE, contiguous_strides
-from .specialization import SpecKey
 
 _BASE = 1 << 32  # a made-up, 16-byte aligned device address
 

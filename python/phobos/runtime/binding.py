@@ -1,6 +1,6 @@
 """Binding arguments to a kernel's contract.
 
-A compiled kernel comes with a contract (see phobos.runtime.artifact): its parameters
+A compiled kernel comes with a contract (see phobos.contract.artifact): its parameters
 (tensors with element type, rank, dimension symbols, contiguity; scalars), the
 cubin's parameter list (`abi`: pointers, extents, leading strides, scalars), the
 grid rule and the `@aligned` promises. `Signature.bind` checks actual arguments
@@ -28,11 +28,11 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from phobos.contract.specialization import SpecKey, divisibility_class, tensor_facts
 from phobos.target import DEFAULT_CHIP
 
 from . import arrays
 from .arrays import HOST, ArrayArg
-from .specialization import SpecKey, divisibility_class, tensor_facts
 
 DTYPES = tuple(arrays.ITEMSIZE)
 INT_DTYPES = ("i1", "i8", "i32", "i64")

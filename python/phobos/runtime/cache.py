@@ -8,7 +8,7 @@ A compiled variant is found by two hashes, both computed without MLIR:
 and lives in `<root>/<family>/<sha256(key)[:16] or "generic">/`:
 
   kernel.cubin     the cubin
-  contract.json    the launch contract (phobos.runtime.artifact)
+  contract.json    the launch contract (phobos.contract.artifact)
   entry.json       what was compiled: kernel, key, source, chip, defines, options, fingerprint
   asm/<stage>      the stage texts that came with the artifact (tile, gpu, ptx, ...)
   program.json     the tile program the interpreter runs (phobos.compiler.tile_program)
@@ -64,7 +64,7 @@ def entry_name(key_text: str) -> str:
 
 
 def _artifact_class():
-    from .artifact import Artifact  # no MLIR in phobos.runtime.artifact
+    from phobos.contract.artifact import Artifact  # no MLIR in phobos.contract.artifact
 
     return Artifact
 

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from phobos.contract.specialization import SpecKey, tensor_facts
+
 from . import driver
 from .arrays import HOST, ITEMSIZE, ArrayArg
 from .binding import device_strides
-from .specialization import SpecKey, tensor_facts
 
 PITCH_ELEMENTS = 16  # the specialisation key's largest stride class: 16-byte pitches for every element type
 

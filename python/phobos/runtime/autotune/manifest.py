@@ -7,7 +7,8 @@ import json
 import time
 from pathlib import Path
 
-from ..specialization import SpecKey
+from phobos.contract.specialization import SpecKey
+
 from .parallel import compile_all, default_jobs
 from .progress import Progress
 from .results import STORE_FORMAT, write_json
@@ -118,7 +119,7 @@ def _entries(space: SourceSpace, done: dict, presets: dict) -> list[dict]:
 
 def _manifest(base, name: str, space: SourceSpace, entries: list[dict], *, defines, options, wall, workers) -> dict:
     """autotune.json: the kernel, its space, how the candidates were compiled, one entry per candidate."""
-    from ..fingerprint import compiler_fingerprint
+    from phobos.contract.fingerprint import compiler_fingerprint
 
     return {
         "format": STORE_FORMAT,

@@ -8,7 +8,8 @@ import os
 import sys
 import time
 
-from ..specialization import SpecKey
+from phobos.contract.specialization import SpecKey
+
 from .progress import Progress
 from .space import config_name
 

@@ -8,8 +8,9 @@ import os
 import time
 from pathlib import Path
 
+from phobos.contract.specialization import SpecKey
+
 from ..arrays import HOST
-from ..specialization import SpecKey
 from .checking import evaluate
 from .device import DeviceRunner
 from .parallel import compile_all, first_error

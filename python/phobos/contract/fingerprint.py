@@ -1,7 +1,8 @@
 """The compiler fingerprint: a hash of everything that decides generated code.
 
 It covers the compiler's own sources (dialect/, passes/, and python/phobos/
-except the runtime, the interpreter and the command-line drivers) and the
+except the runtime and its contract/ modules, the interpreter and the
+command-line drivers) and the
 pinned toolchain versions in pyproject.toml, and is computed without importing
 MLIR, so a machine that only runs kernels (no MLIR wheels) computes the same
 value as the machine that compiled them and finds their cache entries.
@@ -15,7 +16,8 @@ from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 # Parts of python/phobos that load, launch, drive or interpret; editing them changes no compiled code.
-_NOT_CODEGEN = {"__init__.py", "runtime", "cli", "opt", "interpreter"}
+# contract/ (artifact, fingerprint, specialisation keys) was part of runtime/ and is still left out.
+_NOT_CODEGEN = {"__init__.py", "runtime", "contract", "cli", "opt", "interpreter"}
 
 
 def _runtime_only(root: Path, path: Path) -> bool:
