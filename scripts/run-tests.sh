@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: ruff (lint and format), the type checker (mypy, scripts/typecheck.py), lit
-# regression tests, the pytest suites, then a bounded, seeded fuzz run (test/fuzz/fuzz.py) that
-# fails on any traceback, crash, hang or unlocated error of the tools.
+# The whole test suite: ruff (lint and format), the type checker (mypy, scripts/typecheck.py), import
+# cycles between phobos's packages (scripts/import_cycles.py), lit regression tests, the pytest
+# suites, then a bounded, seeded fuzz run (test/fuzz/fuzz.py) that fails on any traceback, crash,
+# hang or unlocated error of the tools.
 # Fails when any test fails and when either runner finds no tests at all
 # (pytest's exit code 5 is a failure here, never a silent pass).
 #
@@ -31,6 +32,11 @@ echo "== types (mypy through scripts/typecheck.py, settings in pyproject.toml)"
 python scripts/typecheck.py
 types_rc=$?
 [ "$types_rc" -eq 0 ] || status=1
+
+echo "== imports (no cycle between packages, imports inside functions included: scripts/import_cycles.py)"
+python scripts/import_cycles.py
+imports_rc=$?
+[ "$imports_rc" -eq 0 ] || status=1
 
 echo "== lit (test/)"
 lit_log=$(mktemp)
@@ -67,6 +73,6 @@ fuzz_rc=$?
 if [ "$status" -eq 0 ]; then
     echo "== all tests passed"
 else
-    echo "== TESTS FAILED (ruff rc=$ruff_rc, types rc=$types_rc, lit rc=$lit_rc, pytest rc=$py_rc, fuzz rc=$fuzz_rc)" >&2
+    echo "== TESTS FAILED (ruff rc=$ruff_rc, types rc=$types_rc, imports rc=$imports_rc, lit rc=$lit_rc, pytest rc=$py_rc, fuzz rc=$fuzz_rc)" >&2
 fi
 exit "$status"
