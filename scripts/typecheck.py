@@ -3,7 +3,7 @@
 file under its real module name.
 
     .venv/bin/python scripts/typecheck.py                      # what the test command runs
-    .venv/bin/python scripts/typecheck.py python/phobos/lowering   # other folders or files instead
+    .venv/bin/python scripts/typecheck.py python/phobos/analysis   # other folders or files instead
 
 Why not plain `mypy`: setuptools maps `dialect/` to `phobos.dialect`, `passes/` to `phobos.passes`
 and `tools/` to `phobos.tools` ([tool.setuptools.package-dir]), and the editable install finds them

@@ -76,7 +76,7 @@ class LoweringContext:
             raise LoweringError(
                 fn, f"kernel '{self.name}' has a rank-{layout.rank} tile.layout but rank-{self.placement.rank} tiles"
             )
-        self.layout = layout
+        self.kernel_layout = layout  # None only in a kernel without tiles (see `layout`)
         self.threads = K.launch(fn)["threads"]
         if layout is not None and self.placement.rank and layout.threads != self.threads:
             raise LoweringError(
@@ -91,6 +91,21 @@ class LoweringContext:
         plan = plan_dots(fn, layout, self.threads, chip, scratch)
         # The kernel's shared memory (dot operands and exchange scratch), as planned.
         self.smem = SharedRegion(self, plan) if plan is not None else None
+
+    @property
+    def layout(self) -> Blocked:
+        """The kernel's tile.layout, for the emitters of tile ops: a kernel with tiles has one (the
+        constructor raises otherwise), and only a kernel with tiles has tile ops."""
+        assert self.kernel_layout is not None, "a tile op in a kernel without tiles"
+        return self.kernel_layout
+
+    @property
+    def shared(self) -> SharedRegion:
+        """The kernel's shared memory, for the emitters of the ops that use it: dots (plan_dots plans it
+        in every kernel with one) and the ops its plan gives a role (`role`: staged loads, folded
+        transposes, pipelined loops)."""
+        assert self.smem is not None, "an op that uses shared memory in a kernel without a plan"
+        return self.smem
 
     def tensor_maps(self) -> list:
         """The TMA tensor maps the dots read through (wgmma.TensorMap), one kernel parameter each."""
@@ -113,7 +128,9 @@ class LoweringContext:
         self.strides: dict[tuple[int, int], ir.Value] = {}
         symbol_extent: dict[str, ir.Value] = {}
         if self.tensor_maps():
-            self.smem.tma.bind_maps(args[len(abi) :])
+            tma = self.shared.tma
+            assert tma is not None  # tensor maps are planned for the wgmma path only, which has the TMA ring
+            tma.bind_maps(args[len(abi) :])
         for entry, arg in zip(abi, args):
             p, kind = entry["param"], entry["kind"]
             if kind == "ptr":
@@ -138,6 +155,7 @@ class LoweringContext:
                             for q in self.params
                             if isinstance(q, TensorParam) and d in q.dims and q.shape[q.dims.index(d)] is not None
                         )
+                        assert other is not None  # the generator picks a static extent
                         self.extents[(p, axis)] = self.index(other)
         self.old_args = old_args
 

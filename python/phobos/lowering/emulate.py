@@ -31,7 +31,7 @@ from mlir.passmanager import PassManager
 
 from phobos.dialect import make_context
 
-_CTYPES = {
+_CTYPES: dict[str, type[ctypes._SimpleCData]] = {
     "index": ctypes.c_int64,
     "i64": ctypes.c_int64,
     "i32": ctypes.c_int32,
@@ -143,7 +143,7 @@ func.func @emu_take_trap() -> i32 attributes {{llvm.emit_c_interface}} {{
         if len(values) != len(self.args):
             raise TypeError(f"{self.name} takes {len(self.args)} ABI values, got {len(values)}")
         grid = tuple(grid) + (1,) * (3 - len(grid))
-        refs = [ctypes.c_int64(g) for g in grid] + [ctypes.c_int64(threads)]
+        refs: list[ctypes._SimpleCData] = [ctypes.c_int64(n) for n in (*grid, threads)]
         for (_, t), v in zip(self.args, values):
             if t == "!llvm.ptr":
                 address = v.__array_interface__["data"][0] if isinstance(v, np.ndarray) else v

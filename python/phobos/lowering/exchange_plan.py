@@ -93,9 +93,9 @@ def check(op: ir.Operation, layout: Blocked | None) -> None:
 def plan_scratch(fn: ir.Operation, layout: Blocked | None, placement, folded) -> list[Scratch]:
     """The shared memory each reduction, scan and (unfolded) transpose needs.
     `folded(op)` says whether a transpose is done by the dot lowering instead."""
-    needs: list[Scratch] = []
     if layout is None:
-        return needs
+        return []
+    needs: list[ir.Operation] = []
 
     def visit(op):
         if is_op(op, T.ReduceOp, T.ScanOp, T.TransposeOp):

@@ -36,6 +36,13 @@ def _tile(value: ir.Value) -> ir.RankedTensorType | None:
     return t if isinstance(t, ir.RankedTensorType) else None
 
 
+def _known_tile(value: ir.Value) -> ir.RankedTensorType:
+    """The type of a value known to be a tile (one `_note` collected, or a reshape's)."""
+    t = _tile(value)
+    assert t is not None, "not a tile"
+    return t
+
+
 class _UnionFind:
     def __init__(self):
         self.parent: dict[ir.Value, ir.Value] = {}
@@ -142,7 +149,7 @@ class Placement:
         self.rank = 0
         self._collect(kernel.regions[0])
         self.rank = layout_rank(kernel)
-        self.dims: dict[ir.Value, tuple[int, ...]] = {}
+        self.dims: dict[ir.Value, tuple[int | None, ...]] = {}
         self._solve()
 
     # ------------------------------------------------------------------ constraints
@@ -157,7 +164,7 @@ class Placement:
     def _same(self, values) -> None:
         tiles = [v for v in values if _tile(v) is not None]
         for a, b in zip(tiles, tiles[1:]):
-            if _tile(a).rank == _tile(b).rank:
+            if _known_tile(a).rank == _known_tile(b).rank:
                 self.uf.union(a, b)
 
     def _collect(self, region: ir.Region) -> None:
@@ -202,7 +209,7 @@ class Placement:
 
     # ------------------------------------------------------------------ solving
 
-    def _assign(self, v: ir.Value, dims: tuple[int, ...], op: ir.Operation | None) -> bool:
+    def _assign(self, v: ir.Value, dims: tuple[int | None, ...], op: ir.Operation | None) -> bool:
         root = self.uf.find(v)
         old = self.dims.get(root)
         if old is None:
@@ -220,7 +227,7 @@ class Placement:
     def _solve(self) -> None:
         R = self.rank
         for v in self.values:
-            if _tile(v).rank == R:
+            if _known_tile(v).rank == R:
                 self._assign(v, tuple(range(R)), v.owner if isinstance(v, ir.OpResult) else None)
         changed = True
         while changed:
@@ -231,7 +238,7 @@ class Placement:
                 if big_dims is not None:
                     changed |= self._assign(small, tuple(big_dims[p] for p in positions), op)
                 elif small_dims is not None:
-                    derived = self._widen(small_dims, positions, _tile(big).shape)
+                    derived = self._widen(small_dims, positions, _known_tile(big).shape)
                     if derived is None:
                         raise LoweringError(op, "cannot place the reshaped tile in the kernel's layout")
                     changed |= self._assign(big, derived, op)
@@ -242,14 +249,14 @@ class Placement:
         for v in self.values:
             root = self.uf.find(v)
             if root not in self.dims:
-                t = _tile(v)
+                t = _known_tile(v)
                 if t.rank <= R:
                     self.dims[root] = tuple(range(R - t.rank, R))
                 else:
                     kept = kept_positions(t.shape, R)
                     self.dims[root] = tuple(kept.index(j) if j in kept else None for j in range(t.rank))
 
-    def _widen(self, small_dims, positions, big_shape) -> tuple[int, ...] | None:
+    def _widen(self, small_dims, positions, big_shape) -> tuple[int | None, ...] | None:
         """Dims of the bigger tile: known ones from the smaller tile, unit
         dims filled with free layout dims in increasing order (or placed
         nowhere when none is left)."""
@@ -274,16 +281,16 @@ class Placement:
 
     # ------------------------------------------------------------------ queries
 
-    def dims_of(self, v: ir.Value) -> tuple[int, ...]:
+    def dims_of(self, v: ir.Value) -> tuple[int | None, ...]:
         return self.dims[self.uf.find(v)]
 
     def placed_shape(self, v: ir.Value) -> tuple[int, ...]:
         """The R-rank shape the tile is held as (unit extents where it has no dim)."""
         return self._shape(v, self.dims_of(v))
 
-    def _shape(self, v: ir.Value, dims: tuple[int, ...]) -> tuple[int, ...]:
+    def _shape(self, v: ir.Value, dims: tuple[int | None, ...]) -> tuple[int, ...]:
         shape = [1] * self.rank
-        for d, extent in zip(dims, _tile(v).shape):
+        for d, extent in zip(dims, _known_tile(v).shape):
             if d is not None:
                 shape[d] = extent
         return tuple(shape)

@@ -127,6 +127,7 @@ def choose_padding(buffer: Buffer, max_extra_words: int = 32) -> None:
         cost = (reads + writes, ld)
         if best is None or cost < best[0]:
             best = (cost, ld, reads, writes)
+    assert best is not None  # the range holds `first` at least
     _, buffer.ld, buffer.read_wavefronts, buffer.write_wavefronts = best
     if buffer.reads is not None:
         # The ideal: each request at its distinct-bytes minimum.

@@ -127,7 +127,7 @@ class DotPlan:
             "pipeline": self.pipeline_notes,
         }
         if self.tensorcore:
-            path = {"instruction": "wgmma" if self.wgmma else "mma.sync"}
+            path: dict[str, str | list[dict]] = {"instruction": "wgmma" if self.wgmma else "mma.sync"}
             if self.wgmma_refused:
                 path["why not wgmma"] = self.wgmma_refused
             if self.tensor_maps:
@@ -152,6 +152,7 @@ def plan_dots(
         return None
     if dots and (layout is None or layout.rank != 2):
         raise LoweringError(dots[0], "tile-lower-to-gpu lowers 'tile.dot' only in kernels whose tiles are at most 2-D")
+    assert layout is not None  # dots need one (above), and plan_scratch plans no scratch without one
     plan = DotPlan(has_dots=bool(dots))
     if dots and K.TENSORCORE in fn.attributes:
         _check_tensor_cores(dots, layout)
@@ -256,6 +257,7 @@ def _plan_wgmma(plan: DotPlan, fn: ir.Operation, dots: list[ir.Operation], layou
             o = plan.operands[(dot, role)]
             if o.registers:
                 continue
+            assert o.source is not None  # why_not refuses a dot with an operand of no source
             param = args.index(o.source.operands[0])
             rows, cols = tile_type(o.value).shape
             copies, box = plan_copies(o, rows, cols, warps, m)
@@ -287,7 +289,8 @@ def _check_tensor_cores(dots: list[ir.Operation], layout: Blocked) -> None:
                 f"@tensorcore: the [{m}, {n}] accumulator does not split into m16 x n8 tiles for every warp "
                 "(use tiles whose rows are a multiple of 16 x the row warps and columns of 8 x the column warps)",
             )
-        why = check_shapes(m, n, k, *layout.warps_per_cta, k_step(tile_type(dot.operands[0]).element_type))
+        wm, wn = layout.warps_per_cta  # a 2-D layout (plan_dots checks)
+        why = check_shapes(m, n, k, wm, wn, k_step(tile_type(dot.operands[0]).element_type))
         if why is not None:
             raise LoweringError(dot, f"@tensorcore: {why}")
 
@@ -509,7 +512,7 @@ def _events(plan: DotPlan, block: ir.Block) -> list:
     """The shared-memory events of `block` in emission order (shared_sync.py's program)."""
 
     def walk(block):
-        events = []
+        events: list[Access | Barrier | Loop | Branch] = []
         for op in block.operations:
             op = op.operation
             if op in plan.staged and op not in plan.ring_of:
@@ -518,7 +521,8 @@ def _events(plan: DotPlan, block: ir.Block) -> list:
                     Access((op, "copy"), (o.buffer,), "write", f"the copy of the {o.role} tile at {where(op)}")
                 )
             elif is_op(op, T.DotOp):
-                plain, ringed = [], []
+                plain: list[Operand] = []
+                ringed: list[Operand] = []
                 for role in ("lhs", "rhs"):
                     o = plan.operands[(op, role)]
                     if o.registers:

@@ -73,7 +73,9 @@ class SharedRegion:
         self.region = ctx.at_entry(build)
 
     def barrier_if(self, event_id) -> None:
-        if self.plan.sync.barrier_before(event_id):
+        sync = self.plan.sync
+        assert sync is not None  # the lowering's plan runs through every phase of plan_dots, the barriers last
+        if sync.barrier_before(event_id):
             gpu.BarrierOp()
 
     # ------------------------------------------------------------------ copies

@@ -37,7 +37,7 @@ def stored_params(fn: ir.Operation, noalias: bool) -> set[int]:
     kernel stores to, and all of them in a kernel with barriers (where a
     thread may read, through an aliasing parameter, what another wrote)."""
     args = list(fn.regions[0].blocks[0].arguments)
-    stored = set()
+    stored: set[int] = set()
 
     def visit(op):
         if is_op(op, *BARRIER_OPS) or not noalias:

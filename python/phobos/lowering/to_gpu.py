@@ -37,7 +37,7 @@ def lower_kernel(
     """Builds `gpu.module @<kernel>_module { gpu.func @<kernel> }` before the kernel `fn`
     and erases `fn`. Raises LoweringError for what it cannot do."""
     ctx = LoweringContext(fn, layout, target, noalias, chip)
-    check_tiles(fn, ctx.layout, ctx.placement, ctx.threads)
+    check_tiles(fn, ctx.kernel_layout, ctx.placement, ctx.threads)
     stored = stored_params(fn, noalias)
     abi = abi_entries(ctx.params)
     with ir.InsertionPoint(fn), fn.location:

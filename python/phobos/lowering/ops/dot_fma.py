@@ -24,7 +24,7 @@ from phobos.lowering.shared_plan import K_CHUNK, Operand, read_vector
 @lowers(T.DotOp)
 def lower_dot(ctx: LoweringContext, op: ir.Operation) -> None:
     with op.location:
-        lhs, rhs = ctx.smem.prepare_operands(op)
+        lhs, rhs = ctx.shared.prepare_operands(op)
         acc = ctx.get(op.operands[2], op)
         m, n = tile_type(op.results[0]).shape
         k_extent = tile_type(op.operands[0]).shape[1]
@@ -79,13 +79,13 @@ def _fragments(ctx: LoweringContext, operand: Operand, d: int, extent: int, k_co
     """For each k < k_count: the scalars of this thread's rows (lhs) or columns
     (rhs) of the operand, in register order."""
     L = ctx.layout
-    buf = ctx.smem.plan.buffers[operand.buffer]
-    smem = ctx.smem.views[operand.buffer]
+    buf = ctx.shared.plan.buffers[operand.buffer]
+    smem = ctx.shared.views[operand.buffer]
     elem = tile_type(operand.value).element_type
     eb = element_bytes(elem)
     base = ctx.coordinate_base(d, extent)
     offs = L.offsets(d, extent)
-    stage = ctx.smem.stage_offset.get(operand.source) if operand.source is not None else None
+    stage = ctx.shared.stage_offset.get(operand.source) if operand.source is not None else None
     w = read_vector(L, d, extent, k_count, eb, operand.contiguous_out)
     out = [[None] * len(offs) for _ in range(k_count)]
     if operand.contiguous_out:

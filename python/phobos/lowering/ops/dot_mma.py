@@ -40,9 +40,9 @@ from phobos.lowering.registry import lowers
 @lowers(role="dot.mma")
 def lower_dot(ctx: LoweringContext, op: ir.Operation) -> None:
     with op.location:
-        lhs, rhs = ctx.smem.prepare_operands(op)
+        lhs, rhs = ctx.shared.prepare_operands(op)
         acc = ctx.get(op.operands[2], op)
-        ctx.values[op.results[0]] = MmaEmitter(ctx.smem).dot(op, lhs, rhs, acc)
+        ctx.values[op.results[0]] = MmaEmitter(ctx.shared).dot(op, lhs, rhs, acc)
 
 
 class MmaEmitter:

@@ -55,9 +55,9 @@ from phobos.lowering.wgmma import ATOM, K_STEP, SWIZZLE, WARPGROUP
 @lowers(role="dot.wgmma")
 def lower_dot(ctx: LoweringContext, op: ir.Operation) -> None:
     with op.location:
-        lhs, rhs = ctx.smem.prepare_operands(op)
+        lhs, rhs = ctx.shared.prepare_operands(op)
         acc = ctx.get(op.operands[2], op)
-        ctx.values[op.results[0]] = WgmmaDot(ctx.smem).dot(op, lhs, rhs, acc)
+        ctx.values[op.results[0]] = WgmmaDot(ctx.shared).dot(op, lhs, rhs, acc)
 
 
 class WgmmaDot:

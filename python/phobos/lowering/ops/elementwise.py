@@ -124,6 +124,7 @@ def lower_range(ctx: LoweringContext, op: ir.Operation) -> None:
     o = op.opview
     result = op.results[0]
     d = ctx.placement.dims_of(result)[0]
+    assert d is not None  # Placement leaves only the unit dimensions of higher-rank tiles nowhere
     extent = o.end - o.start
     vt = ctx.vtype(result)
     elem = vt.element_type

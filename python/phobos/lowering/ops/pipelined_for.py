@@ -69,7 +69,7 @@ def _backward_slice(loads: list[ir.Operation], body: ir.Block) -> list[ir.Operat
 
 @lowers(role="pipelined")
 def lower_pipelined_for(ctx: LoweringContext, op: ir.Operation) -> None:
-    emit_pipelined_loop(ctx.smem, op, ctx.smem.plan.pipelined[op])
+    emit_pipelined_loop(ctx.shared, op, ctx.shared.plan.pipelined[op])
 
 
 def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:

@@ -17,7 +17,7 @@ from phobos.lowering.registry import lowers
 
 @lowers(role="staged")
 def lower_staged_load(ctx: LoweringContext, op: ir.Operation) -> None:
-    smem = ctx.smem
+    smem = ctx.shared
     if op in smem.plan.ring_of:
         return
     operand = smem.plan.staged[op]
