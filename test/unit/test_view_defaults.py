@@ -80,6 +80,8 @@ def test_args_stand_for_the_key_in_explain_compile_and_view(capsys, tmp_path):
         (["--key", KEY, "--args", "f32[64,128] f32[64,128] 2.0"], "give --key or --args, not both"),
         (["--args", "f32[64,128] 2.0"], "--args: scale() takes 3 arguments"),
         (["--args", "q32[64]"], "--args:"),
+        (["--args", "f32[64,128] f32[32,128] 2.0"], "--args: scale: dimension M is 64 in X.shape[0] but 32"),
+        (["--args", "f32[48,128] f32[48,128] 2.0"], "--args: scale: @aligned(M = 32) is broken"),
     ],
 )
 def test_args_errors_are_one_line(capsys, argv, message):

@@ -214,8 +214,8 @@ def _key_from_args(args, source: str, filename: str, defines: dict[str, int]) ->
         target, kernel=args.kernel, chip=args.chip, defines=defines or None, source_name=filename
     )
     sig = Signature(contract)
-    try:
-        args.key = sig.key(examples, sig.describe(examples)).to_text() or None
+    try:  # the launch's own checks: shared dimensions, @aligned promises
+        args.key = sig.bind(examples, sig.describe(examples)).key.to_text() or None
     except (TypeError, ValueError) as e:
         raise UserError(f"--args: {e}") from None
     for p, example in zip(contract["params"], examples):
