@@ -2,7 +2,8 @@
 
     tile   the verified tile IR, specialised to a launch key
     gpu    masks dropped (the rest compared in 32 bits), layouts assigned (and checked
-           for @assert_coalesced), lowered to gpu.module/gpu.func
+           for @assert_coalesced), the shared-memory plan made and recorded (dot path,
+           rings, buffers, barriers), lowered to gpu.module/gpu.func
     llvm   the gpu.module half of upstream's gpu-lower-to-nvvm-pipeline
     ptx    PTX text in gpu.binary ops (from llvm)
     cubin  cubins in gpu.binary ops (from llvm), built by the pip ptxas
@@ -53,6 +54,11 @@ STAGES: dict[str, list[Step]] = {
         Step("tile-narrow-compares"),
         Step("tile-assign-layout", {"chip": "{chip}"}),
         Step("tile-check-coalesced"),  # @assert_coalesced (does nothing for other kernels)
+        # The shared-memory plan, one decision per pass, recorded in the IR (lowering/plan_records.py).
+        Step("tile-plan-dots", {"chip": "{chip}"}),
+        Step("tile-pipeline", {"chip": "{chip}"}),
+        Step("tile-allocate-shared", {"chip": "{chip}"}),
+        Step("tile-insert-barriers", {"chip": "{chip}"}),
         Step("tile-lower-to-gpu", {"chip": "{chip}", "features": "{features}", "noalias": "{noalias}"}),
         Step("canonicalize"),
         Step("cse"),

@@ -1,5 +1,5 @@
 // Reductions, scans and transposes move values between threads
-// (lowering/reduce.py). A [4, 256] tile on 128 threads: each row spans the 32
+// (lowering/ops/exchange.py). A [4, 256] tile on 128 threads: each row spans the 32
 // lanes of every warp and the 4 warps, two elements per thread.
 // RUN: phobos compile %s --emit=gpu | FileCheck %s
 // RUN: phobos compile %s --emit=contract | FileCheck %s --check-prefix=PLAN

@@ -32,6 +32,10 @@
 // STEPS: // -----// IR Dump After TileSpecialize (tile-specialize) //----- //
 // STEPS: // -----// IR Dump After TileElideMasks (tile-elide-masks) //----- //
 // STEPS: // -----// IR Dump After TileAssignLayout (tile-assign-layout) //----- //
+// STEPS: // -----// IR Dump After TilePlanDots (tile-plan-dots) //----- //
+// STEPS: // -----// IR Dump After TilePipeline (tile-pipeline) //----- //
+// STEPS: // -----// IR Dump After TileAllocateShared (tile-allocate-shared) //----- //
+// STEPS: // -----// IR Dump After TileInsertBarriers (tile-insert-barriers) //----- //
 // STEPS: // -----// IR Dump After TileLowerToGpu (tile-lower-to-gpu) //----- //
 // STEPS: gpu.module
 // STEPS: // -----// IR Dump After Canonicalizer (canonicalize) //----- //

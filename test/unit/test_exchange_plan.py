@@ -1,4 +1,4 @@
-"""The cross-thread plan of reductions and scans (lowering/reduce.py), simulated.
+"""The cross-thread plan of reductions and scans (lowering/exchange_plan.py), simulated.
 
 For random tiles and layouts (replicas included), every thread's registers
 are filled from the layout's coordinates, then the steps the lowering emits

@@ -132,6 +132,10 @@ PASSES = [
     "tile-specialize{key=X=a16.e16x16.s16}",
     "tile-elide-masks",
     "tile-assign-layout",
+    "tile-plan-dots",
+    "tile-pipeline",
+    "tile-allocate-shared",
+    "tile-insert-barriers",
     "tile-lower-to-gpu",
     "tile-test-print-axis-info",
 ]

@@ -1,6 +1,6 @@
 """Rules every GPU kernel obeys, checked by the front end where a tile is made.
 
-The GPU lowering (lowering/to_gpu.py, `_check_tiles`) refuses tiles of rank
+The GPU lowering (lowering/checks.py, `check_tiles`) refuses tiles of rank
 above 3, extents that are not powers of two, and tiles that need more than
 1024 elements per thread. Found there, the error came only at --emit=gpu or
 later and named the kernel, not the construct (a non-power-of-two tile even
@@ -18,7 +18,7 @@ from __future__ import annotations
 from . import ast as A
 from . import types as T
 
-# The GPU lowering's limits (lowering/to_gpu.py: MAX_TILE_RANK, MAX_REGISTERS).
+# The GPU lowering's limits (lowering/checks.py: MAX_TILE_RANK, MAX_REGISTERS).
 MAX_TILE_RANK = 3
 MAX_ELEMENTS_PER_THREAD = 1024
 DEFAULT_THREADS = 256  # a kernel without @launch (dialect/kernel.py's DEFAULT_THREADS)

@@ -123,12 +123,17 @@ def choose_padding(buffer: Buffer, max_extra_words: int = 32) -> None:
     first = round_up(buffer.cols, step)
     best = None
     for ld in range(first, first + max_extra_words * BANK_BYTES // eb + 1, step):
-        reads, writes = _cost(buffer.reads, ld), _cost(buffer.writes, ld)
-        cost = (reads + writes, ld)
-        if best is None or cost < best[0]:
-            best = (cost, ld, reads, writes)
+        cost = (_cost(buffer.reads, ld) + _cost(buffer.writes, ld), ld)
+        if best is None or cost < best:
+            best = cost
     assert best is not None  # the range holds `first` at least
-    _, buffer.ld, buffer.read_wavefronts, buffer.write_wavefronts = best
+    set_row_length(buffer, best[1])
+
+
+def set_row_length(buffer: Buffer, ld: int) -> None:
+    """Sets buffer.ld and the wavefront counts its accesses take at that row length."""
+    buffer.ld = ld
+    buffer.read_wavefronts, buffer.write_wavefronts = _cost(buffer.reads, ld), _cost(buffer.writes, ld)
     if buffer.reads is not None:
         # The ideal: each request at its distinct-bytes minimum.
         ideal = 0

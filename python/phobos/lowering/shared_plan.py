@@ -36,10 +36,11 @@ from mlir.dialects import arith, index, scf, tensor
 from phobos.analysis.kernel_facts import element_bytes, kernel_facts
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
-from phobos.dialect.tile import is_op, upstream_ops
+from phobos.dialect.tile import is_op, ops_of, upstream_ops
+from phobos.lowering import plan_records as records
 from phobos.lowering.errors import LoweringError
 from phobos.lowering.ir_helpers import tile_type, where
-from phobos.lowering.kernel_layout import has_wgmma, is_mma_layout, ops_of, tensor_core_operands, vector_width
+from phobos.lowering.kernel_layout import has_wgmma, is_mma_layout, tensor_core_operands, vector_width
 from phobos.lowering.layout import Blocked
 from phobos.lowering.mma import a_in_registers, check_shapes, k_step, padded_ld
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
@@ -100,6 +101,7 @@ class DotPlan:
     skipped: set = field(default_factory=set)  # tile.transpose ops folded into a buffer's orientation
     pipelined: dict[ir.Operation, Pipelined] = field(default_factory=dict)
     pipeline_notes: list[dict] = field(default_factory=list)
+    pipeline_refused: dict[ir.Operation, str] = field(default_factory=dict)  # loop -> why it has no ring
     ring_of: dict[ir.Operation, int] = field(default_factory=dict)  # staged load -> ring id
     buffers: list[Buffer] = field(default_factory=list)
     elements: dict[int, ir.Type] = field(default_factory=dict)  # buffer -> element type of its view
@@ -139,13 +141,23 @@ class DotPlan:
 # ============================================================================ planning
 
 
+# The planning phases, in order; each has a pass of the gpu stage that records its decisions in
+# the IR (plan_records.py), and each reads the records of its phase where they are present.
+PHASES = ("dot-path", "pipeline", "allocation", "barriers")
+
+
 def plan_dots(
-    fn: ir.Operation, layout: Blocked | None, threads: int, chip: str, scratch: list | None = None
+    fn: ir.Operation,
+    layout: Blocked | None,
+    threads: int,
+    chip: str,
+    scratch: list | None = None,
+    upto: str = "barriers",
 ) -> DotPlan | None:
     """The shared-memory plan of `fn`: its dots' operands and the `scratch`
-    buffers of its reductions, scans and transposes (reduce.Scratch), in one
-    region with one barrier plan. None when the kernel needs no shared memory.
-    Raises LoweringError."""
+    buffers of its reductions, scans and transposes (exchange_plan.Scratch), in one
+    region with one barrier plan, through phase `upto` of PHASES. None when the
+    kernel needs no shared memory. Raises LoweringError."""
     dots = ops_of(fn, (T.DotOp,))
     scratch = scratch or []
     if not dots and not scratch:
@@ -163,17 +175,44 @@ def plan_dots(
     if plan.tensorcore:
         for operand in plan.operands.values():
             operand.registers = a_in_registers(operand, layout)
-    pipelining = K.PIPELINE in fn.attributes
-    tma = plan.tensorcore and has_wgmma(chip)
-    if pipelining and dots:
-        _plan_pipelines(plan, fn, tma)
-    if tma:
-        _plan_wgmma(plan, fn, dots, layout)
-        if not plan.wgmma and pipelining:  # the ring is cp.async's after all: plan it with its limits
-            plan.pipelined.clear()
-            plan.ring_of.clear()
-            plan.pipeline_notes.clear()
-            _plan_pipelines(plan, fn, False)
+    _choose_dot_path(plan, fn, dots, layout, chip)
+    if upto == "dot-path":
+        return plan
+    if K.PIPELINE in fn.attributes and dots:
+        _plan_pipelines(plan, fn, plan.wgmma, recorded=True)
+    if upto == "pipeline":
+        return plan
+    program = _allocate(plan, fn, layout, chip, scratch, dots)
+    if upto == "allocation":
+        return plan
+    _place_barriers(plan, fn, program)
+    return plan
+
+
+def _choose_dot_path(plan: DotPlan, fn: ir.Operation, dots: list, layout: Blocked, chip: str) -> None:
+    """FMA, mma.sync or wgmma (the same for every dot of the kernel), or what `tile.dot_path` says."""
+    recorded = records.read_dot_path(dots, plan.tensorcore)
+    if not (plan.tensorcore and has_wgmma(chip)):
+        if recorded is not None and recorded[0] == records.WGMMA:
+            raise LoweringError(dots[0], f'{records.DOT_PATH} = "wgmma", but {chip} has no wgmma')
+        return
+    if recorded is not None and recorded[0] == records.MMA:
+        plan.wgmma_refused = recorded[1] or f'{records.DOT_PATH} = "mma.sync" chose it'
+        return
+    if K.PIPELINE in fn.attributes:  # wgmma needs its operands in TMA rings: plan them as TMA's
+        _plan_pipelines(plan, fn, True, recorded=False)
+    _plan_wgmma(plan, fn, dots, layout)
+    plan.pipelined.clear()  # the pipeline phase plans the rings for the path taken
+    plan.ring_of.clear()
+    plan.pipeline_notes.clear()
+    plan.pipeline_refused.clear()
+    if recorded is not None and not plan.wgmma:
+        raise LoweringError(dots[0], f'{records.DOT_PATH} = "wgmma", but {plan.wgmma_refused}')
+
+
+def _allocate(plan: DotPlan, fn: ir.Operation, layout: Blocked, chip: str, scratch: list, dots: list) -> list:
+    """The buffers, their padding and offsets (from `tile.shared` where recorded); returns the
+    shared-memory program of the kernel (shared_sync.py's events)."""
     for operand in plan.operands.values():
         if operand.registers:
             continue
@@ -181,24 +220,17 @@ def plan_dots(
         plan.elements[operand.buffer] = tile_type(operand.value).element_type
         plan.buffers.append(_buffer(plan, operand, layout))
     for s in scratch:
-        index = len(plan.buffers)
-        plan.scratch[s.op] = index
-        plan.elements[index] = s.element
+        i = len(plan.buffers)
+        plan.scratch[s.op] = i
+        plan.elements[i] = s.element
         buffer = Buffer(f"{s.what} at {where(s.op)}", s.rows, s.cols, element_bytes(s.element), where=where(s.op))
         buffer.ld = s.ld
         plan.buffers.append(buffer)
     program = _events(plan, fn.regions[0].blocks[0])
-    _live_ranges(plan, program)
-    for index in plan.scratch.values():
-        b = plan.buffers[index]
-        if b.rows * b.ld * b.element_bytes <= SMALL_SCRATCH:
-            # Bytes of its own: a few bytes buy the barrier a shared buffer would need before its next writer.
-            b.live = (0, 1 << 30)
-    for b in plan.buffers:
-        if not b.ld:
-            choose_padding(b)
-    placed = place(plan.buffers)
-    plan.total_bytes = placed.total_bytes
+    if records.read_allocation(fn, plan.buffers):
+        plan.total_bytes = max(b.offset + b.bytes for b in plan.buffers)
+    else:
+        _place_buffers(plan, program)
     limit = max_shared_bytes(chip)
     if plan.wgmma:  # the mbarriers are static shared memory, before the 1024-aligned region: a KB of it
         limit -= ATOM
@@ -210,6 +242,29 @@ def plan_dots(
             f"the kernel needs {plan.total_bytes} bytes of shared memory ({sizes}), more than the "
             f"{limit} bytes a CTA may use on {chip}: use smaller tiles or fewer pipeline stages",
         )
+    return program
+
+
+def _place_buffers(plan: DotPlan, program: list) -> None:
+    """Padding and offsets: buffers whose live ranges do not overlap share bytes."""
+    _live_ranges(plan, program)
+    for i in plan.scratch.values():
+        b = plan.buffers[i]
+        if b.rows * b.ld * b.element_bytes <= SMALL_SCRATCH:
+            # Bytes of its own: a few bytes buy the barrier a shared buffer would need before its next writer.
+            b.live = (0, 1 << 30)
+    for b in plan.buffers:
+        if not b.ld:
+            choose_padding(b)
+    plan.total_bytes = place(plan.buffers).total_bytes
+
+
+def _place_barriers(plan: DotPlan, fn: ir.Operation, program: list) -> None:
+    """The barrier decisions (from `tile.sync` where recorded), with each ring's stage barrier."""
+    recorded = records.read_barriers(fn)
+    if recorded is not None:
+        plan.sync = SyncPlan(recorded)
+        return
     plan.sync = plan_barriers(program, lambda i, j: plan.buffers[i].overlaps(plan.buffers[j]))
     for p in plan.pipelined.values():
         why = (
@@ -227,7 +282,6 @@ def plan_dots(
                 f"the {p.stages}-stage ring: {why}",
             )
         )
-    return plan
 
 
 def _plan_wgmma(plan: DotPlan, fn: ir.Operation, dots: list[ir.Operation], layout: Blocked) -> None:
@@ -338,29 +392,29 @@ def _classify(plan: DotPlan, dot: ir.Operation, role: str, value: ir.Value) -> O
     return operand
 
 
-def _plan_pipelines(plan: DotPlan, fn: ir.Operation, tma: bool) -> None:
-    """The @pipeline rings; `tma`: their copies may be TMA's (whole tiles: no piece size to respect)."""
+def _plan_pipelines(plan: DotPlan, fn: ir.Operation, tma: bool, recorded: bool) -> None:
+    """The @pipeline rings; `tma`: their copies may be TMA's (whole tiles: no piece size to respect).
+    `recorded`: a loop's `tile.pipeline_stages` decides its ring (0: none) where present."""
     for loop in ops_of(fn, (scf.ForOp,)):
         body = loop.regions[0].blocks[0]
         loads = [op.operation for op in body.operations if op.operation in plan.staged]
         if not loads:
             continue
         reason = _why_not_pipelined(loop, loads, tma)
+        stages = DEFAULT_STAGES
+        if recorded:
+            stages, reason = records.read_pipeline(loop, reason, DEFAULT_STAGES)
         at = where(loop)
         if reason is not None:
             plan.pipeline_notes.append({"loop": at, "applied": False, "reason": reason})
+            plan.pipeline_refused[loop] = reason
             continue
         ring = len(plan.pipelined)
-        plan.pipelined[loop] = Pipelined(loop, loads, DEFAULT_STAGES, ring)
+        plan.pipelined[loop] = Pipelined(loop, loads, stages, ring)
         for ld in loads:
             plan.ring_of[ld] = ring
         plan.pipeline_notes.append(
-            {
-                "loop": at,
-                "applied": True,
-                "stages": DEFAULT_STAGES,
-                "loads": [where(ld) for ld in loads],
-            }
+            {"loop": at, "applied": True, "stages": stages, "loads": [where(ld) for ld in loads]}
         )
 
 

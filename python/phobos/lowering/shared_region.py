@@ -84,14 +84,26 @@ class SharedRegion:
         """Global -> shared copy of the tile op loads; `stage`: the element offset
         of the ring stage (None: stage 0). Chunk q of the tile (row-major, `w`
         elements) goes to thread q mod T, so a warp reads consecutive chunks."""
+        p, w, pieces = self._copy_pieces(op, buffer, stage)
+        t = tile_type(op.results[0])
+        eb = element_bytes(t.element_type)
+        view, smem = self.ctx.views[p], self.views[buffer]
+        if asynchronous:
+            for sidx, gidx, mask, guard in pieces:
+                self._guarded(guard, lambda s=sidx, g=gidx, m=mask: self._async_copy(view, smem, s, g, m, w, eb))
+            return
+        values = self._load_pieces(p, t, w, pieces)
+        for (sidx, _, _, guard), value in zip(pieces, values):
+            self._guarded(guard, lambda s=sidx, v=value: self._store_shared(smem, v, s, w, eb))
+
+    def _copy_pieces(self, op: ir.Operation, buffer: int, stage: ir.Value | None):
+        """(parameter, chunk width, [(shared index, global index, mask, guard)] per chunk of this thread)."""
         ctx = self.ctx
         o = op.opview
         p = ctx.param_index(o.base, op)
         t = tile_type(op.results[0])
         rows, cols = t.shape[-2:]
         lead = t.rank - 2  # leading unit dimensions (K[h, j :+ BN, :])
-        elem = t.element_type
-        eb = element_bytes(elem)
         w = copy_width(op)
         buf = self.plan.buffers[buffer]
         in_bounds = o.in_bounds
@@ -103,9 +115,6 @@ class SharedRegion:
         per_row = cols // w
         total = rows * per_row
         T = ctx.threads
-        chunk_t = ir.VectorType.get([w], elem)
-        view = ctx.views[p]
-        smem = self.views[buffer]
         stride = ctx.strides[(p, lead)]
         pieces = []  # (shared index, global index, mask, guard)
         for i in range(-(-total // T)):
@@ -132,12 +141,16 @@ class SharedRegion:
             if stage is not None:
                 sidx = arith.AddIOp(sidx, stage).result
             pieces.append((sidx, gidx, mask, guard))
-        if asynchronous:
-            for sidx, gidx, mask, guard in pieces:
-                self._guarded(guard, lambda s=sidx, g=gidx, m=mask: self._async_copy(view, smem, s, g, m, w, eb))
-            return
-        # Synchronous: all loads first (one uniform guard against an empty tensor
-        # when a masked chunk must read something), then the stores.
+        return p, w, pieces
+
+    def _load_pieces(self, p: int, t: ir.RankedTensorType, w: int, pieces: list) -> list[ir.Value]:
+        """A synchronous copy's loads, all before any store (one uniform guard against an empty
+        tensor when a masked chunk must read something)."""
+        ctx = self.ctx
+        elem = t.element_type
+        eb = element_bytes(elem)
+        chunk_t = ir.VectorType.get([w], elem)
+        view = ctx.views[p]
         zero = ctx.const(0, chunk_t if w > 1 else elem)
 
         def load(gidx, mask):
@@ -155,21 +168,18 @@ class SharedRegion:
                 for _, g, m, guard in pieces
             ]
 
-        if any(m is not None or guard is not None for _, _, m, guard in pieces):
-            nonempty = None
-            for axis in range(t.rank):
-                pos = arith.CmpIOp(arith.CmpIPredicate.ugt, ctx.extents[(p, axis)], ctx.index(0)).result
-                nonempty = pos if nonempty is None else arith.AndIOp(nonempty, pos).result
-            branch = scf.IfOp(nonempty, [zero.type] * len(pieces), has_else=True)
-            with ir.InsertionPoint(branch.then_block):
-                scf.YieldOp(load_all())
-            with ir.InsertionPoint(branch.else_block):
-                scf.YieldOp([zero] * len(pieces))
-            values = list(branch.results)
-        else:
-            values = load_all()
-        for (sidx, _, _, guard), value in zip(pieces, values):
-            self._guarded(guard, lambda s=sidx, v=value: self._store_shared(smem, v, s, w, eb))
+        if not any(m is not None or guard is not None for _, _, m, guard in pieces):
+            return load_all()
+        nonempty = None
+        for axis in range(t.rank):
+            pos = arith.CmpIOp(arith.CmpIPredicate.ugt, ctx.extents[(p, axis)], ctx.index(0)).result
+            nonempty = pos if nonempty is None else arith.AndIOp(nonempty, pos).result
+        branch = scf.IfOp(nonempty, [zero.type] * len(pieces), has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp(load_all())
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp([zero] * len(pieces))
+        return list(branch.results)
 
     @staticmethod
     def _guarded(guard, emit) -> None:

@@ -412,7 +412,7 @@ class _Variant:
                 if pipe:
                     s, it = pipe["stages"], e.loops[-1]
                     line = (
-                        f"pipelined: a {s}-stage cp.async ring (lowering/pipeline.py); this iteration's dots "
+                        f"pipelined: a {s}-stage cp.async ring (lowering/ops/pipelined_for.py); this iteration's dots "
                         f"read stage {it.index % s}"
                     )
                     if it.index + s - 1 < it.count:
@@ -467,7 +467,7 @@ class _Variant:
             text.append(f"mask: {a['mask']['text']}")
         if a["mapping"] == "copy":
             text.append(
-                f"threads: the dot lowering's cooperative copy (lowering/dot.py): chunk q of "
+                f"threads: the dot lowering's cooperative copy (lowering/shared_region.py): chunk q of "
                 f"{_plural(a['vector_width'], 'element')} goes to thread q mod {self.report.threads}"
             )
         elif a["lanes"]:

@@ -8,7 +8,7 @@ Two mappings exist, both the lowering's:
     occupies (`Access.layout_dims` of the report, lowering/placement.py);
     warp 0's request is the one report/explain.py counts (`Lines.lanes`);
   * the cooperative copy of a tile the dot lowering stages through shared
-    memory (lowering/dot.py, `DotEmitter.copy`): chunk q of the tile, row-major
+    memory (lowering/shared_region.py, `SharedRegion.copy`): chunk q of the tile, row-major
     in pieces of w elements (w the copy width the report gives), goes to
     thread q mod T; warp 0's request is its 32 first chunks, whose 128-byte
     lines are counted with explain.py's own rule.

@@ -85,7 +85,6 @@ class MmaEmitter:
                 frags[(i, j)] = self._pairs(acc, firsts, acc_elem)
         if isinstance(elem, ir.F32Type):
             return self._tf32(op, lhs, rhs, acc, frags, rows, cols, width, lane, warp_m, warp_n, k_extent)
-        b_view, b_ld, b_stage = self.smem.views[rhs.buffer], self.smem.plan.buffers[rhs.buffer].ld, self._start(rhs)
         if lhs.registers:
             a_regs, a_view, a_ld, a_stage = ctx.get(lhs.value, op), None, None, None
         else:
@@ -121,30 +120,39 @@ class MmaEmitter:
                     idx = arith.AddIOp(arith.MulIOp(kk, ctx.index(a_ld)).result, m0).result
                     trans = True
                 a_frags.append(self._ldmatrix(a_view, at(idx, a_stage), 4, trans, elem))
-            b_frags = []
-            for j in range(0, cols, 2):
-                # two n8 tiles per ldmatrix.x4 where there are two (lanes 16-31 address the second)
-                tiles = 4 if j + 1 < cols else 2
-                col = arith.AddIOp(b_col0, ctx.index(j * 8 * wn)).result
-                if tiles == 4:
-                    col = arith.AddIOp(col, arith.MulIOp(upper, ctx.index(8 * wn)).result).result
-                if rhs.contiguous_out:  # buffer [k][n]: lanes address k rows, .trans
-                    kk = arith.AddIOp(lane16, ctx.index(k0)).result
-                    idx = arith.AddIOp(arith.MulIOp(kk, ctx.index(b_ld)).result, col).result
-                    trans = True
-                else:  # buffer [n][k]: lanes address n rows, at k (lanes 0-7, 16-23) or k + 8
-                    nn = arith.AddIOp(col, lane8).result
-                    kk = arith.AddIOp(arith.MulIOp(half, ctx.index(8)).result, ctx.index(k0)).result
-                    idx = arith.AddIOp(arith.MulIOp(nn, ctx.index(b_ld)).result, kk).result
-                    trans = False
-                both = self._ldmatrix(b_view, at(idx, b_stage), tiles, trans, elem)
-                b_frags.append(both if tiles == 2 else self._rows(both, 0, elem))
-                if tiles == 4:
-                    b_frags.append(self._rows(both, 2, elem))
+            b_frags = self._b_fragments(rhs, k0, cols, elem, (lane8, lane16, half, upper), b_col0)
             for i in range(rows // 2):
                 for j in range(cols):
                     frags[(i, j)] = self._mma(a_frags[i], b_frags[j], frags[(i, j)], elem)
         return self._registers(frags, rows, width, acc)
+
+    def _b_fragments(self, rhs, k0: int, cols: int, elem, lanes, b_col0) -> list:
+        """The B fragments of the thread's n8 tiles at k0, by ldmatrix from the operand's buffer."""
+        ctx, wn = self.ctx, self.ctx.layout.warps_per_cta[1]
+        lane8, lane16, half, upper = lanes
+        b_view, b_ld, b_stage = self.smem.views[rhs.buffer], self.smem.plan.buffers[rhs.buffer].ld, self._start(rhs)
+        b_frags = []
+        for j in range(0, cols, 2):
+            # two n8 tiles per ldmatrix.x4 where there are two (lanes 16-31 address the second)
+            tiles = 4 if j + 1 < cols else 2
+            col = arith.AddIOp(b_col0, ctx.index(j * 8 * wn)).result
+            if tiles == 4:
+                col = arith.AddIOp(col, arith.MulIOp(upper, ctx.index(8 * wn)).result).result
+            if rhs.contiguous_out:  # buffer [k][n]: lanes address k rows, .trans
+                kk = arith.AddIOp(lane16, ctx.index(k0)).result
+                idx = arith.AddIOp(arith.MulIOp(kk, ctx.index(b_ld)).result, col).result
+                trans = True
+            else:  # buffer [n][k]: lanes address n rows, at k (lanes 0-7, 16-23) or k + 8
+                nn = arith.AddIOp(col, lane8).result
+                kk = arith.AddIOp(arith.MulIOp(half, ctx.index(8)).result, ctx.index(k0)).result
+                idx = arith.AddIOp(arith.MulIOp(nn, ctx.index(b_ld)).result, kk).result
+                trans = False
+            at = idx if b_stage is None else arith.AddIOp(idx, b_stage).result
+            both = self._ldmatrix(b_view, at, tiles, trans, elem)
+            b_frags.append(both if tiles == 2 else self._rows(both, 0, elem))
+            if tiles == 4:
+                b_frags.append(self._rows(both, 2, elem))
+        return b_frags
 
     def _register_a(self, regs, i: int, k0: int, k_extent: int, elem):
         """The A fragment of m16 tile i at k0, picked from a thread's registers of the operand."""

@@ -293,38 +293,7 @@ class ReduceEmitter:
                         prefix[(k, j)] = acc
                     totals.append(acc)
             # 2. the lanes: inclusive Hillis-Steele, then the exclusive value and the warp's total
-            identity = self._identity(kind, ct)
-            inclusive = list(totals)
-            for j in range(int(math.log2(x.lane_groups))):
-                offset = self._i32(x.inner_lanes << j)
-                later = arith.CmpIOp(arith.CmpIPredicate.uge, lane_pos, ctx.index(1 << j)).result
-                inclusive = [
-                    arith.SelectOp(
-                        later, self._combine(kind, self._shuffle(v, offset, gpu.ShuffleMode.UP), v), v
-                    ).result
-                    for v in inclusive
-                ]
-            if x.lane_groups > 1:
-                first = arith.CmpIOp(arith.CmpIPredicate.eq, lane_pos, ctx.index(0)).result
-                up = self._i32(x.inner_lanes)
-                exclusive = [
-                    arith.SelectOp(first, identity, self._shuffle(v, up, gpu.ShuffleMode.UP)).result for v in inclusive
-                ]
-                lane = arith.RemUIOp(ctx.tid, ctx.index(WARP_SIZE)).result
-                last = arith.AddIOp(
-                    lane,
-                    arith.MulIOp(
-                        arith.SubIOp(ctx.index(x.lane_groups - 1), lane_pos).result, ctx.index(x.inner_lanes)
-                    ).result,
-                ).result
-                last = arith.IndexCastOp(ir.IntegerType.get_signless(32), last).result
-                # the warp's total, from its last lane (across warps the totals come from shared memory)
-                warp_totals = (
-                    [] if x.crosses_warps else [self._shuffle(v, last, gpu.ShuffleMode.IDX) for v in inclusive]
-                )
-            else:
-                exclusive = [identity] * len(inclusive)
-                warp_totals = inclusive
+            inclusive, exclusive, warp_totals = self._scan_lanes(kind, totals, lane_pos, ct, x)
             # 3. the warps
             if x.crosses_warps:
                 offsets, chunk_totals = self._scan_warps(op, kind, inclusive, line_keys, chunks, shape, d, x)
@@ -345,6 +314,39 @@ class ReduceEmitter:
                     i += 1
             ordered = [results[f] for f in range(len(results))]
             ctx.values[res_old] = vector.FromElementsOp(ctx.vtype(res_old), ordered).result
+
+    def _scan_lanes(self, kind, totals: list, lane_pos: ir.Value, ct: ir.Type, x: Exchange):
+        """(inclusive, exclusive, warp totals) of the run totals across the lanes of the scanned dimension."""
+        ctx = self.ctx
+        identity = self._identity(kind, ct)
+        inclusive = list(totals)
+        for j in range(int(math.log2(x.lane_groups))):
+            offset = self._i32(x.inner_lanes << j)
+            later = arith.CmpIOp(arith.CmpIPredicate.uge, lane_pos, ctx.index(1 << j)).result
+            inclusive = [
+                arith.SelectOp(later, self._combine(kind, self._shuffle(v, offset, gpu.ShuffleMode.UP), v), v).result
+                for v in inclusive
+            ]
+        if x.lane_groups > 1:
+            first = arith.CmpIOp(arith.CmpIPredicate.eq, lane_pos, ctx.index(0)).result
+            up = self._i32(x.inner_lanes)
+            exclusive = [
+                arith.SelectOp(first, identity, self._shuffle(v, up, gpu.ShuffleMode.UP)).result for v in inclusive
+            ]
+            lane = arith.RemUIOp(ctx.tid, ctx.index(WARP_SIZE)).result
+            last = arith.AddIOp(
+                lane,
+                arith.MulIOp(
+                    arith.SubIOp(ctx.index(x.lane_groups - 1), lane_pos).result, ctx.index(x.inner_lanes)
+                ).result,
+            ).result
+            last = arith.IndexCastOp(ir.IntegerType.get_signless(32), last).result
+            # the warp's total, from its last lane (across warps the totals come from shared memory)
+            warp_totals = [] if x.crosses_warps else [self._shuffle(v, last, gpu.ShuffleMode.IDX) for v in inclusive]
+        else:
+            exclusive = [identity] * len(inclusive)
+            warp_totals = inclusive
+        return inclusive, exclusive, warp_totals
 
     def _scan_warps(self, op, kind, inclusive, keys, chunks, shape, d, x: Exchange):
         """Each warp's total to shared memory; back, the combined totals of the

@@ -69,37 +69,43 @@ def _backward_slice(loads: list[ir.Operation], body: ir.Block) -> list[ir.Operat
 
 @lowers(role="pipelined")
 def lower_pipelined_for(ctx: LoweringContext, op: ir.Operation) -> None:
-    emit_pipelined_loop(ctx.shared, op, ctx.shared.plan.pipelined[op])
+    _Ring(ctx.shared, op, ctx.shared.plan.pipelined[op]).emit()
 
 
-def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
-    ctx = emitter.ctx
-    o = op.opview
-    body = o.body
-    S = plan.stages
-    iv_old = body.arguments[0]
-    slice_ops = _backward_slice(plan.loads, body)
+class _Ring:
+    """One pipelined loop being emitted: its prologue, the loop with its stage bookkeeping, the drain."""
 
-    def stage_offsets(stage: ir.Value) -> dict:
+    def __init__(self, smem, op: ir.Operation, plan):
+        self.smem, self.ctx, self.op, self.plan = smem, smem.ctx, op, plan
+        self.body = op.opview.body
+        self.stages = plan.stages
+        self.iv_old = self.body.arguments[0]
+        self.slice_ops = _backward_slice(plan.loads, self.body)
+        self.tma = smem.tma
+        self.extra = 3 if self.tma is not None else 2  # carried: read stage, write stage (and the barrier phase)
+        self.ub: ir.Value | None = None
+
+    def stage_offsets(self, stage: ir.Value) -> dict:
         offsets = {}
-        for ld in plan.loads:
-            buf = emitter.plan.buffers[emitter.plan.staged[ld].buffer]
-            offsets[ld] = arith.MulIOp(stage, ctx.index(buf.stage_elements)).result
+        for ld in self.plan.loads:
+            buf = self.smem.plan.buffers[self.smem.plan.staged[ld].buffer]
+            offsets[ld] = arith.MulIOp(stage, self.ctx.index(buf.stage_elements)).result
         return offsets
 
-    def issue(kt: ir.Value, stage: ir.Value) -> None:
+    def issue(self, kt: ir.Value, stage: ir.Value) -> None:
         """The copies of the iteration at `kt` into `stage` (the body's index math at kt)."""
-        saved = {r: ctx.values.get(r) for s in slice_ops for r in s.results}
+        ctx, plan, iv_old = self.ctx, self.plan, self.iv_old
+        saved = {r: ctx.values.get(r) for s in self.slice_ops for r in s.results}
         saved_iv = ctx.values.get(iv_old)
         ctx.values[iv_old] = kt
         try:
-            for s in slice_ops:
+            for s in self.slice_ops:
                 ctx.lower_op(s)
-            if tma is not None:
-                tma.issue(plan.ring, S, plan.loads, stage)
+            if self.tma is not None:
+                self.tma.issue(plan.ring, self.stages, plan.loads, stage)
             else:
-                for ld, off in stage_offsets(stage).items():
-                    emitter.copy(ld, emitter.plan.staged[ld].buffer, off, asynchronous=True)
+                for ld, off in self.stage_offsets(stage).items():
+                    self.smem.copy(ld, self.smem.plan.staged[ld].buffer, off, asynchronous=True)
         finally:
             for r, v in saved.items():
                 if v is None:
@@ -111,73 +117,77 @@ def emit_pipelined_loop(emitter, op: ir.Operation, plan) -> None:
             else:
                 ctx.values[iv_old] = saved_iv
 
-    tma = emitter.tma
-
-    def issue_if(kt: ir.Value, stage: ir.Value) -> None:
-        live = arith.CmpIOp(arith.CmpIPredicate.slt, kt, ub).result
-        if tma is not None:  # one thread issues the stage's TMA copies
-            live = arith.AndIOp(live, tma.leader()).result
+    def issue_if(self, kt: ir.Value, stage: ir.Value) -> None:
+        live = arith.CmpIOp(arith.CmpIPredicate.slt, kt, self.ub).result
+        if self.tma is not None:  # one thread issues the stage's TMA copies
+            live = arith.AndIOp(live, self.tma.leader()).result
         branch = scf.IfOp(live)
         with ir.InsertionPoint(branch.then_block):
-            issue(kt, stage)
+            self.issue(kt, stage)
             scf.YieldOp([])
-        if tma is None:
+        if self.tma is None:
             _commit()
 
-    extra = 3 if tma is not None else 2  # carried: read stage, write stage (and the barrier phase)
-    with op.location:
-        lb, ub, step = (ctx.get(v, op) for v in (o.lowerBound, o.upperBound, o.step))
-        emitter.barrier_if((op, "prologue"))
-        if tma is not None:
-            tma.init_ring(plan.ring, S)
-            gpu.BarrierOp()  # the barriers are armed for every thread
-            kind, space = (ir.Attribute.parse(a) for a in PROXY_FENCE)
-            # bytes the ring reuses may have been written by ordinary stores before the TMA copies
-            ir.Operation.create("nvvm.fence.proxy", attributes={"kind": kind, "space": space})
-        for s in range(S - 1):
-            kt = lb if s == 0 else arith.AddIOp(lb, arith.MulIOp(step, ctx.index(s)).result).result
-            issue_if(kt, ctx.index(s))
-        inits = [ctx.get(v, op) for v in o.initArgs] + [ctx.index(0), ctx.index(S - 1)]
-        if tma is not None:
-            inits.append(arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result)
-        loop = scf.ForOp(lb, ub, step, inits)
+    def emit(self) -> None:
+        ctx, op, o, tma, S = self.ctx, self.op, self.op.opview, self.tma, self.stages
+        with op.location:
+            lb, self.ub, step = (ctx.get(v, op) for v in (o.lowerBound, o.upperBound, o.step))
+            self.smem.barrier_if((op, "prologue"))
+            if tma is not None:
+                tma.init_ring(self.plan.ring, S)
+                gpu.BarrierOp()  # the barriers are armed for every thread
+                kind, space = (ir.Attribute.parse(a) for a in PROXY_FENCE)
+                # bytes the ring reuses may have been written by ordinary stores before the TMA copies
+                ir.Operation.create("nvvm.fence.proxy", attributes={"kind": kind, "space": space})
+            for s in range(S - 1):
+                kt = lb if s == 0 else arith.AddIOp(lb, arith.MulIOp(step, ctx.index(s)).result).result
+                self.issue_if(kt, ctx.index(s))
+            inits = [ctx.get(v, op) for v in o.initArgs] + [ctx.index(0), ctx.index(S - 1)]
+            if tma is not None:
+                inits.append(arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result)
+            loop = scf.ForOp(lb, self.ub, step, inits)
+            with ir.InsertionPoint(loop.body):
+                self.iteration(loop, step)
+            for ld in self.plan.loads:
+                self.smem.stage_offset.pop(ld, None)
+                self.smem.stage_index.pop(ld, None)
+            for old, new in zip(op.results, list(loop.results)[: -self.extra]):
+                ctx.values[old] = new
+            if tma is None:
+                _wait(0)
+
+    def iteration(self, loop, step: ir.Value) -> None:
+        """The loop body: wait for this stage, refill the one read last, run the body on this stage."""
+        ctx, tma, S, extra = self.ctx, self.tma, self.stages, self.extra
         iv = loop.induction_variable
         carried = list(loop.inner_iter_args)
         read_stage, write_stage = carried[-extra], carried[-extra + 1]
-        ctx.values[iv_old] = iv
-        for old, new in zip(list(body.arguments)[1:], carried[:-extra]):
-            ctx.values[old] = new
-        with ir.InsertionPoint(loop.body):
-            if tma is None:
-                _wait(S - 2)
-            gpu.BarrierOp()
-            ahead = arith.AddIOp(iv, arith.MulIOp(step, ctx.index(S - 1)).result).result
-            issue_if(ahead, write_stage)
-            if tma is not None:
-                tma.wait(plan.ring, S, read_stage, carried[-1])
-                emitter.stage_index.update({ld: read_stage for ld in plan.loads})
-            emitter.stage_offset.update(stage_offsets(read_stage))
-            ops = [x.operation for x in body.operations]
-            for inner in ops[:-1]:
-                ctx.lower_op(inner)
-            terminator = ops[-1]
-
-            def advance(stage):
-                bumped = arith.AddIOp(stage, ctx.index(1)).result
-                wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, bumped, ctx.index(S)).result
-                return arith.SelectOp(wrapped, ctx.index(0), bumped).result
-
-            yields = [ctx.get(v, terminator) for v in terminator.operands]
-            next_read = advance(read_stage)
-            yields += [next_read, advance(write_stage)]
-            if tma is not None:  # the phase flips each time the ring wraps
-                wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, next_read, ctx.index(0)).result
-                yields.append(arith.XOrIOp(carried[-1], wrapped).result)
-            scf.YieldOp(yields)
-        for ld in plan.loads:
-            emitter.stage_offset.pop(ld, None)
-            emitter.stage_index.pop(ld, None)
-        for old, new in zip(op.results, list(loop.results)[:-extra]):
+        ctx.values[self.iv_old] = iv
+        for old, new in zip(list(self.body.arguments)[1:], carried[:-extra]):
             ctx.values[old] = new
         if tma is None:
-            _wait(0)
+            _wait(S - 2)
+        gpu.BarrierOp()
+        ahead = arith.AddIOp(iv, arith.MulIOp(step, ctx.index(S - 1)).result).result
+        self.issue_if(ahead, write_stage)
+        if tma is not None:
+            tma.wait(self.plan.ring, S, read_stage, carried[-1])
+            self.smem.stage_index.update({ld: read_stage for ld in self.plan.loads})
+        self.smem.stage_offset.update(self.stage_offsets(read_stage))
+        ops = [x.operation for x in self.body.operations]
+        for inner in ops[:-1]:
+            ctx.lower_op(inner)
+        terminator = ops[-1]
+        yields = [ctx.get(v, terminator) for v in terminator.operands]
+        next_read = self.advance(read_stage)
+        yields += [next_read, self.advance(write_stage)]
+        if tma is not None:  # the phase flips each time the ring wraps
+            wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, next_read, ctx.index(0)).result
+            yields.append(arith.XOrIOp(carried[-1], wrapped).result)
+        scf.YieldOp(yields)
+
+    def advance(self, stage: ir.Value) -> ir.Value:
+        ctx = self.ctx
+        bumped = arith.AddIOp(stage, ctx.index(1)).result
+        wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, bumped, ctx.index(self.stages)).result
+        return arith.SelectOp(wrapped, ctx.index(0), bumped).result
