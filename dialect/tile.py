@@ -495,6 +495,17 @@ GRID_INDEX_OPS = (BlockIdOp, GridDimOp)  # hardware ids: non-negative scalars
 # Upstream ops that more than one analysis groups the same way.
 RESHAPE_OPS = (tensor.ExpandShapeOp, tensor.CollapseShapeOp)
 INTEGER_CASTS = (arith.IndexCastOp, arith.IndexCastUIOp, arith.ExtSIOp, arith.ExtUIOp)  # keep the value; not trunci
+# Ops whose result is their first operand's value, cast, splat, broadcast, reshaped, hinted or
+# checked: what the grid rule and the explain report look through to name a value.
+LOOK_THROUGH_OPS = (
+    *INTEGER_CASTS,
+    arith.TruncIOp,
+    tensor.SplatOp,
+    BroadcastOp,
+    *RESHAPE_OPS,
+    HintOp,
+    CheckMultipleOp,
+)
 
 
 def is_op(op: ir.Operation | ir.OpView, *classes: type) -> bool:

@@ -18,27 +18,13 @@ index casts and hints.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, memref, tensor
+from mlir.dialects import arith, memref
 
 from phobos.analysis.abi import Param, TensorParam
 from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op
 
 Rule = None | int | dict[str, object]
-
-_LOOK_THROUGH = (  # ops that keep the value (or splat or convert it) for the grid rule
-    tensor.SplatOp,
-    T.BroadcastOp,
-    tensor.ExpandShapeOp,
-    tensor.CollapseShapeOp,
-    arith.IndexCastOp,
-    arith.IndexCastUIOp,
-    arith.ExtSIOp,
-    arith.ExtUIOp,
-    arith.TruncIOp,
-    T.HintOp,
-    T.CheckMultipleOp,
-)
 
 
 def _def(v: ir.Value) -> ir.Operation | None:
@@ -47,7 +33,7 @@ def _def(v: ir.Value) -> ir.Operation | None:
 
 def _strip(v: ir.Value) -> ir.Value:
     op = _def(v)
-    while op is not None and is_op(op, *_LOOK_THROUGH):
+    while op is not None and is_op(op, *T.LOOK_THROUGH_OPS):
         v = op.operands[0]
         op = _def(v)
     return v

@@ -258,17 +258,6 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-_PASS_THROUGH = (
-    *INTEGER_CASTS,
-    arith.TruncIOp,
-    T.CheckMultipleOp,
-    tensor.SplatOp,
-    T.BroadcastOp,
-    T.HintOp,
-    *RESHAPE_OPS,
-)
-
-
 class _Describer:
     """Names scalar values for messages: constants, extents ('N'), parameters."""
 
@@ -294,7 +283,7 @@ class _Describer:
                     return f"argument {v.arg_number}"
             return "a loop-carried value"
         op = v.owner
-        if is_op(op, *_PASS_THROUGH) and len(op.operands):
+        if is_op(op, *T.LOOK_THROUGH_OPS) and len(op.operands):
             return self.text(op.operands[0], depth + 1)
         if is_op(op, memref.DimOp):
             found = self.analysis.tensor_argument(op.operands[0])
