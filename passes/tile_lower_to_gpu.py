@@ -5,6 +5,7 @@ from __future__ import annotations
 from mlir import ir
 
 from phobos.dialect import kernel as K
+from phobos.lowering import ops  # noqa: F401  (registers the emitters of every op family)
 from phobos.lowering.kernel_layout import choose_kernel_layout, read_kernel_layout
 from phobos.lowering.to_gpu import LoweringError, lower_kernel
 from phobos.passes.registry import Option, fail, tile_pass

@@ -7,7 +7,7 @@ module is the driver: it checks the kernel's tiles (checks.py), builds the
 `gpu.module` with the kernel's signature (signature.py), sets up the lowering
 context (context.py: parameters, thread coordinates, the shared-memory plan)
 and lowers the body op by op through the registry, where each op family has
-its emitter module (ops/).
+its emitter module (ops/, which the pass imports to register them).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from mlir import ir
 from mlir.dialects import gpu
 
 from phobos.analysis.abi import abi_entries
-from phobos.lowering import ops  # noqa: F401  (registers the emitters)
 from phobos.lowering.checks import check_tiles
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError

@@ -16,7 +16,7 @@ decisions and the facts behind them:
     through them yet;
   * the placement of each tile in that layout and the chunk width the
     lowering gives each access (lowering/placement.py, and the rule of
-    `_access_plan` in lowering/to_gpu.py: the op's width, capped by the
+    `_access_plan` in lowering/ops/memory.py: the op's width, capped by the
     layout's run along the tile's last dimension, one element for i1, at
     most 16 bytes);
   * the axis facts of offset tiles (contiguity and constancy along the
@@ -561,7 +561,7 @@ def _before(fn: ir.Operation, analysis: AxisInfoAnalysis) -> list[_Before]:
 
 
 def _chunk_width(op: ir.Operation, layout: Blocked, placed, last: int, elem: ir.Type) -> int:
-    """The width the lowering gives the access (lowering/to_gpu.py, _access_plan)."""
+    """The width the lowering gives the access (lowering/ops/memory.py, _access_plan)."""
     vw = max(1, ir.IntegerAttr(op.attributes[K.VECTOR_WIDTH]).value) if K.VECTOR_WIDTH in op.attributes else 1
     # a last dimension placed nowhere (placement.py) has extent 1: one element per chunk
     width = 1 if last is None else min(vw, layout.run(last, placed[last]))
@@ -762,8 +762,8 @@ def explain_kernel(
         elif op in staged:
             access.notes.append(
                 "staged: the dot lowering copies this tile into shared memory cooperatively "
-                f"({_plural(width, 'element')} per copy, lowering/dot.py); its lanes are not the kernel layout's "
-                "and are not reported yet"
+                f"({_plural(width, 'element')} per copy, lowering/shared_region.py); "
+                "its lanes are not the kernel layout's and are not reported yet"
             )
         elif placement is not None:
             _lanes_and_lines(access, b, op, layout, placement, analysis)
@@ -774,7 +774,7 @@ def explain_kernel(
 
 
 def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelReport, chip: str | None) -> dict:
-    """The kernel's shared-memory plan (lowering/dot.py: the dots' operands and
+    """The kernel's shared-memory plan (lowering/shared_plan.py: the dots' operands and
     the scratch of reductions, scans and transposes) into the report; returns
     the loads the dot lowering stages, each with (its copy width, whether TMA copies it)."""
     exchanges = ops_of(fn, T.EXCHANGE_OPS)
