@@ -4,12 +4,15 @@ rules on tiles (for every @autotune value it may tune over) and the choice of ke
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import phobos
 from phobos.diagnostics import Diagnostic
 from phobos.frontend import CompileError
 
+ROOT = Path(__file__).resolve().parents[2]
 TWO = """kernel first(X: tensor<f32>[N]) {
   X[0 :+ 128] = X[0 :+ 128] * 2.0
 }
@@ -76,3 +79,15 @@ def test_the_interpreter_still_takes_tiles_the_gpu_cannot_hold(tmp_path, monkeyp
 
 def test_an_error_without_a_place_does_not_pretend_to_have_one():
     assert str(CompileError([Diagnostic("error", "the input has no kernel")])) == "error: the input has no kernel\n"
+
+
+def test_tile_ir_is_verified_at_compile(tmp_path):
+    good = (ROOT / "examples/scale.mlir").read_text()
+    bad = tmp_path / "bad.mlir"
+    bad.write_text(good.replace('"tile.load_slice"', '"tile.bogus"'))
+    with pytest.raises(CompileError, match=r"bad.mlir:\d+:\d+: error: unregistered operation 'tile.bogus'"):
+        phobos.compile(bad, cache_dir=tmp_path / "cache")
+    two = ROOT / "test/Target/Inputs/two-kernels.mlir"
+    with pytest.raises(CompileError, match="several kernels"):
+        phobos.compile(two, cache_dir=tmp_path / "cache")
+    assert phobos.compile(two, kernel="first", cache_dir=tmp_path / "cache").kernel_name == "first"

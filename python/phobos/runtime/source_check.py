@@ -6,7 +6,8 @@ from the mistake. The front end (pure Python: no MLIR, so this runs on GPU
 machines that launch from a cache too) parses and checks the source here, with
 the GPU rules on tiles and every @autotune value the kernel may tune over,
 and chooses the kernel: all errors are located `CompileError`s. Tile IR
-(`.mlir`, a module) is verified when it is compiled.
+(`.mlir` or MLIR text) goes through the tile stage's verifiers where MLIR is
+installed; a module object is verified when it is compiled.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ _MLIR_TEXT = re.compile(r"^\s*(module\b|func\.func\b|\"?builtin\.module)", re.M)
 def check(text: str, origin: str, kernel: str | None, defines: dict | None, interpreting: bool = False) -> None:
     """Raises phobos.frontend.CompileError for a .ph source the compiler would refuse (with
     `interpreting`, the language's rules only: the interpreter runs tiles the GPU cannot hold)."""
-    if origin.endswith(".mlir") or origin == "<module>" or _MLIR_TEXT.search(text):
+    if origin == "<module>":
+        return
+    if origin.endswith(".mlir") or _MLIR_TEXT.search(text):
+        _check_tile_ir(text, origin, kernel)
         return
     from phobos.frontend import check_source
     from phobos.frontend.gpu_rules import check_autotune_values, check_for_gpu
@@ -31,6 +35,16 @@ def check(text: str, origin: str, kernel: str | None, defines: dict | None, inte
     program.kernels = chosen  # only the kernel this object compiles tunes over its space
     if not interpreting:
         check_autotune_values(text, origin, defines, program)
+
+
+def _check_tile_ir(text: str, origin: str, kernel: str | None) -> None:
+    """Tile IR through the tile stage's verifiers (and the choice of kernel), where this machine
+    has the compiler; a machine without MLIR launches from its cache and checks nothing here."""
+    try:
+        from phobos import compiler
+    except ImportError:
+        return
+    compiler.compile_program(text, kernel=kernel, source_name=origin)
 
 
 def _choose(program, text: str, origin: str, kernel: str | None) -> None:
