@@ -1,10 +1,13 @@
 """phobos: the command-line driver of the Phobos language.
 
     phobos check FILE.ph|FILE.mlir [-D TM=32 ...]
-    phobos compile FILE.ph|FILE.mlir [--emit=tile|gpu|llvm|ptx|cubin|contract] [--chip sm_90] [--key KEY] [-o OUT]
+    phobos compile FILE.ph|FILE.mlir [--emit=tile|gpu|llvm|ptx|cubin|contract] [--chip sm_90] [--key KEY | --args ARGS]
+                   [-o OUT]
+    phobos run FILE.ph --args 'f32[4096,4096] f32[4096,4096] 2.0' [--interpret] [--trace LINE [--trace-cta X,Y]]
     phobos aot FILE.ph -o DIR [--args 'f32[4096,4096] f32[4096,4096] 2.0' ...] [--key KEY ...]
-    phobos explain FILE.ph [--key KEY] [--kernel NAME] [--json]   (cli/explain.py)
-    phobos view FILE.ph -o kernel.html [--key KEY] [--kernel NAME]   (cli/view.py)
+    phobos explain FILE.ph [--key KEY | --args ARGS] [--kernel NAME] [--json]   (cli/explain.py)
+    phobos view FILE.ph -o kernel.html [--key KEY | --args ARGS] [--kernel NAME]   (cli/view.py)
+    phobos tune FILE.ph --args ARGS   (cli/tune.py)
 
 `check` parses and checks; `compile` runs the compile driver (phobos.compiler)
 up to a stage and prints it (the stages of passes/pipelines.py, the same

@@ -1,6 +1,7 @@
 """phobos explain: what the compiler decided about every global load and store.
 
-    phobos explain FILE.ph [--key KEY] [--kernel NAME] [-D NAME=VALUE ...] [--json] [-o OUT]
+    phobos explain FILE.ph [--key KEY | --args 'f32[4096,4096] ...'] [--kernel NAME] [-D NAME=VALUE ...]
+                   [--json] [-o OUT]
 
 For each access, at its file:line:col: the vector width and, when narrower
 than 16 bytes, the missing fact; whether its mask was dropped and by what,
