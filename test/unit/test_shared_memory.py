@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from phobos.lowering.kernel_layout import dot_layout
@@ -123,3 +127,26 @@ def test_dot_layout_blocks_registers(shape, threads, per_thread):
             for c in layout.coordinates(1, shape[1], t):
                 owners.setdefault((r, c), []).append(t)
     assert len(owners) == shape[0] * shape[1] and all(len(v) == 1 for v in owners.values())
+
+
+_TWO_WRITERS = """
+from phobos.lowering.shared_sync import Access, plan_barriers
+program = [
+    Access("copy-a", (0,), "write", "the copy of the lhs tile"),
+    Access("copy-b", (1,), "write", "the copy of the rhs tile"),
+    Access("read", (0, 1), "read", "the dot's reads"),
+]
+print(plan_barriers(program, lambda i, j: i == j).decisions[-1].reason)
+"""
+
+
+def test_the_hazard_named_is_the_same_in_every_process():
+    # Two pending writes conflict with the read; which one the reason names must not depend on
+    # the order a set iterates in, which changes with the process's string hash seed.
+    reasons = set()
+    for seed in range(6):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        done = subprocess.run([sys.executable, "-c", _TWO_WRITERS], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        reasons.add(done.stdout.strip())
+    assert reasons == {"read after write: after the copy of the lhs tile"}

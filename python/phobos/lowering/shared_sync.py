@@ -141,7 +141,8 @@ class _Solver:
 
     def _access(self, e: Access, pending: _State, seen: _State, record: bool) -> tuple[_State, _State]:
         hazard = None
-        for buf, kind, what, ring in pending:
+        # In a fixed order (pending is a set), so the hazard named is the same on every run.
+        for buf, kind, what, ring in sorted(pending, key=_order):
             if e.ring is not None and ring == e.ring:
                 continue  # the ring's stages are ordered by its own barrier and waits
             if not any(self.overlap(buf, b) for b in e.buffers):
@@ -167,6 +168,11 @@ class _Solver:
             pending = frozenset()
         pending = pending | {(b, e.kind, e.what, e.ring) for b in e.buffers}
         return pending, seen | set(e.buffers)
+
+
+def _order(access: tuple) -> tuple:
+    buf, kind, what, ring = access
+    return buf, kind, what, -1 if ring is None else ring
 
 
 def _hazard_name(earlier: str, later: str) -> str:
