@@ -28,6 +28,8 @@ import struct
 from collections.abc import Mapping
 from pathlib import Path
 
+from phobos.contract.fingerprint import compiler_fingerprint
+from phobos.contract.specialization import SpecKey, divisibility_class, implies, strength
 from phobos.target import DEFAULT_CHIP
 
 from . import arrays, driver, fastpath
@@ -37,10 +39,8 @@ from . import interpret as _interpret
 from . import source_check as _source_check
 from .arrays import HOST
 from .binding import Signature
-from .fingerprint import compiler_fingerprint
 from .launch import Plan, Variant, current_device, stream_handle
 from .repack import padded_view, plan_repack
-from .specialization import SpecKey, divisibility_class, implies, strength
 
 _MAX_PLANS = 512
 _UNPACKABLE = (struct.error, OverflowError)  # what packing a scalar of the wrong kind or size raises
