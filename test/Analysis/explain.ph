@@ -8,7 +8,7 @@
 // RUN: phobos explain %s --json | FileCheck %s --check-prefix=JSON
 // RUN: not phobos explain %s --kernel nope 2>&1 | FileCheck %s --check-prefix=NOPE
 
-// GENERIC: explain.ph:[[@LINE+3]]:8: kernel 'scale': 256 threads, layout #tile.blocked<array<i64: 1, 1>, array<i64: 1, 32>, array<i64: 2, 4>, array<i64: 1, 0>>, key (generic)
+// GENERIC: explain.ph:[[@LINE+3]]:8: kernel 'scale': 256 threads, layout (1x1 per thread, 1x32 lanes per warp, 2x4 warps, neighbouring threads along the last dimension), key (generic)
 @autotune(TM in [32], TN in [128])
 @aligned(M = TM, N = TN)
 kernel scale(X: tensor<f32>[M, N], Y: tensor<f32>[M, N], alpha: f32) {
@@ -22,7 +22,7 @@ kernel scale(X: tensor<f32>[M, N], Y: tensor<f32>[M, N], alpha: f32) {
   // GENERIC-NEXT: lanes: coalesced: neighbouring lanes walk dimension 1 of 'X', the contiguous one (stride 1); lanes start 1 element apart along it
   // GENERIC-NEXT: lines: one warp request touches 1 128-byte line (ideal 1) for 128 bytes
   // GENERIC-NEXT: explain.ph:[[@LINE+9]]:3: store of 'Y'
-  // KEY16: kernel 'scale': {{.*}} layout #tile.blocked<array<i64: 1, 4>, array<i64: 1, 32>, array<i64: 8, 1>, array<i64: 1, 0>>, key X=a16.e16x16.s16;Y=a16.e16x16.s16
+  // KEY16: kernel 'scale': {{.*}} layout (1x4 per thread, 1x32 lanes per warp, 8x1 warps, neighbouring threads along the last dimension), key X=a16.e16x16.s16;Y=a16.e16x16.s16
   // KEY16: explain.ph:[[@LINE+6]]:11: load of 'X'
   // KEY16-NEXT: vector: 4 elements (16 bytes) per access
   // KEY16-NEXT: mask: dim 0 dropped by @aligned(M = 32); dim 1 dropped by @aligned(N = 128)

@@ -70,7 +70,7 @@
 // GENERIC-NEXT: "instruction": "mma.sync",
 // GENERIC-NEXT: "why not wgmma": "the dot at {{.*}}hgemm.ph:13:12: the rows of its lhs at {{.*}}hgemm.ph:13:16 are not proven 16-byte aligned (TMA needs 16-byte aligned rows and base)"
 
-// EXPLAIN: kernel 'hgemm': 256 threads, layout #tile.blocked<array<i64: 1, 2>, array<i64: 8, 4>, array<i64: 8, 1>, array<i64: 1, 0>>
+// EXPLAIN: kernel 'hgemm': 256 threads, layout (1x2 per thread, 8x4 lanes per warp, 8x1 warps, neighbouring threads along the last dimension)
 // EXPLAIN: load of 'A'
 // EXPLAIN: staged: TMA copies this tile into 128-byte swizzled shared memory
 // EXPLAIN: note: tensor cores: wgmma, its operands copied by TMA

@@ -71,6 +71,22 @@ class Blocked:
             f"{arr(self.warps_per_cta)}, {arr(self.order)}>"
         )
 
+    def in_words(self) -> str:
+        """The layout as a reader says it: '1x4 per thread, 8x4 lanes per warp, 8x1 warps'
+        (dimensions in the tile's order; lanes and warps count along each)."""
+
+        def dims(xs) -> str:
+            return "x".join(str(x) for x in xs)
+
+        words = (
+            f"{dims(self.size_per_thread)} per thread, {dims(self.threads_per_warp)} lanes per warp, "
+            f"{dims(self.warps_per_cta)} warps"
+        )
+        if self.rank > 1:
+            fastest = "the last" if self.order[0] == self.rank - 1 else f"dimension {self.order[0]}"
+            words += f", neighbouring threads along {fastest} dimension"
+        return words
+
     @staticmethod
     def from_text(text: str) -> Blocked:
         arrays = re.findall(r"array<i64(?::\s*([-0-9,\s]*))?>", text)

@@ -4,6 +4,7 @@ for the one-line remarks of tile-explain, `coalescing_error` for @assert_coalesc
 from __future__ import annotations
 
 from phobos.analysis.access import VECTOR_BYTES
+from phobos.lowering.layout import Blocked
 from phobos.report.model import Access, KernelReport
 
 
@@ -19,12 +20,16 @@ def _width_text(a: Access) -> str:
     return f"{_plural(a.vector_width, 'element')} ({_plural(a.vector_bytes, 'byte')}) per access"
 
 
+def _layout_words(text: str | None) -> str:
+    return f"({Blocked.from_text(text).in_words()})" if text else "none"
+
+
 def render_text(reports: list[KernelReport]) -> str:
     """The report for people: a block per kernel, an entry per access, each at its file:line:col."""
     out = []
     for r in reports:
         out.append(
-            f"{r.location}: kernel '{r.name}': {r.threads} threads, layout {r.layout or 'none'}, "
+            f"{r.location}: kernel '{r.name}': {r.threads} threads, layout {_layout_words(r.layout)}, "
             f"key {r.key or '(generic)'}" + (", @assert_coalesced" if r.assert_coalesced else "")
         )
         for a in r.accesses:

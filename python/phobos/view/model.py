@@ -54,23 +54,8 @@ def _compile(text: str, filename: str, kernel, key, chip, defines):
 
 
 def layout_words(text: str | None) -> str | None:
-    """A blocked layout as a reader says it: '1x4 per thread, 8x4 lanes per warp, 8x1 warps'
-    (dimensions in the tile's order; lanes and warps count along each)."""
-    if not text:
-        return None
-    layout = Blocked.from_text(text)
-
-    def dims(xs) -> str:
-        return "x".join(str(x) for x in xs)
-
-    words = (
-        f"{dims(layout.size_per_thread)} per thread, {dims(layout.threads_per_warp)} lanes per warp, "
-        f"{dims(layout.warps_per_cta)} warps"
-    )
-    if layout.rank > 1:
-        fastest = "the last" if layout.order[0] == layout.rank - 1 else f"dimension {layout.order[0]}"
-        words += f", neighbouring threads along {fastest} dimension"
-    return words
+    """A blocked layout's text (`#tile.blocked<...>`) in words (Blocked.in_words)."""
+    return Blocked.from_text(text).in_words() if text else None
 
 
 def launch_key(contract: dict, sizes: dict[str, int]) -> str:
