@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from mlir import ir
 
-from phobos.dialect import kernel as K
 from phobos.lowering import plan_records as records
-from phobos.lowering.errors import LoweringError
-from phobos.lowering.planning import plan_kernel
+from phobos.lowering.planning import record_plans
 from phobos.passes.registry import Option, fail, tile_pass
 from phobos.target import DEFAULT_CHIP
 
@@ -31,11 +29,6 @@ def tile_allocate_shared(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP) 
     ld = 36 : i64, name = "lhs of the dot at k.ph:9:10", offset = 0 : i64,
     stages = 1 : i64}, ...], bytes = ...}`.
     """
-    for fn in K.kernels(module):
-        try:
-            plan = plan_kernel(fn, chip, "allocation")
-        except LoweringError as e:
-            fail(pass_, e.op.location, str(e))
-            return
-        if plan is not None:
-            records.write_allocation(plan, fn)
+    error = record_plans(module, chip, "allocation", lambda fn, plan: records.write_allocation(plan, fn))
+    if error is not None:
+        fail(pass_, error.op.location, str(error))

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from mlir import ir
 
-from phobos.dialect import kernel as K
 from phobos.lowering import plan_records as records
-from phobos.lowering.errors import LoweringError
-from phobos.lowering.planning import plan_kernel
+from phobos.lowering.planning import record_plans
 from phobos.passes.registry import Option, fail, tile_pass
 from phobos.target import DEFAULT_CHIP
 
@@ -32,11 +30,6 @@ def tile_insert_barriers(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP) 
     order = 0 : i64, why = "the copy overwrites what the dot of the previous
     iteration read ..."}}`.
     """
-    for fn in K.kernels(module):
-        try:
-            plan = plan_kernel(fn, chip, "barriers")
-        except LoweringError as e:
-            fail(pass_, e.op.location, str(e))
-            return
-        if plan is not None:
-            records.write_barriers(plan, fn)
+    error = record_plans(module, chip, "barriers", lambda fn, plan: records.write_barriers(plan, fn))
+    if error is not None:
+        fail(pass_, error.op.location, str(error))

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from mlir import ir
 
-from phobos.dialect import kernel as K
 from phobos.lowering import plan_records as records
-from phobos.lowering.errors import LoweringError
-from phobos.lowering.planning import plan_kernel
+from phobos.lowering.planning import record_plans
 from phobos.passes.registry import Option, fail, tile_pass
 from phobos.target import DEFAULT_CHIP
 
@@ -29,11 +27,6 @@ def tile_pipeline(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP) -> None
     "tile.dot"(%a, %b, %acc) }` in a @pipeline kernel.
     After: the same loop with `{tile.pipeline_stages = 3 : i64}`.
     """
-    for fn in K.kernels(module):
-        try:
-            plan = plan_kernel(fn, chip, "pipeline")
-        except LoweringError as e:
-            fail(pass_, e.op.location, str(e))
-            return
-        if plan is not None:
-            records.write_pipeline(plan)
+    error = record_plans(module, chip, "pipeline", lambda fn, plan: records.write_pipeline(plan))
+    if error is not None:
+        fail(pass_, error.op.location, str(error))

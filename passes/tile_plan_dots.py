@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from mlir import ir
 
-from phobos.dialect import kernel as K
 from phobos.lowering import plan_records as records
-from phobos.lowering.errors import LoweringError
-from phobos.lowering.planning import plan_kernel
+from phobos.lowering.planning import record_plans
 from phobos.passes.registry import Option, fail, tile_pass
 from phobos.target import DEFAULT_CHIP
 
@@ -32,11 +30,6 @@ def tile_plan_dots(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP) -> Non
     @tensorcore @pipeline kernel with 16-byte aligned rows, chip=sm_90a.
     After: the same op with `{tile.dot_path = "wgmma"}`.
     """
-    for fn in K.kernels(module):
-        try:
-            plan = plan_kernel(fn, chip, "dot-path")
-        except LoweringError as e:
-            fail(pass_, e.op.location, str(e))
-            return
-        if plan is not None:
-            records.write_dot_path(plan, fn)
+    error = record_plans(module, chip, "dot-path", lambda fn, plan: records.write_dot_path(plan, fn))
+    if error is not None:
+        fail(pass_, error.op.location, str(error))

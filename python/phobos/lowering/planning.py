@@ -7,6 +7,8 @@ records of the phases before theirs, and record their own (plan_records.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mlir import ir
 
 from phobos.dialect import kernel as K
@@ -30,3 +32,16 @@ def plan_kernel(fn: ir.Operation, chip: str, upto: str) -> DotPlan | None:
     placement = Placement(fn)
     scratch = plan_scratch(fn, layout, placement, folded_transpose)
     return plan_dots(fn, layout, K.launch(fn)["threads"], chip, scratch, upto)
+
+
+def record_plans(module: ir.Operation, chip: str, upto: str, record: Callable[[ir.Operation, DotPlan], None]):
+    """Plans each kernel of `module` through phase `upto` and has `record` write that phase's
+    records; returns the first LoweringError (the kernels after it are left alone), or None."""
+    for fn in K.kernels(module):
+        try:
+            plan = plan_kernel(fn, chip, upto)
+        except LoweringError as e:
+            return e
+        if plan is not None:
+            record(fn, plan)
+    return None

@@ -1,44 +1,12 @@
-"""`tile.dot` on Hopper's warpgroup tensor cores: TMA + mbarrier + wgmma (sm_90a).
+"""The wgmma path's plan: when a @tensorcore dot may take it, and how TMA fills its operands.
 
-Under `@tensorcore` on sm_90a, a pipelined K loop whose dots read f16 (or
-bf16) tiles straight from 2-D tensors with 16-byte aligned rows runs as:
-
-  * **TMA** copies each operand tile into 128-byte swizzled shared memory
-    (one elected thread issues them; the tensor maps are kernel parameters
-    the runtime encodes once per argument layout). Out-of-bounds rows and
-    columns arrive as zeros, so ragged M, N and K need no masks;
-  * an **mbarrier** per ring stage: the issuing thread arms it with the
-    stage's byte count, and every thread waits on its phase before the
-    stage's wgmmas read it (ops/pipelined_for.py runs the ring);
-  * **wgmma** m64nNk16, N the whole accumulator width, issued by each
-    warpgroup for its own m64 tiles, f32 accumulators in registers.
-
-The kernel layout is kernel_layout.wgmma_layout: the mma layout with every
-warp along M. Thread (warp w, lane l) holds, for row wrap v, the row
-v * 8 W + 8 w + l / 4 (W warps) and the columns 8 j + 2 (l % 4) + {0, 1}.
-wgmma gives warp q of warpgroup g, in its m64 tile i, the rows 16 q + 8 h +
-l / 4 and the same columns. Pairing v = 2 i + h, the two agree once A's
-8-row blocks are permuted in shared memory: the TMA box of A is 8 rows, and
-logical block (2 i + h) W + 4 g + q lands at physical block 8 (g I + i) +
-2 q + h (I = m64 tiles per warpgroup). The accumulator registers are then
-exactly the thread's elements of the kernel layout, so the epilogue (masks,
-conversions, stores) is the ordinary one.
-
-Shared-memory matrix descriptors (PTX "matrix descriptor"): the start
-address / 16, the leading byte offset / 16 at bit 16, the stride byte offset
-/ 16 at bit 32, and the swizzle mode at bit 62 (1: 128 bytes). A is K-major
-(rows of 64 k, 8-row atoms of 1024 bytes: stride 1024; each k16 step is 32
-bytes on). B is either [k][n] (MN-major, `trans-b`): 64-column blocks of
-TK rows, leading offset TK x 128 between the blocks, stride 1024, each k16
-step 16 rows (2048 bytes) on; or [n][k] as `dot_t` gives it (K-major, like A;
-k past 64 in further blocks of all the rows).
-
-The left operand may instead come from registers (mma.a_in_registers: a
-computed tile such as attention's P, or one loaded before the loop such as
-its Q): wgmma's register A fragment of warp q is its rows 16 q + l / 4 and
-+ 8, which in wgmma_layout are the thread's row wraps 2i and 2i + 1, with
-mma.sync's columns. MLIR 22's wgmma op takes A only as a descriptor, so
-that form is the PTX instruction as inline assembly.
+`why_not` says why a dot cannot run as TMA + mbarrier + wgmma (sm_90a; the
+planner records it as tile.dot_path_note); `TensorMap` and `plan_copies` are
+the tensor maps (kernel parameters the runtime encodes) and the boxes each
+staged load copies into its 128-byte swizzled stage, `whole_a` the one-copy
+map of a whole A tile, `a_block_order` the row order those copies give. The
+instructions are emitted by ops/dot_wgmma.py (whose docstring walks through
+them) and tma.py.
 """
 
 from __future__ import annotations
