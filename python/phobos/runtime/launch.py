@@ -429,7 +429,15 @@ def _generate_fire(plan: Plan):
     else:
         lines += ["    if sync:", "        synchronize(stream, kernel=name)"]
     lines.append("    return None")
-    scope = {
+    scope = _fire_scope(plan, entry)
+    exec("\n".join(lines), scope)
+    return scope["fire"]
+
+
+def _fire_scope(plan: Plan, entry) -> dict:
+    """The names the generated `fire` of `plan` reads (`entry`: the cuLaunchKernelEx entry point, if any)."""
+    sig = plan.signature
+    return {
         "stream_handle": stream_handle,
         "overlap_error": overlap_error,
         "sig": sig,
@@ -452,5 +460,3 @@ def _generate_fire(plan: Plan):
         "bf16": bf16_bits,
         "tensor_maps": plan.tensor_maps,
     }
-    exec("\n".join(lines), scope)
-    return scope["fire"]
