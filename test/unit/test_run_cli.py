@@ -3,6 +3,7 @@ kernel's own names (issue 28, item 5)."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -63,3 +64,14 @@ def test_trace_cta_errors_are_one_line(capsys, args, message):
     code = main(["run", SCALE, *ARGS, *args])
     err = capsys.readouterr().err
     assert code == 1 and message in err and "Traceback" not in err
+
+
+def test_interpret_mode_lasts_for_the_command_only(capsys, monkeypatch):
+    # main() called in-process (as these tests do) must leave the process as it found it: a
+    # leaked PHOBOS_INTERPRET=1 made later launches of the same process run in the interpreter.
+    monkeypatch.delenv("PHOBOS_INTERPRET", raising=False)
+    _run(capsys)
+    assert "PHOBOS_INTERPRET" not in os.environ
+    monkeypatch.setenv("PHOBOS_INTERPRET", "0")
+    _run(capsys)
+    assert os.environ["PHOBOS_INTERPRET"] == "0"

@@ -294,16 +294,30 @@ def _aot(args, defines: dict[str, int]) -> None:
 
 
 def _run(args, defines: dict[str, int]) -> None:
-    import phobos
-    from phobos.cli import run
-    from phobos.interpreter import InterpreterError
     from phobos.runtime.interpret import ENV as interpret_env
 
     if args.file == "-":
         raise UserError("phobos run needs a file, not stdin")
     _read(args.file)  # unreadable or not UTF-8: the command line's error, before compiling
-    if args.interpret:  # interpret mode: the tile stage only, no GPU code (kernels it cannot lower yet run too)
+    # interpret mode: the tile stage only, no GPU code (kernels it cannot lower yet run too); the
+    # setting lasts for this command, not for the rest of a process that calls main() (tests do)
+    previous = os.environ.get(interpret_env)
+    if args.interpret:
         os.environ[interpret_env] = "1"
+    try:
+        _run_kernel(args, defines)
+    finally:
+        if previous is None:
+            os.environ.pop(interpret_env, None)
+        else:
+            os.environ[interpret_env] = previous
+
+
+def _run_kernel(args, defines: dict[str, int]) -> None:
+    import phobos
+    from phobos.cli import run
+    from phobos.interpreter import InterpreterError
+
     kernel = phobos.compile(args.file, kernel=args.kernel, defines=defines or None)
     try:
         run.run(
