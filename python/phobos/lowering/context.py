@@ -53,14 +53,10 @@ class LoweringContext:
         self,
         fn: ir.Operation,
         layout: Blocked | None,
-        target: ir.Attribute,
-        noalias: bool = True,
         chip: str = DEFAULT_CHIP,
     ):
         self.fn = fn
-        self.noalias = noalias
         self.name = K.kernel_name(fn)
-        self.target = target
         deep = too_deep(fn)
         if deep is not None:
             # Before anything walks the kernel recursively (placement, the lowering itself).
@@ -110,9 +106,6 @@ class LoweringContext:
     def tensor_maps(self) -> list:
         """The TMA tensor maps the dots read through (wgmma.TensorMap), one kernel parameter each."""
         return self.smem.plan.tensor_maps if self.smem is not None else []
-
-    def _arg_type(self, index: int) -> ir.Type:
-        return self.fn.regions[0].blocks[0].arguments[index].type
 
     # ================================================================== prologue
 

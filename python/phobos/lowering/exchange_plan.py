@@ -16,6 +16,7 @@ from mlir import ir
 from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op
 from phobos.lowering.errors import LoweringError
+from phobos.lowering.ir_helpers import tile_type
 from phobos.lowering.layout import Blocked
 
 KINDS = ("sum", "max", "min")
@@ -65,25 +66,14 @@ def compute_type(t: ir.Type) -> ir.Type:
     return t
 
 
-def _tile(v: ir.Value) -> ir.RankedTensorType:
-    return ir.RankedTensorType(v.type)
-
-
-def _kind(op: ir.Operation) -> str:
-    return ir.StringAttr(op.attributes["kind"]).value
-
-
-def _axis(op: ir.Operation) -> int:
-    return ir.IntegerAttr(op.attributes["axis"]).value
-
-
 def check(op: ir.Operation, layout: Blocked | None) -> None:
     """Raises LoweringError for what this lowering does not do."""
-    src = _tile(op.operands[0])
+    src = tile_type(op.operands[0])
     elem = src.element_type
     if is_op(op, T.ReduceOp, T.ScanOp):
-        if _kind(op) not in KINDS:
-            raise LoweringError(op, f"'{op.name}' of kind '{_kind(op)}' is not supported (expected sum, max or min)")
+        kind = op.opview.kind
+        if kind not in KINDS:
+            raise LoweringError(op, f"'{op.name}' of kind '{kind}' is not supported (expected sum, max or min)")
         if isinstance(elem, ir.IntegerType) and elem.width == 1:
             raise LoweringError(op, f"'{op.name}' of i1 tiles is not supported: convert to an integer type first")
     if is_op(op, T.TransposeOp) and (src.rank != 2 or layout is None or layout.rank != 2):
@@ -111,10 +101,10 @@ def plan_scratch(fn: ir.Operation, layout: Blocked | None, placement, folded) ->
         if is_op(op, T.TransposeOp):
             if folded(op):
                 continue
-            rows, cols = _tile(src).shape
-            out.append(Scratch(op, rows, cols, cols + 1, _tile(src).element_type, "the transpose"))
+            rows, cols = tile_type(src).shape
+            out.append(Scratch(op, rows, cols, cols + 1, tile_type(src).element_type, "the transpose"))
             continue
-        d = placement.dims_of(src)[_axis(op)]
+        d = placement.dims_of(src)[op.opview.axis]
         if d is None:  # a unit dimension: nothing moves
             continue
         x = exchange(layout, d, shape[d])
@@ -124,6 +114,6 @@ def plan_scratch(fn: ir.Operation, layout: Blocked | None, placement, folded) ->
         chunks = layout.count(d, shape[d]) // layout.run(d, shape[d]) if is_op(op, T.ScanOp) else 1
         what = "the reduction" if is_op(op, T.ReduceOp) else "the scan"
         out.append(
-            Scratch(op, lines * chunks, x.warp_groups, x.warp_groups, compute_type(_tile(src).element_type), what)
+            Scratch(op, lines * chunks, x.warp_groups, x.warp_groups, compute_type(tile_type(src).element_type), what)
         )
     return out

@@ -35,7 +35,7 @@ def lower_kernel(
 ) -> ir.Operation:
     """Builds `gpu.module @<kernel>_module { gpu.func @<kernel> }` before the kernel `fn`
     and erases `fn`. Raises LoweringError for what it cannot do."""
-    ctx = LoweringContext(fn, layout, target, noalias, chip)
+    ctx = LoweringContext(fn, layout, chip)
     check_tiles(fn, ctx.kernel_layout, ctx.placement, ctx.threads)
     stored = stored_params(fn, noalias)
     abi = abi_entries(ctx.params)

@@ -46,7 +46,8 @@ from mlir.dialects import arith, gpu, memref, vector
 from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
-from phobos.lowering.exchange_plan import Exchange, _axis, _kind, _tile, compute_type, exchange
+from phobos.lowering.exchange_plan import Exchange, compute_type, exchange
+from phobos.lowering.ir_helpers import tile_type
 from phobos.lowering.layout import WARP_SIZE
 from phobos.lowering.registry import lowers
 
@@ -179,7 +180,7 @@ class ReduceEmitter:
     def _unit(self, op: ir.Operation) -> bool:
         """A reduction or scan along a unit dimension placed nowhere: the registers as they are."""
         src_old, res_old = op.operands[0], op.results[0]
-        if self.ctx.placement.dims_of(src_old)[_axis(op)] is not None:
+        if self.ctx.placement.dims_of(src_old)[op.opview.axis] is not None:
             return False
         value = self.ctx.get(src_old, op)
         if not isinstance(res_old.type, ir.RankedTensorType):
@@ -193,9 +194,10 @@ class ReduceEmitter:
         of a reduction or scan."""
         src_old, res_old = op.operands[0], op.results[0]
         shape = self.ctx.placement.placed_shape(src_old)
-        d = self.ctx.placement.dims_of(src_old)[_axis(op)]
-        elem = _tile(src_old).element_type
-        return _kind(op), src_old, res_old, shape, d, elem, compute_type(elem), exchange(self.ctx.layout, d, shape[d])
+        d = self.ctx.placement.dims_of(src_old)[op.opview.axis]
+        elem = tile_type(src_old).element_type
+        x = exchange(self.ctx.layout, d, shape[d])
+        return op.opview.kind, src_old, res_old, shape, d, elem, compute_type(elem), x
 
     def reduce(self, op: ir.Operation) -> None:
         if self._unit(op):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
+from phobos.analysis.kernel_facts import element_bytes
 from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
@@ -27,14 +28,6 @@ from phobos.lowering.registry import lowers
 
 def _index_type() -> ir.Type:
     return ir.IndexType.get()
-
-
-def _element_bytes(t: ir.Type) -> int:
-    if isinstance(t, ir.IntegerType):
-        return max(1, t.width // 8)
-    if isinstance(t, ir.IndexType):
-        return 8
-    return ir.FloatType(t).width // 8
 
 
 @lowers(memref.DimOp)
@@ -58,7 +51,7 @@ def _access_plan(ctx: LoweringContext, op: ir.Operation, tile_old: ir.Value):
     width = 1 if last is None else min(vector_width(op), ctx.layout.run(last, shape[last]))
     if isinstance(elem, ir.IntegerType) and elem.width == 1:
         width = 1  # i1 is a byte in memory; a vector<Nxi1> would be packed bits
-    while width * _element_bytes(elem) > 16:
+    while width * element_bytes(elem) > 16:
         width //= 2
     return shape, dims, max(1, width), elem
 
@@ -158,7 +151,7 @@ def _load_chunks(ctx: LoweringContext, op, result_old, p, width, elem, accesses,
     buffer holds `width` elements."""
     view = ctx.views[p]
     chunk_t = ir.VectorType.get([width], elem)
-    align = width * _element_bytes(elem)
+    align = width * element_bytes(elem)
     t = elem if width == 1 else chunk_t
     fill = op.opview.padding
     fill = 0 if fill is None else fill  # what masked-off elements read as
@@ -231,7 +224,7 @@ def _store_chunks(ctx: LoweringContext, op, value_old, p, shape, dims, width, el
         ip = ir.InsertionPoint(outer.then_block)
     else:
         outer, ip = None, None
-    align = width * _element_bytes(elem)
+    align = width * element_bytes(elem)
 
     def store(piece, idx):
         if width == 1:
