@@ -5,8 +5,8 @@
 // for feature maps q, k >= 0 that the caller applied. Along a chunk of C
 // steps, the sums split into what earlier chunks left in `state` (D x D) and
 // `z` (1 x D), and the chunk's own causal part: tril(q k^T) v for the
-// numerator, and the running key sums (cumsum along time, which is the last
-// dimension after a transpose) for the denominator. Steps past S read as
+// numerator, and the running key sums (cumsum along time: axis 1 of the
+// transposed keys) for the denominator. Steps past S read as
 // zero, add nothing to the sums and are not stored.
 @autotune(C in [32, 64], D in [32, 64], W in [128, 256])
 @launch(W)
@@ -18,7 +18,7 @@ kernel linear_attention(Q: tensor<f32>[H, S, D], K: tensor<f32>[H, S, D], V: ten
     let q = Q[h, c :+ C, 0 :+ D]
     let k = K[h, c :+ C, 0 :+ D]
     let v = V[h, c :+ C, 0 :+ D]
-    let ksum = transpose(cumsum(transpose(k))) + z
+    let ksum = transpose(cumsum(transpose(k), 1)) + z
     let num = dot(q, state) + dot(tril(dot_t(q, k)), v)
     O[h, c :+ C, 0 :+ D] = num / rowsum(q * ksum)
     state = state + dot(transpose(k), v)

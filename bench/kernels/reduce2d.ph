@@ -18,7 +18,7 @@ kernel reduce2d(
   RX[r :+ BR, 0 :+ 1] = rowmax(x)
   CS[g, 0 :+ BC] = sum(x, 0)
   D[r :+ BR, 0 :+ BC] = x - rowmax(x)
-  P[r :+ BR, 0 :+ BC] = cumsum(x)
+  P[r :+ BR, 0 :+ BC] = cumsum(x, 1)
   T[0 :+ BC, r :+ BR] = transpose(x)
   TOT[g] = sum(x)
 }

@@ -32,7 +32,7 @@ kernel rows(X: tensor<f32>[M, 256], S: tensor<f32>[M], P: tensor<f32>[M, 256], T
   // CHECK: gpu.shuffle  up %{{.*}}, %c16_i32, %c32_i32 : f32
   // CHECK: gpu.barrier
   // CHECK: memref.load {{.*}} : memref<32xf32, #gpu.address_space<workgroup>>
-  P[r :+ 4, :] = cumsum(x)
+  P[r :+ 4, :] = cumsum(x, 1)
   // transpose: written row by row with rows padded to 257 elements, one barrier, read back down the columns.
   // CHECK: memref.store {{.*}} : memref<1028xf32, #gpu.address_space<workgroup>>
   // CHECK: gpu.barrier

@@ -47,8 +47,11 @@ kernel bi(A: tensor<f32>[M, 64], S: tensor<f32>[4]) {
   let rn = rowmin(t)
   // CHECK: "tile.transpose"(%[[T]]) {permutation = array<i64: 1, 0>} : (tensor<16x64xf32>) -> tensor<64x16xf32>
   let tr = transpose(t)
-  // CHECK: "tile.scan"(%[[T]]) {axis = 1 : i64, kind = "sum"} : (tensor<16x64xf32>) -> tensor<16x64xf32>
+  // cumsum(x) scans down the rows (axis 0), as the original Phobos and Triton; cumsum(x, 1) along them.
+  // CHECK: "tile.scan"(%[[T]]) {axis = 0 : i64, kind = "sum"} : (tensor<16x64xf32>) -> tensor<16x64xf32>
   let cs = cumsum(t)
+  // CHECK: "tile.scan"(%[[T]]) {axis = 1 : i64, kind = "sum"} : (tensor<16x64xf32>) -> tensor<16x64xf32>
+  let cs1 = cumsum(t, 1)
   // tril: keep x[i, j] where i >= j.
   // CHECK: %[[SQ:.*]] = "tile.load_slice"({{.*}} -> tensor<16x16xf32>
   // CHECK: %[[RR:.*]] = "tile.range"() {end = 16 : i64, start = 0 : i64} : () -> tensor<16xi32>

@@ -23,7 +23,7 @@ kernel reductions(X: tensor<f32>[R, C], RS: tensor<f32>[{tr}, 1], RM: tensor<f32
   let x = X[0 :+ {tr}, 0 :+ {tc}]
   RS[0 :+ {tr}, 0 :+ 1] = rowsum(x)
   RM[0 :+ {tr}, 0 :+ 1] = rowmax(x)
-  CS[0 :+ {tr}, 0 :+ {tc}] = cumsum(x)
+  CS[0 :+ {tr}, 0 :+ {tc}] = cumsum(x, 1)
   S0[0 :+ {tc}] = sum(x, 0)
 }}
 """

@@ -268,9 +268,28 @@ class BuiltinChecks:
         return self.call_rowsum(e, ts, "rowmin")
 
     def call_cumsum(self, e, ts):
-        if not self.arity(e, "cumsum", ts, 1) or not self.tile_arg(e, "cumsum", ts[0], e.args[0]):
+        """cumsum(x[, axis]): the inclusive prefix sum along `axis`, by default 0 (down
+        the rows, the sequence axis), as the original Phobos and Triton's tl.cumsum."""
+        if not self.arity(e, "cumsum", ts, 1, 2) or not self.tile_arg(e, "cumsum", ts[0], e.args[0]):
             return T.ERROR
+        e.axis = 0
+        if len(ts) == 2:
+            axis = self.constant_axis(e, "cumsum", ts)
+            if axis is None:
+                return T.ERROR
+            e.axis = axis
         return ts[0]
+
+    def constant_axis(self, e: A.Call, name: str, ts: list[T.Type]) -> int | None:
+        """The second argument of `name` as an axis of the first (a tile): an integer constant in range."""
+        axis = e.args[1].const
+        if not isinstance(axis, int) or isinstance(axis, bool) or not T.is_int(ts[1].element):
+            self.error(e.args[1].pos, f"the axis of '{name}' must be an integer constant")
+            return None
+        if not 0 <= axis < len(ts[0].shape):
+            self.error(e.args[1].pos, f"axis {axis} is out of range for {ts[0]}")
+            return None
+        return axis
 
     def call_transpose(self, e, ts):
         if not self.arity(e, "transpose", ts, 1) or not self.tile_arg(

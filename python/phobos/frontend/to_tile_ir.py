@@ -438,7 +438,7 @@ class KernelEmitter:
         if name == "transpose":
             return tb.transpose(v, (1, 0), loc=loc)
         if name == "cumsum":
-            return tb.scan(v, "sum", rank - 1, loc=loc)
+            return tb.scan(v, "sum", e.axis, loc=loc)
         if name == "tril":
             return self.tril(v, loc)
         raise AssertionError(name)
