@@ -7,6 +7,9 @@ only cuda-bindings and numpy. The compiler parts load on first use.
     k = phobos.compile("examples/scale.ph")   # lazy; compiled per specialisation key
     k(x, y, 2.0)                              # numpy, torch or cupy arrays
     k = phobos.load("aot/scale")              # launch from an ahead-of-time folder
+
+    @phobos.kernel(autotune={"BLOCK": [1024]})  # or write the kernel in Python (docs/python.md)
+    def add(X: tensor[f32, "N"], Y: tensor[f32, "N"]): ...
 """
 
 __version__ = "0.1.0"
@@ -15,6 +18,8 @@ __version__ = "0.1.0"
 # `import phobos` stays cheap and MLIR-free.
 _LAZY = {
     "compile": ("phobos.runtime.kernel", "compile"),
+    "kernel": ("phobos.decorator", "kernel"),
+    "fn": ("phobos.decorator", "fn"),
     "load": ("phobos.runtime.kernel", "load"),
     "Kernel": ("phobos.runtime.kernel", "Kernel"),
     "LoadedKernel": ("phobos.runtime.kernel", "LoadedKernel"),

@@ -44,7 +44,8 @@ PTX_FLOOR = 80
 # The newest PTX ISA the pinned ptxas (12.9) accepts.
 PTX_MAX = 88
 
-DEFAULT_CHIP = "sm_90"
+DEFAULT_CHIP = "sm_90"  # without a GPU (and without PHOBOS_CHIP): see default_chip
+CHIP_ENV = "PHOBOS_CHIP"
 
 # The most shared memory one CTA may use (bytes, with the dynamic opt-in), by compute capability.
 _MAX_SHARED = {70: 98304, 72: 98304, 75: 65536, 80: 166912, 86: 101376, 87: 166912, 89: 101376, 90: 232448}
@@ -72,6 +73,57 @@ def check_chip(chip: str) -> str:
         known = ", ".join(CHIP_MIN_PTX)
         raise TargetError(f"chip '{chip}' is not known to the toolchain (known: {known})")
     return chip
+
+
+def chip_for_capability(major: int, minor: int) -> str:
+    """The chip Phobos compiles for on a device of compute capability major.minor: Hopper
+    (9.0: H100, H200) gets sm_90a, whose wgmma and TMA paths the plain sm_90 cannot use; other
+    devices their own sm_XY where the toolchain knows it, else DEFAULT_CHIP."""
+    chip = f"sm_{major}{minor}"
+    if major == 9 and f"{chip}a" in CHIP_MIN_PTX:
+        return f"{chip}a"
+    return chip if chip in CHIP_MIN_PTX else DEFAULT_CHIP
+
+
+_DETECTED: list = []  # [capability or None] once the device was asked
+
+
+def device_capability() -> tuple[int, int] | None:
+    """(major, minor) of CUDA device 0, or None where there is no driver or GPU (never raises).
+    Asked once per process, through cuda-bindings (no context is created)."""
+    if _DETECTED:
+        return _DETECTED[0]
+    found = None
+    try:
+        from cuda.bindings import driver as cu
+
+        (err,) = cu.cuInit(0)
+        if not err:
+            err, device = cu.cuDeviceGet(0)
+        if not err:
+            attr = cu.CUdevice_attribute
+            err, major = cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)
+            err2, minor = cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)
+            if not err and not err2:
+                found = (int(major), int(minor))
+    except Exception:  # no cuda-bindings, no libcuda (cuda.pathfinder's errors), no device
+        found = None
+    _DETECTED.append(found)
+    return found
+
+
+def default_chip(query=None) -> str:
+    """The chip to compile for when none is given: $PHOBOS_CHIP if set (checked), else the
+    chip of the GPU present (sm_90a on H100/H200), else DEFAULT_CHIP. `query` replaces the
+    device query (a callable returning (major, minor) or None), for tests without a GPU."""
+    env = os.environ.get(CHIP_ENV, "").strip()
+    if env:
+        try:
+            return check_chip(env)
+        except TargetError as e:
+            raise TargetError(f"{CHIP_ENV}={env}: {e}") from None
+    capability = (query or device_capability)()
+    return chip_for_capability(*capability) if capability else DEFAULT_CHIP
 
 
 def max_shared_bytes(chip: str) -> int:

@@ -125,7 +125,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def target(q, key: bool = True) -> None:
     """The options that choose what to compile for."""
-    q.add_argument("--chip", default=DEFAULT_CHIP, help=f"the GPU to compile for (default: {DEFAULT_CHIP})")
+    q.add_argument(
+        "--chip",
+        default=None,
+        help=f"the GPU to compile for (default: $PHOBOS_CHIP, else the GPU present, else {DEFAULT_CHIP})",
+    )
     q.add_argument("--features", default=None, help="PTX ISA features, e.g. +ptx83 (default: the chip's minimum)")
     q.add_argument("--kernel", default=None, help="the kernel to compile when the file has several")
     if key:
@@ -369,6 +373,14 @@ def run(argv: list[str] | None = None) -> int:
     if args.command is None:
         _parser().print_help(sys.stderr)
         return 1
+    if hasattr(args, "chip") and args.chip is None:
+        from phobos.target import TargetError, default_chip
+
+        try:
+            args.chip = default_chip()
+        except TargetError as e:
+            print(f"phobos: error: {e}", file=sys.stderr)
+            return 1
     defines = _defines(args.defines)
     if args.command == "aot":
         _aot(args, defines)

@@ -550,6 +550,11 @@ class Parser:
 
 
 def parse(source: str, diags: Diagnostics) -> A.Program:
-    """Parses a whole `.ph` source; errors go to `diags`."""
+    """Parses a whole `.ph` source; errors go to `diags`. A `.py` file holds kernels written in
+    Python (`@phobos.kernel`): python_source reads them into the same syntax tree."""
+    if diags.filename.endswith(".py"):
+        from .python_source import parse_python
+
+        return parse_python(source, diags)
     tokens = tokenize(source, diags)
     return Parser(tokens, diags).parse_program()

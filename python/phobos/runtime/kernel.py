@@ -30,7 +30,7 @@ from pathlib import Path
 
 from phobos.contract.fingerprint import compiler_fingerprint
 from phobos.contract.specialization import SpecKey, divisibility_class, implies, strength
-from phobos.target import DEFAULT_CHIP
+from phobos.target import default_chip
 
 from . import arrays, driver, fastpath
 from . import autotune as _autotune
@@ -44,6 +44,7 @@ from .repack import padded_view, plan_repack
 
 _MAX_PLANS = 512
 _UNPACKABLE = (struct.error, OverflowError)  # what packing a scalar of the wrong kind or size raises
+_MISSING = object()  # a parameter no argument was given for (keyword binding)
 
 
 def _repack_enabled() -> bool:
@@ -102,12 +103,14 @@ class _Launchable:
         variant = self._variant(SpecKey(), self.signature)
         return _program_of(variant, self.name), variant.signature
 
-    def interpret(self, *args, grid=None, check: bool = True, trace=None, coverage: bool = False):
+    def interpret(self, *args, grid=None, check: bool = True, trace=None, coverage: bool = False, **kwargs):
         """Run on `args` in the interpreter (phobos.interpreter: the tile program, CTA by CTA, with
         NumPy) instead of on the GPU: the same checks and grid as a launch; numpy arrays and torch
         tensors are updated in place. trace: called as trace(loc, op_name, value) for every value
         an op defines (loc: [file, line, col]). coverage: return a CoverageReport naming the
         elements of each tensor no CTA wrote (of those it stores to) or read (None without)."""
+        if kwargs:
+            args = self._bind_keywords(args, kwargs)
         if self._program is None:
             self._program = self._interpretation()
         program, signature = self._program
@@ -126,12 +129,15 @@ class _Launchable:
     def name(self) -> str:
         return self.signature.name
 
-    def __call__(self, *args, grid=None, stream=None, sync: bool = False, check: bool = True):
-        """Launch on `args`. grid: the contract's rule unless given (a tuple, an int, or a
+    def __call__(self, *args, grid=None, stream=None, sync: bool = False, check: bool = True, **kwargs):
+        """Launch on `args` (parameters may be given by name: `k(x, y, alpha=2.0)`).
+        grid: the contract's rule unless given (a tuple, an int, or a
         callable of the bound extents and bindings); stream: a handle, torch or cupy stream,
         else the current stream of the arguments' framework, else the default stream;
         sync: wait and raise a KernelFault naming the kernel if it failed; check=False skips
         the @aligned checks (the kernel's own entry check then traps on a broken promise)."""
+        if kwargs:
+            args = self._bind_keywords(args, kwargs)
         if check:
             try:
                 if self._front(args, grid, stream, sync) is None:
@@ -145,6 +151,27 @@ class _Launchable:
 
     def __getitem__(self, grid) -> _GridLaunch:
         return _GridLaunch(self, grid)
+
+    def _param_names(self) -> list[str]:
+        return [p.name for p in self.signature.params]
+
+    def _bind_keywords(self, args: tuple, kwargs: dict) -> tuple:
+        """`args` with the parameters given by name put in their places (as Python binds a call)."""
+        names = self._param_names()
+        bound: list = list(args) + [_MISSING] * (len(names) - len(args))
+        for name, value in kwargs.items():
+            if name not in names:
+                raise TypeError(
+                    f"{self.name}() got an unexpected keyword argument '{name}' (parameters: {', '.join(names)})"
+                )
+            i = names.index(name)
+            if i < len(args):
+                raise TypeError(f"{self.name}() got multiple values for parameter '{name}'")
+            bound[i] = value
+        missing = [n for n, v in zip(names, bound) if v is _MISSING]
+        if missing:
+            raise TypeError(f"{self.name}() is missing argument(s) for parameter(s) {', '.join(missing)}")
+        return tuple(bound)
 
     # ------------------------------------------------------------------------- the generic path
 
@@ -399,8 +426,10 @@ class _GridLaunch:
         self.kernel = kernel
         self.grid = grid
 
-    def __call__(self, *args, stream=None, sync: bool = False, check: bool = True):
+    def __call__(self, *args, stream=None, sync: bool = False, check: bool = True, **kwargs):
         kernel, grid = self.kernel, self.grid
+        if kwargs:
+            args = kernel._bind_keywords(args, kwargs)
         if check:  # as _Launchable.__call__, without a second call
             try:
                 if kernel._front(args, grid, stream, sync) is None:
@@ -464,23 +493,28 @@ class Kernel(_Launchable):
         source,
         *,
         kernel: str | None = None,
-        chip: str = DEFAULT_CHIP,
+        chip: str | None = None,
         defines: dict | None = None,
         options: dict | None = None,
         cache_dir: os.PathLike | None = None,
         autotune: bool | None = None,
         autotune_key=None,
+        origin: str | None = None,
     ):
         super().__init__()
         self._autotune = autotune
         self.autotune_key = autotune_key
         self._text, self.origin, self._compile_source = _source(source)
+        if origin is not None:  # source text read from a file (a @phobos.kernel's lines of its .py file)
+            self.origin = origin
         self.kernel_name = kernel
-        self.chip = chip
+        self.chip = chip or default_chip()
         self.defines = dict(defines or {})
         self.options = dict(options or {})
         self.cache = _cache.Cache(cache_dir)
-        self.family = _cache.family_digest(self._text, kernel, self.defines, chip, self.options, compiler_fingerprint())
+        self.family = _cache.family_digest(
+            self._text, kernel, self.defines, self.chip, self.options, compiler_fingerprint()
+        )
         self._variants: dict[str, Variant] = {}
         self._tile: tuple[dict, dict] | None = None
 
@@ -533,6 +567,7 @@ class Kernel(_Launchable):
                 chip=self.chip,
                 defines=self.defines or None,
                 options=self.options or None,
+                source_name=self.origin,
             )
         return self._tile
 
@@ -556,6 +591,7 @@ class Kernel(_Launchable):
             chip=self.chip,
             defines=self.defines or None,
             options=self.options or None,
+            source_name=self.origin,
         )
         meta = {
             "source": self.origin,
@@ -583,7 +619,25 @@ class Kernel(_Launchable):
             chip=self.chip,
             defines=self.defines or None,
             options=self.options or None,
+            source_name=self.origin,
         )
+
+    def with_defines(self, **defines) -> Kernel:
+        """The same kernel with @autotune constants fixed (like Triton's constexpr keywords):
+        `k.with_defines(BLOCK=1024)(x, y)`. Checked now; compiled on first use."""
+        merged = {**self.defines, **defines}
+        source = self._compile_source if self.origin != "<module>" else self._text
+        other = compile(
+            source,
+            kernel=self.kernel_name,
+            chip=self.chip,
+            defines=merged,
+            options=self.options,
+            cache_dir=self.cache.root,
+            autotune=self._autotune,
+            autotune_key=self.autotune_key,
+        )
+        return other
 
 
 def _compiler(kernel: Kernel, key_text: str):
@@ -612,7 +666,7 @@ def compile(
     source,
     *,
     kernel: str | None = None,
-    chip: str = DEFAULT_CHIP,
+    chip: str | None = None,
     defines: dict | None = None,
     options: dict | None = None,
     cache_dir: os.PathLike | None = None,
@@ -621,6 +675,7 @@ def compile(
 ) -> Kernel:
     """A launchable kernel from a .ph/.mlir path, its text or an MLIR module (compiled lazily per key).
 
+    chip: the GPU to compile for (None: PHOBOS_CHIP, else the device's own, else phobos.target.DEFAULT_CHIP);
     autotune: tune @autotune constants on the first launch of each new argument layout (None:
     unless PHOBOS_AUTOTUNE=0); autotune_key: what picks a config (docs/autotune.md).
     A .ph source is checked now: a broken one raises phobos.frontend.CompileError here."""
