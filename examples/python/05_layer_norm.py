@@ -1,0 +1,116 @@
+# ruff: noqa: F821
+"""Triton's tutorial 05 (layer normalization) as Phobos kernels, forward and backward.
+
+forward:  y = (x - mean) * rstd * w + b per row, also storing mean and rstd (as Triton's does);
+backward: dx per row (layer_norm_bwd_dx), then dw = sum over rows of dy * xhat and db = sum of dy,
+          one column block per CTA (layer_norm_bwd_dwdb). Triton's tutorial accumulates partial
+          dw/db with locks and a second reduction kernel; here the column kernel reduces directly.
+Rows longer than one tile (N > BN) are not handled by these kernels (the tutorial's limit too).
+"""
+
+import numpy as np
+
+import phobos
+from phobos.lang import arange, ctx, f32, rowsum, span, sqrt, sum, tensor, tile, where
+
+
+@phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192], "W": [256, 128, 512, 1024]}, launch="W")
+def layer_norm_fwd(
+    X: tensor[f32, "M", "N"],
+    Wt: tensor[f32, "N"],
+    B: tensor[f32, "N"],
+    Y: tensor[f32, "M", "N"],
+    Mean: tensor[f32, "M", 1],
+    Rstd: tensor[f32, "M", 1],
+    eps: f32,
+):
+    r = ctx.block.x
+    n = f32(N)
+    x = X[span(r, 1), span(0, BN)]
+    mean = rowsum(x) / n
+    d = where(arange(BN) < N, x - mean, 0.0)
+    rstd = 1.0 / sqrt(rowsum(d * d) / n + eps)
+    Mean[span(r, 1), :] = mean
+    Rstd[span(r, 1), :] = rstd
+    Y[span(r, 1), span(0, BN)] = d * rstd * Wt[span(0, BN)] + B[span(0, BN)]
+
+
+@phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192], "W": [256, 128, 512, 1024]}, launch="W")
+def layer_norm_bwd_dx(
+    DY: tensor[f32, "M", "N"],
+    X: tensor[f32, "M", "N"],
+    Wt: tensor[f32, "N"],
+    Mean: tensor[f32, "M", 1],
+    Rstd: tensor[f32, "M", 1],
+    DX: tensor[f32, "M", "N"],
+):
+    r = ctx.block.x
+    n = f32(N)
+    rstd = Rstd[span(r, 1), :]
+    xhat = where(arange(BN) < N, (X[span(r, 1), span(0, BN)] - Mean[span(r, 1), :]) * rstd, 0.0)
+    wdy = Wt[span(0, BN)] * DY[span(r, 1), span(0, BN)]
+    c1 = rowsum(xhat * wdy) / n
+    c2 = rowsum(wdy) / n
+    DX[span(r, 1), span(0, BN)] = (wdy - (xhat * c1 + c2)) * rstd
+
+
+@phobos.kernel(autotune={"BM": [32, 16, 64], "BC": [128, 64, 256]}, launch=256)
+def layer_norm_bwd_dwdb(
+    DY: tensor[f32, "M", "N"],
+    X: tensor[f32, "M", "N"],
+    Mean: tensor[f32, "M", 1],
+    Rstd: tensor[f32, "M", 1],
+    DW: tensor[f32, "N"],
+    DB: tensor[f32, "N"],
+):
+    c = ctx.block.x * BC
+    dw: tile[f32, BC] = 0.0
+    db: tile[f32, BC] = 0.0
+    for m in range(0, M, BM):
+        dy = DY[span(m, BM), span(c, BC)]
+        xhat = (X[span(m, BM), span(c, BC)] - Mean[span(m, BM), :]) * Rstd[span(m, BM), :]
+        dw += sum(dy * xhat, 0)
+        db += sum(dy, 0)
+    DW[span(c, BC)] = dw
+    DB[span(c, BC)] = db
+
+
+def tile_for(n: int) -> dict:
+    bn = min(max(256, 1 << (n - 1).bit_length()), 8192)
+    return {"BN": bn, "W": min(max(bn // 8, 128), 1024)}
+
+
+def reference(x, w, b, dy, eps):
+    """Forward and backward in float64: (y, mean, rstd, dx, dw, db)."""
+    x, w, b, dy = (a.astype(np.float64) for a in (x, w, b, dy))
+    mean = x.mean(axis=1, keepdims=True)
+    rstd = 1.0 / np.sqrt(((x - mean) ** 2).mean(axis=1, keepdims=True) + eps)
+    xhat = (x - mean) * rstd
+    wdy = w * dy
+    dx = (wdy - (xhat * (xhat * wdy).mean(axis=1, keepdims=True) + wdy.mean(axis=1, keepdims=True))) * rstd
+    return xhat * w + b, mean, rstd, dx, (dy * xhat).sum(axis=0), dy.sum(axis=0)
+
+
+def run(m: int = 1151, n: int = 1000, interpret: bool = False, seed: int = 0, eps: float = 1e-5) -> dict:
+    """Forward and backward on random data; the largest error of each output against float64."""
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((m, n)) * 2 + 0.5).astype(np.float32)
+    w, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    dy = rng.standard_normal((m, n)).astype(np.float32)
+    y, dx = (np.full((m, n), np.nan, np.float32) for _ in range(2))
+    mean, rstd = (np.full((m, 1), np.nan, np.float32) for _ in range(2))
+    dw, db = (np.full(n, np.nan, np.float32) for _ in range(2))
+    fwd, bwd = layer_norm_fwd.with_defines(**tile_for(n)), layer_norm_bwd_dx.with_defines(**tile_for(n))
+    dwdb = layer_norm_bwd_dwdb.with_defines(BM=16, BC=64) if interpret else layer_norm_bwd_dwdb
+    launch = (lambda k: k.interpret) if interpret else (lambda k: k)
+    launch(fwd)(x, w, b, y, mean, rstd, eps=eps)
+    launch(bwd)(dy, x, w, mean, rstd, dx)
+    launch(dwdb)(dy, x, mean, rstd, DW=dw, DB=db)
+    want = reference(x, w, b, dy, eps)
+    got = (y, mean, rstd, dx, dw, db)
+    names = ("y", "mean", "rstd", "dx", "dw", "db")
+    return {k: float(np.max(np.abs(g - e) / (1 + np.abs(e)))) for k, g, e in zip(names, got, want)}
+
+
+if __name__ == "__main__":
+    print("layer norm: max relative error", run())
