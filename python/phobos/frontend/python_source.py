@@ -70,7 +70,6 @@ NO_EXPRESSION = {
     py.Starred: "'*' unpacking is not in the language",
     py.NamedExpr: "':=' is not in the language; assign on a line of its own",
 }
-MODULE_PREFIXES = ("phobos", "ph", "lang", "math", "np", "numpy", "tl")
 
 
 def parse_python(text: str, diags: Diagnostics) -> A.Program:
@@ -439,7 +438,7 @@ class Translator:
     def attribute(self, e) -> A.Expr:
         text = dotted(e)
         root = text.split(".", 1)[0] if text else None
-        if text is not None and root not in ("ctx",) and not self.lookup(root)[0] and root in MODULE_PREFIXES:
+        if text is not None and root != "ctx" and not self.lookup(root)[0]:
             return A.Name(self.attr_pos(e), e.attr)  # ph.inf, math.inf: a name of the language
         base = self.expr(e.value)
         return A.Member(self.attr_pos(e), base, e.attr)
