@@ -27,9 +27,29 @@ with tb.context(), tb.Location.unknown():
                 # CHECK: shapes [64] and [32] do not broadcast
                 print(e)
             try:
-                a + tb.cast(a, tb.f32)
+                a + (a < 3)
             except TypeError as e:
-                # CHECK: element types differ: i32 and f32
+                # CHECK: element types differ: i32 and bool do not meet (bool and numbers do not mix
+                print(e)
+            try:
+                a * True
+            except TypeError as e:
+                # CHECK: cannot combine the bool True with a i32 value (bool and numbers do not mix)
+                print(e)
+            try:
+                tb.arange(0, 64, tb.i8) + 300
+            except TypeError as e:
+                # CHECK: the constant 300 does not fit i8
+                print(e)
+            try:
+                tb.exp(a)
+            except TypeError as e:
+                # CHECK: exp needs a float operand, got i32 (convert with tb.cast)
+                print(e)
+            try:
+                tb.cast(a, tb.i1)
+            except TypeError as e:
+                # CHECK: cannot convert i32 to bool: compare instead (x != 0)
                 print(e)
             tb.load_slice(X, [0, 0], [32])
 

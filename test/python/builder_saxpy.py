@@ -1,4 +1,5 @@
-# saxpy in the offset form: arange offsets, hints, a mask against the extent.
+# saxpy in the offset form: arange offsets, hints, a mask against the extent. The offsets are i32
+# because the block offset is cast to i32: `index + i32` would be `index`, as in the language.
 # RUN: %python %s | FileCheck %s
 
 from phobos import builder as tb
@@ -12,7 +13,7 @@ with tb.context(), tb.Location.unknown():
 
         @tb.kernel(launch=128)
         def saxpy(X: tb.Tensor(tb.f32, "N"), Y: tb.Tensor(tb.f32, "N"), a: tb.f32, extents):
-            offsets = tb.block_id(0) * BLOCK + tb.arange(0, BLOCK, tb.i32)
+            offsets = tb.cast(tb.block_id(0) * BLOCK, tb.i32) + tb.arange(0, BLOCK, tb.i32)
             offsets = tb.max_contiguous(tb.multiple_of(offsets, BLOCK), BLOCK)
             mask = offsets < tb.cast(extents["N"], tb.i32)
             x = tb.load(X, offsets, mask)
@@ -27,8 +28,8 @@ with tb.context(), tb.Location.unknown():
 # CHECK: %[[N:.+]] = memref.dim
 # CHECK: %[[PID:.+]] = "tile.block_id"() {dim = 0 : i64} : () -> index
 # CHECK: %[[BASE:.+]] = arith.muli %[[PID]], %{{.+}} : index
-# CHECK: %[[R:.+]] = "tile.range"() {end = 1024 : i64, start = 0 : i64} : () -> tensor<1024xi32>
 # CHECK: %[[BASE32:.+]] = arith.index_cast %[[BASE]] : index to i32
+# CHECK: %[[R:.+]] = "tile.range"() {end = 1024 : i64, start = 0 : i64} : () -> tensor<1024xi32>
 # CHECK: %[[SPLAT:.+]] = tensor.splat %[[BASE32]] : tensor<1024xi32>
 # CHECK: %[[OFF:.+]] = arith.addi %[[SPLAT]], %[[R]] : tensor<1024xi32>
 # CHECK: %[[H1:.+]] = "tile.hint"(%[[OFF]]) {divisibility = array<i64: 1024>}

@@ -9,20 +9,26 @@ Mixed element types meet by `promote`: f16 and bf16 at f32, a float with an
 integer at the float, a narrower integer at the wider (at equal width a
 declared integer type wins over `index`). `exactly` says whether a constant
 converts to a type without changing its value (a scalar constant meets a tile
-at the tile's element type when it does).
+at the tile's element type when it does). Both rules live in `phobos.elements`,
+which the builder API shares.
 """
 
 from __future__ import annotations
 
-import math
-import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-FLOATS = ("f16", "bf16", "f32", "f64")
-INTS = ("i8", "i32", "i64", "index")
-INT_WIDTH = {"i8": 8, "i32": 32, "i64": 64, "index": 64}
-FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+from phobos.elements import (  # noqa: F401  (the rules the builder shares)
+    BF16_MAX,
+    FLOAT_WIDTH,
+    FLOATS,
+    INT_WIDTH,
+    INTS,
+    exactly,
+    int_range,
+    promote,
+    rounded,
+)
 
 INT_LITERAL = "int literal"
 FLOAT_LITERAL = "float literal"
@@ -146,11 +152,6 @@ def default_element(elem: str) -> str:
     return {INT_LITERAL: "index", FLOAT_LITERAL: "f32"}.get(elem, elem)
 
 
-def int_range(elem: str) -> tuple[int, int]:
-    width = INT_WIDTH[elem]
-    return -(2 ** (width - 1)), 2 ** (width - 1) - 1
-
-
 def broadcast(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | None:
     """NumPy's broadcast of two shapes; None if they do not broadcast."""
     rank = max(len(a), len(b))
@@ -166,82 +167,3 @@ def broadcast(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | None:
 
 def fmt_shape(s: Sequence[int]) -> str:
     return "[" + ", ".join(map(str, s)) + "]"
-
-
-def promote(a: str, b: str) -> str | None:
-    """The element type that typed elements `a` and `b` meet at in arithmetic;
-    None where they do not meet (bool with a number)."""
-    if a == b:
-        return a
-    if a not in FLOATS + INTS or b not in FLOATS + INTS:
-        return None
-    if a in FLOATS and b in FLOATS:
-        if FLOAT_WIDTH[a] == FLOAT_WIDTH[b]:
-            return "f32"  # f16 and bf16: neither holds the other's values
-        return a if FLOAT_WIDTH[a] > FLOAT_WIDTH[b] else b
-    if a in FLOATS:
-        return a
-    if b in FLOATS:
-        return b
-    if INT_WIDTH[a] != INT_WIDTH[b]:
-        return a if INT_WIDTH[a] > INT_WIDTH[b] else b
-    return b if a == "index" else a
-
-
-BF16_MAX = 3.3895313892515355e38
-
-
-def _round_bf16(x: float) -> float:
-    """x rounded to bf16 (8 significant bits, nearest even; subnormals below 2^-126)."""
-    if x == 0 or not math.isfinite(x):
-        return x
-    mantissa, exponent = math.frexp(x)
-    bits = 8 - max(0, -125 - exponent)  # fewer bits below the smallest normal 2^-126
-    r = math.ldexp(round(math.ldexp(mantissa, bits)), exponent - bits)
-    if abs(r) > BF16_MAX:
-        raise OverflowError
-    return r
-
-
-def rounded(value: float, elem: str) -> float | None:
-    """`value` rounded to the float type `elem` (nearest even); None where it overflows."""
-    try:
-        if elem == "f64":
-            return float(value)
-        if elem == "f16":
-            return struct.unpack("<e", struct.pack("<e", value))[0]
-        if elem == "bf16":
-            return _round_bf16(value)
-        return struct.unpack("<f", struct.pack("<f", value))[0]
-    except OverflowError:
-        return None
-
-
-def exactly(value, elem: str) -> bool:
-    """Whether the constant `value` (int, float or bool) is a value of `elem`."""
-    if isinstance(value, bool) or elem not in FLOATS + INTS:
-        return False
-    try:
-        return _exactly(value, elem)
-    except OverflowError:
-        return False
-
-
-def _exactly(value, elem: str) -> bool:
-    if elem in INTS:
-        if isinstance(value, float) and not value.is_integer():
-            return False
-        lo, hi = int_range(elem)
-        return math.isfinite(value) and lo <= value <= hi
-    if not math.isfinite(value):
-        return True
-    if elem == "f64":
-        return float(value) == value
-    as_f32 = struct.unpack("<f", struct.pack("<f", value))[0]
-    if as_f32 != value:
-        return False
-    if elem == "f16":
-        return struct.unpack("<e", struct.pack("<e", as_f32))[0] == value
-    if elem == "bf16":
-        return _round_bf16(value) == value
-    return True

@@ -1,0 +1,71 @@
+"""Element type conversions, shared by the builder's `cast` and the `.ph` front end.
+
+`convert_value(v, dst, loc)` converts a scalar or tile to element type `dst`
+with `arith` ops, one element type per op, as the language converts:
+
+- bool to a number is 0 or 1 (`uitofp`, `extui`); nothing converts to bool
+  (compare with zero instead);
+- floats widen and narrow (`extf`, `truncf`, rounding to nearest even); f16
+  and bf16 go through f32;
+- float to integer truncates toward zero (`fptosi`), integer to float rounds
+  (`sitofp`); integers are signed and wrap when narrowed (`extsi`, `trunci`);
+- `index` converts to fixed-width integers by `index_cast`, and to and from
+  floats through i64 (`arith.sitofp`/`fptosi` take no `index`).
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith
+
+from .types import element_name, element_type_of, with_element
+
+
+def _i64() -> ir.Type:
+    return ir.IntegerType.get_signless(64)
+
+
+def convert_value(v: ir.Value, dst: ir.Type, loc: ir.Location) -> ir.Value:
+    """`v` (a scalar or tile) converted to element type `dst`."""
+    src = element_type_of(v.type)
+    if src == dst:
+        return v
+    s, d = element_name(src), element_name(dst)
+    if d == "bool":
+        raise TypeError(f"cannot convert {s} to bool: compare instead (x != 0)")
+    src_f, dst_f = isinstance(src, ir.FloatType), isinstance(dst, ir.FloatType)
+    if s == "bool":
+        if dst_f:
+            return arith.UIToFPOp(with_element(v.type, dst), v, loc=loc).result
+        wide = _i64() if d == "index" else dst
+        v = arith.ExtUIOp(with_element(v.type, wide), v, loc=loc).result
+        return convert_value(v, dst, loc)
+    if s == "index" and dst_f:
+        v = arith.IndexCastOp(with_element(v.type, _i64()), v, loc=loc).result
+        return convert_value(v, dst, loc)
+    if src_f and d == "index":
+        v = arith.FPToSIOp(with_element(v.type, _i64()), v, loc=loc).result
+        return convert_value(v, dst, loc)
+    if {s, d} == {"f16", "bf16"}:
+        v = arith.ExtFOp(with_element(v.type, ir.F32Type.get()), v, loc=loc).result
+        return convert_value(v, dst, loc)
+    return _one_step(v, src, dst, loc)
+
+
+def _one_step(v: ir.Value, src: ir.Type, dst: ir.Type, loc: ir.Location) -> ir.Value:
+    """The single `arith` conversion between two element types that need no intermediate."""
+    target = with_element(v.type, dst)
+    src_f, dst_f = isinstance(src, ir.FloatType), isinstance(dst, ir.FloatType)
+    if src_f and dst_f:
+        wider = ir.FloatType(dst).width > ir.FloatType(src).width
+        op = arith.ExtFOp if wider else arith.TruncFOp
+    elif src_f:
+        op = arith.FPToSIOp
+    elif dst_f:
+        op = arith.SIToFPOp
+    elif isinstance(src, ir.IndexType) or isinstance(dst, ir.IndexType):
+        op = arith.IndexCastOp
+    else:
+        wider = ir.IntegerType(dst).width > ir.IntegerType(src).width
+        op = arith.ExtSIOp if wider else arith.TruncIOp
+    return op(target, v, loc=loc).result

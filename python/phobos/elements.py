@@ -1,0 +1,109 @@
+"""The numeric element types by name and where two of them meet (plain Python, no MLIR).
+
+The kernel language (`phobos.frontend`) and the builder API (`phobos.builder`)
+share these rules, so a kernel means the same whichever way it is written:
+
+- f16 and bf16 meet at f32 (neither holds the other's values);
+- two floats of different widths meet at the wider;
+- a float and an integer meet at the float;
+- two integers meet at the wider, and at equal width a declared integer type
+  wins over `index` (`i64 + index` is `i64`, `i32 + index` is `index`).
+
+`bool` meets no number: it converts only by an explicit conversion.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+FLOATS = ("f16", "bf16", "f32", "f64")
+INTS = ("i8", "i32", "i64", "index")
+INT_WIDTH = {"i8": 8, "i32": 32, "i64": 64, "index": 64}
+FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+# What `dot` accumulates in, by the element type its operands meet at.
+DOT_ACCUMULATOR = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
+
+
+def promote(a: str, b: str) -> str | None:
+    """The element type that typed elements `a` and `b` meet at in arithmetic;
+    None where they do not meet (bool with a number)."""
+    if a == b:
+        return a
+    if a not in FLOATS + INTS or b not in FLOATS + INTS:
+        return None
+    if a in FLOATS and b in FLOATS:
+        if FLOAT_WIDTH[a] == FLOAT_WIDTH[b]:
+            return "f32"  # f16 and bf16: neither holds the other's values
+        return a if FLOAT_WIDTH[a] > FLOAT_WIDTH[b] else b
+    if a in FLOATS:
+        return a
+    if b in FLOATS:
+        return b
+    if INT_WIDTH[a] != INT_WIDTH[b]:
+        return a if INT_WIDTH[a] > INT_WIDTH[b] else b
+    return b if a == "index" else a
+
+
+def int_range(elem: str) -> tuple[int, int]:
+    width = INT_WIDTH[elem]
+    return -(2 ** (width - 1)), 2 ** (width - 1) - 1
+
+
+BF16_MAX = 3.3895313892515355e38
+
+
+def _round_bf16(x: float) -> float:
+    """x rounded to bf16 (8 significant bits, nearest even; subnormals below 2^-126)."""
+    if x == 0 or not math.isfinite(x):
+        return x
+    mantissa, exponent = math.frexp(x)
+    bits = 8 - max(0, -125 - exponent)  # fewer bits below the smallest normal 2^-126
+    r = math.ldexp(round(math.ldexp(mantissa, bits)), exponent - bits)
+    if abs(r) > BF16_MAX:
+        raise OverflowError
+    return r
+
+
+def rounded(value: float, elem: str) -> float | None:
+    """`value` rounded to the float type `elem` (nearest even); None where it overflows."""
+    try:
+        if elem == "f64":
+            return float(value)
+        if elem == "f16":
+            return struct.unpack("<e", struct.pack("<e", value))[0]
+        if elem == "bf16":
+            return _round_bf16(value)
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:
+        return None
+
+
+def exactly(value, elem: str) -> bool:
+    """Whether the constant `value` (int, float or bool) is a value of `elem`."""
+    if isinstance(value, bool) or elem not in FLOATS + INTS:
+        return False
+    try:
+        return _exactly(value, elem)
+    except OverflowError:
+        return False
+
+
+def _exactly(value, elem: str) -> bool:
+    if elem in INTS:
+        if isinstance(value, float) and not value.is_integer():
+            return False
+        lo, hi = int_range(elem)
+        return math.isfinite(value) and lo <= value <= hi
+    if not math.isfinite(value):
+        return True
+    if elem == "f64":
+        return float(value) == value
+    as_f32 = struct.unpack("<f", struct.pack("<f", value))[0]
+    if as_f32 != value:
+        return False
+    if elem == "f16":
+        return struct.unpack("<e", struct.pack("<e", as_f32))[0] == value
+    if elem == "bf16":
+        return _round_bf16(value) == value
+    return True
