@@ -97,6 +97,26 @@ class Binding:
     symbols: dict[str, int] = field(default_factory=dict)
 
 
+_MISSING = object()  # a parameter no argument was given for
+
+
+def bind_keywords(kernel: str, names: list[str], args: tuple, kwargs: dict) -> tuple:
+    """`args` with the parameters given by name put in their places, as Python binds a call;
+    a TypeError naming an unknown, repeated or missing parameter."""
+    bound: list = list(args) + [_MISSING] * (len(names) - len(args))
+    for name, value in kwargs.items():
+        if name not in names:
+            raise TypeError(f"{kernel}() got an unexpected keyword argument '{name}' (parameters: {', '.join(names)})")
+        i = names.index(name)
+        if i < len(args):
+            raise TypeError(f"{kernel}() got multiple values for parameter '{name}'")
+        bound[i] = value
+    missing = [n for n, v in zip(names, bound) if v is _MISSING]
+    if missing:
+        raise TypeError(f"{kernel}() is missing argument(s) for parameter(s) {', '.join(missing)}")
+    return tuple(bound)
+
+
 class Signature:
     """A contract prepared for binding: parameters, cubin layout, grid rule, promises."""
 

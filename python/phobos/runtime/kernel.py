@@ -38,13 +38,12 @@ from . import cache as _cache
 from . import interpret as _interpret
 from . import source_check as _source_check
 from .arrays import HOST
-from .binding import Signature
+from .binding import Signature, bind_keywords
 from .launch import Plan, Variant, current_device, stream_handle
 from .repack import padded_view, plan_repack
 
 _MAX_PLANS = 512
 _UNPACKABLE = (struct.error, OverflowError)  # what packing a scalar of the wrong kind or size raises
-_MISSING = object()  # a parameter no argument was given for (keyword binding)
 
 
 def _repack_enabled() -> bool:
@@ -156,22 +155,7 @@ class _Launchable:
         return [p.name for p in self.signature.params]
 
     def _bind_keywords(self, args: tuple, kwargs: dict) -> tuple:
-        """`args` with the parameters given by name put in their places (as Python binds a call)."""
-        names = self._param_names()
-        bound: list = list(args) + [_MISSING] * (len(names) - len(args))
-        for name, value in kwargs.items():
-            if name not in names:
-                raise TypeError(
-                    f"{self.name}() got an unexpected keyword argument '{name}' (parameters: {', '.join(names)})"
-                )
-            i = names.index(name)
-            if i < len(args):
-                raise TypeError(f"{self.name}() got multiple values for parameter '{name}'")
-            bound[i] = value
-        missing = [n for n, v in zip(names, bound) if v is _MISSING]
-        if missing:
-            raise TypeError(f"{self.name}() is missing argument(s) for parameter(s) {', '.join(missing)}")
-        return tuple(bound)
+        return bind_keywords(self.name, self._param_names(), args, kwargs)
 
     # ------------------------------------------------------------------------- the generic path
 
@@ -625,19 +609,17 @@ class Kernel(_Launchable):
     def with_defines(self, **defines) -> Kernel:
         """The same kernel with @autotune constants fixed (like Triton's constexpr keywords):
         `k.with_defines(BLOCK=1024)(x, y)`. Checked now; compiled on first use."""
-        merged = {**self.defines, **defines}
         source = self._compile_source if self.origin != "<module>" else self._text
-        other = compile(
+        return compile(
             source,
             kernel=self.kernel_name,
             chip=self.chip,
-            defines=merged,
+            defines={**self.defines, **defines},
             options=self.options,
             cache_dir=self.cache.root,
             autotune=self._autotune,
             autotune_key=self.autotune_key,
         )
-        return other
 
 
 def _compiler(kernel: Kernel, key_text: str):
