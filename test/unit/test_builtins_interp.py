@@ -49,3 +49,123 @@ def test_cumsum_axes_against_numpy(shape):
         assert guard_intact(buf, np.nan)
     assert not np.allclose(outs[0][0], outs[1][0]) or shape == (1, 1)  # the two axes differ
     assert guard_intact(xbuf, np.nan)
+
+
+MATH = """
+@autotune(B in [64])
+kernel mf(X: tensor<f32>[N], Z: tensor<f32>[N], W: tensor<f32>[N], Y: tensor<f32>[16, N]) {
+  let s = ctx.block.x * B
+  let x = X[s :+ B]
+  let z = Z[s :+ B]
+  let w = W[s :+ B]
+  Y[0, s :+ B] = erf(x)
+  Y[1, s :+ B] = exp2(x)
+  Y[2, s :+ B] = log2(x)
+  Y[3, s :+ B] = rsqrt(x)
+  Y[4, s :+ B] = sigmoid(x)
+  Y[5, s :+ B] = floor(x)
+  Y[6, s :+ B] = ceil(x)
+  Y[7, s :+ B] = round(x)
+  Y[8, s :+ B] = sin(x)
+  Y[9, s :+ B] = cos(x)
+  Y[10, s :+ B] = pow(x, z)
+  Y[11, s :+ B] = fma(x, z, w)
+  Y[12, s :+ B] = clamp(x, z, w)
+  Y[13, s :+ B] = where(isnan(x), 1.0, 0.0) + where(isinf(x), 2.0, 0.0)
+  Y[14, s :+ B] = max(x, z) - min(x, 0.5)
+  Y[15, s :+ B] = f32(iota(B) + i32(s))
+}
+"""
+
+
+def _sigmoid(x):
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-x))
+
+
+MATH_REFERENCES = [
+    np.vectorize(__import__("math").erf, otypes=[np.float64]),
+    np.exp2,
+    np.log2,
+    lambda x: 1 / np.sqrt(x),
+    _sigmoid,
+    np.floor,
+    np.ceil,
+    np.rint,
+    np.sin,
+    np.cos,
+]
+
+
+def _math_inputs(n):
+    rng = np.random.default_rng(29)
+    x = rng.uniform(-6, 6, n)
+    edges = [0.5, 1.5, 2.5, -0.5, -2.5, np.nan, np.inf, -np.inf, 0.0, -0.0, 100.0, -100.0]  # ties to even, edges
+    x[: min(n, 12)] = edges[:n]
+    z = rng.uniform(-3, 3, n)
+    w = z + rng.uniform(0, 3, n)  # clamp's hi >= lo
+    return x.astype(np.float32), z.astype(np.float32), w.astype(np.float32)
+
+
+@pytest.mark.parametrize("n", [1, 100, 201])
+def test_math_functions_against_numpy(n):
+    prog = program(MATH)
+    x, z, w = _math_inputs(n)
+    y, ybuf = guarded((16, n))
+    run_program(prog, [x, z, w, y], (cdiv(n, 64), 1, 1))
+    x64, z64, w64 = (a.astype(np.float64) for a in (x, z, w))
+    with np.errstate(all="ignore"):
+        refs = [f(x64) for f in MATH_REFERENCES]
+        refs += [np.power(x64, z64), x64 * z64 + w64, np.clip(x64, z64, w64)]
+        refs += [np.isnan(x64) + 2.0 * np.isinf(x64), np.maximum(x64, z64) - np.minimum(x64, 0.5)]
+        refs += [np.arange(n, dtype=np.float64)]
+    for k, ref in enumerate(refs):
+        np.testing.assert_allclose(y[k], ref.astype(np.float32), rtol=4e-7, atol=1e-37, err_msg=f"row {k}")
+    assert guard_intact(ybuf, np.nan)
+    if n > 12:
+        assert list(y[7, :5]) == [0.0, 2.0, 2.0, -0.0, -2.0]  # round: ties to even
+        assert y[4, 11] > 0 and y[4, 11] < 1e-43  # sigmoid(-100) is subnormal, not 0
+
+
+ARGMAX = """
+kernel am(X: tensor<f32>[R, 32], I: tensor<i32>[R], J: tensor<i32>[R, 1], K: tensor<i32>[32], T: tensor<i32>[2],
+          A: tensor<i32>[R, 32], P: tensor<i32>[R, 32]) {
+  let x = X[0 :+ 16, :]
+  I[0 :+ 16] = argmax(x, 1)
+  J[0 :+ 16, 0 :+ 1] = rowargmin(x)
+  K[:] = argmax(x, 0)
+  T[0] = argmax(x)
+  T[1] = argmin(x)
+  let a = A[0 :+ 16, :]
+  P[0 :+ 16, :] = popcount(a) + where(rowargmax(a) == 3, 100, 0)
+}
+"""
+
+
+def _first(x, axis, pick):
+    """numpy's argmax/argmin, whose ties go to the lowest index and whose NaN wins."""
+    return (np.argmax if pick == "max" else np.argmin)(x, axis=axis)
+
+
+@pytest.mark.parametrize("case", ["random", "ties", "nan"])
+def test_argmax_against_numpy(case):
+    rng = np.random.default_rng(7)
+    x = rng.integers(-3, 4, (16, 32)).astype(np.float32) if case != "random" else rng.normal(size=(16, 32))
+    x = x.astype(np.float32)
+    if case == "nan":
+        x[2, 5] = x[2, 9] = x[7, 0] = np.nan
+    a = rng.integers(-(2**31), 2**31 - 1, (16, 32)).astype(np.int32)
+    a[4, 3] = 2**31 - 1  # row 4's maximum at column 3
+    outs = {"I": (16,), "J": (16, 1), "K": (32,), "T": (2,), "P": (16, 32)}
+    bufs = {k: guarded(s, np.int32, fill=-77) for k, s in outs.items()}
+    v = {k: b[0] for k, b in bufs.items()}
+    run_program(program(ARGMAX), [x, v["I"], v["J"], v["K"], v["T"], a, v["P"]], (1, 1, 1))
+    np.testing.assert_array_equal(v["I"], _first(x, 1, "max"))
+    np.testing.assert_array_equal(v["J"][:, 0], _first(x, 1, "min"))
+    np.testing.assert_array_equal(v["K"], _first(x, 0, "max"))
+    np.testing.assert_array_equal(v["T"], [_first(x, None, "max"), _first(x, None, "min")])
+    bits = np.array([bin(int(u)).count("1") for u in a.view(np.uint32).ravel()]).reshape(a.shape)
+    np.testing.assert_array_equal(v["P"], bits + 100 * (np.argmax(a, axis=1) == 3)[:, None])
+    assert all(guard_intact(b[1], -77) for b in bufs.values())
+    if case == "nan":
+        assert v["I"][2] == 5 and v["T"][0] == 2 * 32 + 5

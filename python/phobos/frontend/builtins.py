@@ -12,11 +12,12 @@ import math
 from . import ast as A
 from . import types as T
 from .ast import start_pos
+from .math_builtins import MATH_BUILTINS, UNARY_FLOAT, MathChecks
 
 # The element type a dot of operands of each element type accumulates in.
 DOT_ACCUMULATOR = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
 CONVERSIONS = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64")
-ELEMENTWISE_FLOAT = ("exp", "log", "sqrt", "tanh")
+ELEMENTWISE_FLOAT = ("exp", "log", "sqrt", "tanh") + UNARY_FLOAT
 BUILTINS = frozenset(
     (
         "dot",
@@ -42,12 +43,13 @@ BUILTINS = frozenset(
     )
     + ELEMENTWISE_FLOAT
     + CONVERSIONS
+    + MATH_BUILTINS
 )
 # Named constants: ordinary identifiers (a declaration of the same name hides them).
 CONSTANTS = {"inf": math.inf}
 
 
-class BuiltinChecks:
+class BuiltinChecks(MathChecks):
     def check_call(self, e: A.Call) -> T.Type:
         callee = self.check_expr(e.callee)
         if callee == T.ERROR:
@@ -179,6 +181,7 @@ class BuiltinChecks:
         return elem, shape
 
     def call_tmax(self, e, ts, name="tmax"):
+        """tmax(a, b) (or max(a, b), name "max"): the elementwise maximum; tmin, min the minimum."""
         if not self.arity(e, name, ts, 2):
             return T.ERROR
         unified = self._elementwise(e, name, e.args, ts)
@@ -189,7 +192,7 @@ class BuiltinChecks:
             return self.error(e.callee.pos, f"'{name}' needs numeric operands, got {ts[0]} and {ts[1]}")
         a, b = e.args[0].const, e.args[1].const
         if a is not None and b is not None and not shape and (T.is_untyped(elem) or T.is_int(elem)):
-            e.const = max(a, b) if name == "tmax" else min(a, b)
+            e.const = max(a, b) if name in ("tmax", "max") else min(a, b)
         else:
             elem = T.default_element(elem)
         e.operand_element = elem
@@ -235,31 +238,25 @@ class BuiltinChecks:
             return T.ERROR
         return T.Tile(ts[0].element, ts[0].shape[:-1] + (1,))
 
-    def call_max(self, e, ts):
-        if self.elementwise_habit(e, ts, "max", "tmax"):
-            return T.ERROR
-        return self.call_sum(e, ts, "max")
+    def call_max(self, e, ts, name="max"):
+        """max(x) and max(x, axis) reduce; max(a, b) of two values that are not a tile and an
+        integer constant is the elementwise maximum (tmax), as numpy's and Triton's users write it."""
+        if self.elementwise(e, ts):
+            e.builtin = "tmax" if name == "max" else "tmin"
+            return self.call_tmax(e, ts, name)
+        return self.call_sum(e, ts, name)
 
     def call_min(self, e, ts):
-        if self.elementwise_habit(e, ts, "min", "tmin"):
-            return T.ERROR
-        return self.call_sum(e, ts, "min")
+        return self.call_max(e, ts, "min")
 
-    def elementwise_habit(self, e, ts, name: str, elementwise: str) -> bool:
-        """`max(x, 0.0)` as numpy and Triton spell an elementwise maximum: here max(x, axis)
-        reduces, so a second argument that is not an integer axis is reported with the
-        builtin that was meant."""
-        if len(ts) != 2 or T.ERROR in ts:
+    @staticmethod
+    def elementwise(e, ts) -> bool:
+        """Whether max/min of `ts` is elementwise: two operands, unless a tile and an
+        integer constant (an axis: max(x, 1) reduces along axis 1; tmax(x, 1) is elementwise)."""
+        if len(ts) != 2:
             return False
         axis_like = isinstance(ts[1], T.Scalar) and T.is_int(ts[1].element) and isinstance(e.args[1].const, int)
-        if axis_like and isinstance(ts[0], T.Tile):
-            return False
-        self.error(
-            e.callee.pos,
-            f"'{name}(x, axis)' reduces a tile along an axis; for the elementwise {name}imum "
-            f"of two values write {elementwise}(a, b)",
-        )
-        return True
+        return not (axis_like and isinstance(ts[0], T.Tile) and not isinstance(e.args[1].const, bool))
 
     def call_rowmax(self, e, ts):
         return self.call_rowsum(e, ts, "rowmax")
@@ -334,15 +331,15 @@ class BuiltinChecks:
         e.padding = constant_as(fill.const, fill_ty.element, elem)
         return ts[0]
 
-    def call_arange(self, e, ts):
-        """arange(n): the i32 tile [0, 1, ..., n - 1], n a positive compile-time constant."""
-        if not self.arity(e, "arange", ts, 1):
+    def call_arange(self, e, ts, name="arange"):
+        """arange(n) (or iota(n)): the i32 tile [0, 1, ..., n - 1], n a positive compile-time constant."""
+        if not self.arity(e, name, ts, 1):
             return T.ERROR
         n = e.args[0].const
         if not T.is_int(ts[0].element) or isinstance(n, bool) or not isinstance(n, int) or n <= 0:
             shown = n if n is not None else f"a value of type {ts[0]} known only at run time"
             return self.error(
-                start_pos(e.args[0]), f"the extent of 'arange' must be a positive integer constant, got {shown}"
+                start_pos(e.args[0]), f"the extent of '{name}' must be a positive integer constant, got {shown}"
             )
         e.extent = n
         if self.gpu_tile_error((n,), start_pos(e.args[0]), e.args[:1]):

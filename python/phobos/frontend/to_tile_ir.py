@@ -34,6 +34,8 @@ from phobos.dialect import tile as TD
 from . import ast as A
 from . import types as T
 from .ast import start_pos
+from .math_ir import HANDLED as MATH_HANDLED
+from .math_ir import lower_math
 from .symbols import KernelInfo, Symbol
 
 _ARITH_KIND = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
@@ -408,6 +410,8 @@ class KernelEmitter:
         if name == "grid_barrier":
             TD.GridBarrierOp(loc=loc)
             return None
+        if name in MATH_HANDLED:
+            return lower_math(self, e, loc)
         if name in ("exp", "log", "sqrt", "tanh", "abs"):
             return tb.unary_math(name, self.lower_as(e.args[0], e.ty), loc=loc)
         if name in ("tmax", "tmin", "where"):

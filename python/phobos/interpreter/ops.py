@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from phobos.interpreter import arith, memory, reductions, shapes  # noqa: F401  (they register their handlers)
+from phobos.interpreter import (  # noqa: F401  (they register their handlers)
+    arith,
+    math_extra,
+    memory,
+    reductions,
+    shapes,
+)
 from phobos.interpreter.table import HANDLERS
 
 __all__ = ["HANDLERS"]
