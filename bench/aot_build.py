@@ -106,6 +106,7 @@ def plan():
     jobs.extend(reduce_jobs())
     jobs.extend(fused_jobs())
     jobs.extend(math_jobs())
+    jobs.extend(builtin_jobs())
     jobs.extend(tensorcore_jobs())
     return jobs
 
@@ -151,6 +152,14 @@ def math_jobs():
     from test_math_gpu import KERNELS
 
     return [(name, {}, [], True) for name in KERNELS.values()]
+
+
+def builtin_jobs():
+    """The kernels of test_math_functions_gpu.py and test_index_reductions_gpu.py (generic variants)."""
+    from test_index_reductions_gpu import VARIANTS
+
+    jobs = [("math_functions", {}, [], True)]
+    return jobs + [("index_reductions", {"BR": br, "BC": bc, "W": w}, [], True) for br, bc, w in VARIANTS]
 
 
 def reduce_jobs():
