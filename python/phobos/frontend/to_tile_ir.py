@@ -456,21 +456,10 @@ class KernelEmitter:
         return tb.where(keep, v, tb.constant(0, v.type, loc=loc), loc=loc)
 
     def convert(self, v: tb.Value, src: str, dst: str, loc) -> tb.Value:
+        """`v`, of element type `src`, converted to `dst` by the rules the builder shares (phobos.builder.convert)."""
         if src == dst:
             return v
-        shape = v.shape
-
-        def like(elem: str) -> ir.Type:
-            return mlir_type(T.make(elem, shape))
-
-        if src == "bool":
-            op = arith.UIToFPOp if T.is_float(dst) else arith.ExtUIOp
-            return tb.Value(op(like(dst), v.value, loc=loc).result)
-        if src == "index" and T.is_float(dst):
-            v = tb.Value(arith.IndexCastOp(like("i64"), v.value, loc=loc).result)
-        if {src, dst} == {"f16", "bf16"}:
-            v = tb.cast(v, tb.f32, loc=loc)
-        return tb.cast(v, tb.ScalarType(dst), loc=loc)
+        return tb.convert(v, dst, loc=loc)
 
 
 def accumulates_into(value: A.Expr, target: T.Type) -> bool:
