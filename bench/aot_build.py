@@ -163,12 +163,14 @@ def builtin_jobs():
 
 
 def reduce_jobs():
-    """The reduction kernels of test_reduce_gpu.py (generic variants: the tests' shapes are ragged)."""
-    from test_reduce_gpu import REDUCE2D
+    """The reduction and layout-conversion kernels of test_reduce_gpu.py (generic variants: the tests'
+    shapes are ragged)."""
+    from test_reduce_gpu import CONVERT2D, REDUCE2D
 
-    return [
+    jobs = [
         (name, {"BR": br, "BC": bc, "W": w}, [], True) for name in ("reduce2d", "minmax2d") for br, bc, w in REDUCE2D
     ]
+    return jobs + [("convert2d", {"B": b, "W": w}, [], True) for b, w in CONVERT2D]
 
 
 # GEMM shapes (M, N, K) of test_gemm_gpu.py and bench_gemm.py.

@@ -65,6 +65,16 @@ irdl.dialect @tile {
     irdl.results(result: %result)
   }
 
+  // The same tile, held the way its uses need (tile-convert-layouts inserts it where
+  // one value would otherwise need two placements in the kernel's layout); the
+  // lowering moves the elements between threads through shared memory.
+  irdl.operation @convert_layout {
+    %source = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.operands(source: %source)
+    irdl.results(result: %result)
+  }
+
   // Slice form (block-pointer style): reads the tile of the result's shape whose
   // corner is `starts` (one index per dimension of `base`). Elements outside
   // the tensor read as zero unless the dimension is marked in bounds.

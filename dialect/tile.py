@@ -196,6 +196,17 @@ class BroadcastOp(_TileOp):
 
 
 @_irdl_op
+class ConvertLayoutOp(_TileOp):
+    """`tile.convert_layout %t`: the same tile (same type, same elements), held in
+    another placement of the kernel's layout (Triton's ttg.convert_layout)."""
+
+    OPERATION_NAME = "tile.convert_layout"
+
+    def __init__(self, source: ir.Value, *, loc=None, ip=None):
+        self._build([source.type], [source], None, loc, ip)
+
+
+@_irdl_op
 class TransposeOp(_TileOp):
     """`tile.transpose %t {permutation}`: result dim i is source dim permutation[i]."""
 
@@ -489,7 +500,7 @@ OFFSET_OPS = (LoadOp, StoreOp)  # arange form: a tile of element offsets and a m
 MEMORY_OPS = SLICE_OPS + OFFSET_OPS  # every op that reads or writes a global tensor
 LOAD_OPS = (LoadSliceOp, LoadOp)
 STORE_OPS = (StoreSliceOp, StoreOp)
-EXCHANGE_OPS = (ReduceOp, ScanOp, TransposeOp)  # ops that move data between threads
+EXCHANGE_OPS = (ReduceOp, ScanOp, TransposeOp, ConvertLayoutOp)  # ops that move data between threads
 BARRIER_OPS = (BarrierOp, GridBarrierOp)
 GRID_INDEX_OPS = (BlockIdOp, GridDimOp)  # hardware ids: non-negative scalars
 # Upstream ops that more than one analysis groups the same way.
@@ -505,6 +516,7 @@ LOOK_THROUGH_OPS = (
     *RESHAPE_OPS,
     HintOp,
     CheckMultipleOp,
+    ConvertLayoutOp,
 )
 
 

@@ -141,6 +141,12 @@ class _Checker:
                     self.error(op, f"cannot broadcast dimension {i} of extent {s} to {r} (only extent 1 broadcasts)")
                     return
 
+    def convert_layout(self, op):
+        src = self._tile_of(op, op.opview.source, "the source")
+        res = self._tile_of(op, op.results[0], "the result")
+        if src is not None and res is not None and src != res:
+            self.error(op, f"expects the result type to be the source's, {src}, got {res}")
+
     def transpose(self, op):
         src = self._tile_of(op, op.opview.source, "the source")
         res = self._tile_of(op, op.results[0], "the result")
@@ -494,6 +500,7 @@ _DISPATCH: dict[str, Callable] = {
     "tile.range": _Checker.range,
     "tile.broadcast": _Checker.broadcast,
     "tile.transpose": _Checker.transpose,
+    "tile.convert_layout": _Checker.convert_layout,
     "tile.load_slice": _Checker.load_slice,
     "tile.store_slice": _Checker.store_slice,
     "tile.load": _Checker.load,

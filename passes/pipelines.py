@@ -1,7 +1,8 @@
 """The compile pipeline as data: each stage is a list of passes with options.
 
     tile   the verified tile IR, specialised to a launch key
-    gpu    masks dropped (the rest compared in 32 bits), layouts assigned (and checked
+    gpu    masks dropped (the rest compared in 32 bits), layout conversions inserted where
+           a value is needed in two placements, layouts assigned (and checked
            for @assert_coalesced), the shared-memory plan made and recorded (dot path,
            rings, buffers, barriers), lowered to gpu.module/gpu.func
     llvm   the gpu.module half of upstream's gpu-lower-to-nvvm-pipeline
@@ -52,6 +53,7 @@ STAGES: dict[str, list[Step]] = {
     "gpu": [
         Step("tile-elide-masks"),
         Step("tile-narrow-compares"),
+        Step("tile-convert-layouts"),
         Step("tile-assign-layout", {"chip": "{chip}"}),
         Step("tile-check-coalesced"),  # @assert_coalesced (does nothing for other kernels)
         # The shared-memory plan, one decision per pass, recorded in the IR (lowering/plan_records.py).

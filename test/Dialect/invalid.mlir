@@ -110,6 +110,14 @@ func.func @k(%t: tensor<2x4xf32>) {
 
 // -----
 
+func.func @k(%t: tensor<2x4xf32>) {
+  // expected-error @below {{'tile.convert_layout' op expects the result type to be the source's, tensor<2x4xf32>, got tensor<4x2xf32>}}
+  %0 = "tile.convert_layout"(%t) : (tensor<2x4xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
 func.func @k(%A: memref<?x?xf32> {tile.dims = ["M", "N"]}, %i: index) attributes {tile.kernel} {
   // expected-error @below {{'tile.load_slice' op expects 2 start indices (one per dimension of the base), got 1}}
   %0 = "tile.load_slice"(%A, %i) : (memref<?x?xf32>, index) -> tensor<32x32xf32>

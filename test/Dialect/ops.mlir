@@ -49,6 +49,8 @@ func.func @all_ops(%A: memref<?x?xf32> {tile.name = "A", tile.dims = ["M", "N"]}
   %b = "tile.broadcast"(%row) : (tensor<1x64xi32>) -> tensor<32x64xi32>
   // CHECK: "tile.transpose"(%{{.*}}) {permutation = array<i64: 1, 0>} : (tensor<32x64xf32>) -> tensor<64x32xf32>
   %tt = "tile.transpose"(%t) {permutation = array<i64: 1, 0>} : (tensor<32x64xf32>) -> tensor<64x32xf32>
+  // CHECK: "tile.convert_layout"(%{{.*}}) : (tensor<32x64xf32>) -> tensor<32x64xf32>
+  %cv = "tile.convert_layout"(%t) : (tensor<32x64xf32>) -> tensor<32x64xf32>
   %acc = arith.constant dense<0.0> : tensor<32x32xf32>
   // CHECK: "tile.dot"(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<32x64xf32>, tensor<64x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
   %d = "tile.dot"(%t, %tt, %acc) : (tensor<32x64xf32>, tensor<64x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>

@@ -21,6 +21,7 @@ func.func @k(%X: memref<?x?xf32>, %F: memref<?xf32>, %i: index, %j: index, %t: t
   %2 = "tile.range"() {start = 3 : i64, end = 19 : i64} : () -> tensor<16xi32>
   %3 = "tile.broadcast"(%row) : (tensor<1x8xf32>) -> tensor<4x8xf32>
   %4 = "tile.transpose"(%t) {permutation = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %cv = "tile.convert_layout"(%t) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %5 = "tile.load_slice"(%X, %i, %j) : (memref<?x?xf32>, index, index) -> tensor<4x8xf32>
   "tile.store_slice"(%t, %X, %i, %j) {in_bounds = array<i1: true, false>}
       : (tensor<4x8xf32>, memref<?x?xf32>, index, index) -> ()
@@ -61,6 +62,7 @@ EXPECTED = [
     ("tile.range", {"start": 3, "end": 19, "result": Result(0)}),
     ("tile.broadcast", {"source": Operand(0), "result": Result(0)}),
     ("tile.transpose", {"source": Operand(0), "permutation": [1, 0], "result": Result(0)}),
+    ("tile.convert_layout", {"source": Operand(0), "result": Result(0)}),
     ("tile.load_slice", {"base": Operand(0), "starts": [Operand(1), Operand(2)], "result": Result(0)}),
     ("tile.store_slice", {"value": Operand(0), "base": Operand(1), "starts": [Operand(2), Operand(3)]}),
     ("tile.load", {"base": Operand(0), "offsets": Operand(1), "mask": None, "result": Result(0)}),

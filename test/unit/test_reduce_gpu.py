@@ -1,4 +1,4 @@
-"""GPU tests of reductions, scans and transposes (pytest -m gpu; skipped without a GPU).
+"""GPU tests of reductions, scans, transposes and layout conversions (pytest -m gpu; skipped without a GPU).
 
 bench/kernels/reduce2d.ph moves one [BR, BC] tile per CTA between threads
 every way the lowering knows (row and column sums, row maxima broadcast back,
@@ -6,6 +6,8 @@ running sums, the transpose, the scalar total); its @autotune space, built
 ahead of time by bench/aot_build.py, spans layouts that reduce inside a
 thread, inside a warp, across warps and over replicas. Fresh random data,
 ragged shapes, poisoned outputs with guard zones, numpy float64 references.
+bench/kernels/convert2d.ph uses 1-D tiles in two placements of its layout
+(tile.convert_layout through shared memory), f32 and bool.
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ REDUCE2D = [
     (1, 128, 32),
     (32, 128, 256),
 ]
+
+
+# (B, W): the layout-conversion kernel's variants: replicas (B = 16 on 256 threads), one warp per
+# row of lanes, tiles wider than the CTA.
+CONVERT2D = [(32, 128), (16, 256), (64, 32), (128, 256), (32, 32)]
 
 
 def _within(got, ref, size, rtol):
@@ -106,4 +113,31 @@ def test_minmax2d(br, bc, w):
         xv = x.values.astype(np.float64)
         for name, ref in minmax_reference(xv, br, bc).items():
             outs[name].check(ref, rtol=0)
+        x.check(xv, rtol=0)
+
+
+@pytest.mark.parametrize("b,w", CONVERT2D)
+def test_convert2d(b, w):
+    """A column of the tile used as a row, row sums stored as a row, the column's signs
+    as a row of a `where`: each a tile.convert_layout. Exact but for the sums' order."""
+    kernel = aot("convert2d", {"B": b, "W": w})
+    for m, n in ((b * 3 - 1, b - 3), (b * 2, b)):
+        g = -(-m // b)
+        x = Guarded("torch", (m, n))
+        outs = {
+            "A": Guarded("torch", (m, n), poison=True),
+            "S": Guarded("torch", (g, n), poison=True),
+            "P": Guarded("torch", (m, n), poison=True),
+        }
+        kernel(x.view, *(o.view for o in outs.values()), grid=(g,))
+        xv = x.values.astype(np.float64)
+        tiles = np.zeros((g * b, b))  # what the CTAs read: zero past the tensor
+        tiles[:m, :n] = xv
+        t = tiles.reshape(g, b, b)
+        col = t[:, :, 0]  # each CTA's column 0, used as a row
+        a = (t + col[:, None, :]).reshape(g * b, b)[:m, :n]
+        p = np.where(col[:, None, :] > 0, t, -t).reshape(g * b, b)[:m, :n]
+        outs["A"].check(a, rtol=2**-24, size=np.abs(xv) + np.abs(a))
+        outs["P"].check(p, rtol=0)
+        outs["S"].check(t.sum(axis=2)[:, :n], rtol=(b + 4) * 2**-24, size=np.abs(t).sum(axis=2)[:, :n])
         x.check(xv, rtol=0)

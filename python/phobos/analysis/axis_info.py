@@ -364,6 +364,8 @@ class AxisInfoAnalysis:
         if isinstance(view, T.BroadcastOp):
             source_shape = tuple(ir.RankedTensorType(operands[0].type).shape)
             return R.broadcast(self.get(operands[0]), source_shape, shape)
+        if isinstance(view, T.ConvertLayoutOp):
+            return self.get(operands[0])  # the same values, held by other threads
         if isinstance(view, T.TransposeOp):
             return R.transpose(self.get(operands[0]), view.permutation, shape)
         if isinstance(view, RESHAPE_OPS):

@@ -65,6 +65,11 @@ def splat(op, cta, args):
     return np.broadcast_to(args[0], op.out.shape)
 
 
+@handles("tile.convert_layout")
+def convert_layout(op, cta, args):
+    return args[0]  # the same tile: only where threads hold it changes
+
+
 @handles("tile.transpose")
 def transpose(op, cta, args):
     return np.transpose(args[0], op.attrs["permutation"])

@@ -2,7 +2,7 @@
 
 `exchange` says how a tile's dimension splits over lanes and warps (and so
 whether a reduction along it crosses warps); `plan_scratch` lists the shared
-memory each reduce/scan/transpose needs, which shared_plan.py places with
+memory each reduce/scan/transpose/layout conversion needs, which shared_plan.py places with
 the dots' buffers under one barrier plan. The emitters are ops/exchange.py.
 """
 
@@ -80,6 +80,16 @@ def check(op: ir.Operation, layout: Blocked | None) -> None:
         raise LoweringError(op, "tile-lower-to-gpu lowers 'tile.transpose' only of 2-D tiles in a 2-D kernel layout")
 
 
+def _conversion_scratch(op: ir.Operation) -> Scratch:
+    """A layout conversion's buffer: the tile row-major in its own shape (i1 kept as i8)."""
+    t = tile_type(op.operands[0])
+    shape = list(t.shape) or [1]
+    element = t.element_type
+    if isinstance(element, ir.IntegerType) and element.width == 1:
+        element = ir.IntegerType.get_signless(8)
+    return Scratch(op, math.prod(shape[:-1]), shape[-1], shape[-1], element, "the layout conversion")
+
+
 def plan_scratch(fn: ir.Operation, layout: Blocked | None, placement, folded) -> list[Scratch]:
     """The shared memory each reduction, scan and (unfolded) transpose needs.
     `folded(op)` says whether a transpose is done by the dot lowering instead."""
@@ -88,7 +98,7 @@ def plan_scratch(fn: ir.Operation, layout: Blocked | None, placement, folded) ->
     needs: list[ir.Operation] = []
 
     def visit(op):
-        if is_op(op, T.ReduceOp, T.ScanOp, T.TransposeOp):
+        if is_op(op, *T.EXCHANGE_OPS):
             needs.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -98,6 +108,9 @@ def plan_scratch(fn: ir.Operation, layout: Blocked | None, placement, folded) ->
         check(op, layout)
         src = op.operands[0]
         shape = placement.placed_shape(src)
+        if is_op(op, T.ConvertLayoutOp):
+            out.append(_conversion_scratch(op))
+            continue
         if is_op(op, T.TransposeOp):
             if folded(op):
                 continue

@@ -228,10 +228,6 @@ def _loaded_beside(dot: ir.Operation, op: ir.Operation | None) -> bool:
     return op is not None and is_op(op, T.LoadSliceOp) and op.parent == dot.parent
 
 
-def is_mma_layout(layout: Blocked | None) -> bool:
-    return layout is not None and layout.size_per_thread == (1, 2) and layout.threads_per_warp == (8, 4)
-
-
 def _size(shape) -> int:
     n = 1
     for s in shape:

@@ -35,6 +35,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from phobos.lowering.linear_layout import LinearLayout
+
 WARP_SIZE = 32
 
 
@@ -163,6 +165,33 @@ class Blocked:
     def register_indices(self, shape: Sequence[int]):
         """All per-dimension register indices, in register order (row-major)."""
         return itertools.product(*(range(n) for n in self.counts(shape)))
+
+    def linear(self, shape: Sequence[int]) -> LinearLayout:
+        """This layout on a tile of `shape` as a LinearLayout: registers in
+        register order (row-major over the dimensions, so the last dimension's
+        register bits are the lowest), lanes and warps peeled in `order`. The
+        bases are those of `coordinates`: a run's registers step by 1, its
+        wraps by the coverage C[d]; a lane or warp steps the thread's base,
+        modulo the extent (a step of the extent or more is a zero basis:
+        replication)."""
+        registers: list[tuple[int, ...]] = []
+        lanes: list[tuple[int, ...]] = []
+        warps: list[tuple[int, ...]] = []
+
+        def unit(d: int, x: int) -> tuple[int, ...]:
+            return tuple(x % shape[d] if i == d else 0 for i in range(self.rank))
+
+        for d in reversed(range(self.rank)):
+            e = self.run(d, shape[d])
+            registers += [unit(d, 1 << j) for j in range(e.bit_length() - 1)]
+            wraps = self.count(d, shape[d]) // e
+            registers += [unit(d, self.coverage(d) << j) for j in range(wraps.bit_length() - 1)]
+        for d in self.order:
+            tpw, wpc = self.threads_per_warp[d], self.warps_per_cta[d]
+            lanes += [unit(d, self.size_per_thread[d] << j) for j in range(tpw.bit_length() - 1)]
+            step = self.size_per_thread[d] * tpw
+            warps += [unit(d, step << j) for j in range(wpc.bit_length() - 1)]
+        return LinearLayout.build(shape, register=registers, lane=lanes, warp=warps)
 
     def broadcast_map(self, src_shape: Sequence[int], dst_shape: Sequence[int]) -> list[int]:
         """For each register of a dst-shaped tile, the src register with the

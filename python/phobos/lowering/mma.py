@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from phobos.lowering.kernel_layout import is_mma_layout
+from phobos.lowering.fragments import MMA_A, holds_fragment, is_mma_accumulator
 from phobos.lowering.layout import Blocked
 
 K_STEP = 16  # f16 / bf16: m16n8k16
@@ -53,15 +53,18 @@ def a_in_registers(operand, layout: Blocked) -> bool:
     t = ir.RankedTensorType(operand.value.type)
     if t.rank != 2 or not isinstance(t.element_type, (ir.F16Type, ir.BF16Type)):
         return False
-    if not is_mma_layout(layout) or layout.warps_per_cta[1] != 1:
+    if not is_mma_accumulator(layout) or layout.warps_per_cta[1] != 1:
         return False
     m, k = t.shape
     wm = layout.warps_per_cta[0]
     if k % K_STEP or m % (16 * wm):
         return False
-    return layout.offsets(1, k) == [8 * (x // 2) + x % 2 for x in range(k // 4)] and layout.offsets(0, m) == [
-        8 * wm * r for r in range(m // (8 * wm))
-    ]
+    held = layout.linear((m, k))
+    return all(
+        holds_fragment(held, MMA_A, a_fragment_registers(i, k0, k), (16 * wm * i, k0), 8 * wm)
+        for i in range(m // (16 * wm))
+        for k0 in range(0, k, K_STEP)
+    )
 
 
 def a_fragment_registers(i: int, k0: int, k_extent: int) -> list[int]:

@@ -18,7 +18,8 @@ does. Where a tile has extent 1 its placement does not matter (every thread
 holds that coordinate), so two placements that give the same placed shape are
 the same. A tile that would need two
 placements (one 1-D range used both as rows and as columns) needs a layout
-conversion, which the lowering does not do yet: that is a located error.
+conversion: tile-convert-layouts inserts a tile.convert_layout (placed on
+its own, like a transpose) where this analysis reports a PlacementConflict.
 """
 
 from __future__ import annotations
@@ -29,6 +30,20 @@ from mlir.dialects import func, scf, tensor
 from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op
 from phobos.lowering.errors import LoweringError
+
+
+class PlacementConflict(LoweringError):
+    """One value needed in two placements: `value` (an operand or result of
+    `op`) was placed as `old` and `op` needs it as `new`. tile-convert-layouts
+    resolves it with a tile.convert_layout; reaching the lowering, it is an error."""
+
+    def __init__(self, op: ir.Operation, value: ir.Value, old, new):
+        super().__init__(
+            op,
+            f"this tile would be needed in two layouts (its dimensions placed as {list(old)} and as "
+            f"{list(new)}) and no tile.convert_layout moves it (tile-convert-layouts inserts them)",
+        )
+        self.value = value
 
 
 def _tile(value: ir.Value) -> ir.RankedTensorType | None:
@@ -200,8 +215,8 @@ class Placement:
             if _tile(op.results[0]) is not None:
                 axis = ir.IntegerAttr(op.attributes["axis"]).value
                 self.reductions.append((op, op.operands[0], op.results[0], axis))
-        elif is_op(op, scf.YieldOp, func.ReturnOp, T.CheckMultipleOp, T.TransposeOp):
-            pass
+        elif is_op(op, scf.YieldOp, func.ReturnOp, T.CheckMultipleOp, T.TransposeOp, T.ConvertLayoutOp):
+            pass  # a transpose or a layout conversion moves data between threads: placed independently
         else:
             # Elementwise ops, broadcasts, hints, memory ops: all tiles of an
             # op share one placement (their shapes differ only in unit dims).
@@ -216,12 +231,7 @@ class Placement:
             self.dims[root] = dims
             return True
         if old != dims and self._shape(v, old) != self._shape(v, dims):
-            raise LoweringError(
-                op if op is not None else self.kernel,
-                "this tile would be needed in two layouts (its dimensions placed as "
-                f"{list(old)} and as {list(dims)}); layout conversions are not supported "
-                "by tile-lower-to-gpu yet",
-            )
+            raise PlacementConflict(op if op is not None else self.kernel, v, old, dims)
         return False
 
     def _solve(self) -> None:

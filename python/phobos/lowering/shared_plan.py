@@ -39,8 +39,9 @@ from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op, ops_of, upstream_ops
 from phobos.lowering import plan_records as records
 from phobos.lowering.errors import LoweringError
+from phobos.lowering.fragments import is_mma_accumulator
 from phobos.lowering.ir_helpers import tile_type, where
-from phobos.lowering.kernel_layout import has_wgmma, is_mma_layout, tensor_core_operands, vector_width
+from phobos.lowering.kernel_layout import has_wgmma, tensor_core_operands, vector_width
 from phobos.lowering.layout import Blocked
 from phobos.lowering.mma import a_in_registers, check_shapes, k_step, padded_ld
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
@@ -337,7 +338,7 @@ def _check_tensor_cores(dots: list[ir.Operation], layout: Blocked) -> None:
             )
         m, n = tile_type(dot.results[0]).shape
         k = tile_type(dot.operands[0]).shape[1]
-        if not is_mma_layout(layout):
+        if not is_mma_accumulator(layout):
             raise LoweringError(
                 dot,
                 f"@tensorcore: the [{m}, {n}] accumulator does not split into m16 x n8 tiles for every warp "

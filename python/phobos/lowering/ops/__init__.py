@@ -6,6 +6,7 @@ import the context, the layouts and the plan, never each other.
 
 from phobos.lowering.ops import (  # noqa: F401
     control_flow,
+    convert_layout,
     dot_fma,
     dot_mma,
     dot_wgmma,

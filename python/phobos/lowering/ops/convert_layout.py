@@ -1,0 +1,71 @@
+"""tile.convert_layout: a tile moved between the threads of a CTA through shared memory.
+
+tile-convert-layouts gives a value a second placement where it needs one (a
+1-D tile used as a row and as a column of the kernel's layout). Each thread
+writes the elements it holds in the source placement to a scratch buffer laid
+out row-major in the tile's own shape (one replica of each element: the
+owner guard), a barrier follows, and each thread reads the elements the
+result placement gives it. The buffer and both barriers come from the plan
+(exchange_plan.plan_scratch, shared_sync), like a transpose's.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mlir import ir
+from mlir.dialects import arith, memref, vector
+
+from phobos.dialect import tile as T
+from phobos.lowering.context import LoweringContext
+from phobos.lowering.ir_helpers import tile_type
+from phobos.lowering.registry import lowers
+
+
+def _addresses(ctx: LoweringContext, value: ir.Value) -> tuple[ir.Value, list[int]]:
+    """This thread's elements of `value` in a row-major buffer of the tile's own
+    shape: the run-time start, and the constant offset of each register."""
+    shape = tile_type(value).shape
+    dims = ctx.placement.dims_of(value)
+    placed = ctx.placement.placed_shape(value)
+    strides = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+    stride_of = {d: strides[i] for i, d in enumerate(dims) if d is not None and shape[i] > 1}
+    start = ctx.index(0)
+    for d, stride in sorted(stride_of.items()):
+        base = ctx.coordinate_base(d, placed[d])
+        term = base if stride == 1 else arith.MulIOp(base, ctx.index(stride)).result
+        start = arith.AddIOp(start, term).result
+    L = ctx.layout
+    offsets = [L.offsets(d, placed[d]) for d in range(L.rank)]
+    return start, [
+        sum(offsets[d][k[d]] * stride_of.get(d, 0) for d in range(L.rank)) for k in L.register_indices(placed)
+    ]
+
+
+@lowers(T.ConvertLayoutOp)
+def lower_convert_layout(ctx: LoweringContext, op: ir.Operation) -> None:
+    src_old, res_old = op.operands[0], op.results[0]
+    shared = ctx.shared
+    buffer = shared.plan.scratch[op]
+    smem, stored = shared.views[buffer], shared.plan.elements[buffer]
+    element = tile_type(src_old).element_type
+    with op.location:
+        src = ctx.get(src_old, op)
+        start, offsets = _addresses(ctx, src_old)
+        shared.barrier_if((op, "write"))
+
+        def write():
+            for flat, offset in enumerate(offsets):
+                value = vector.ExtractOp(src, [], [flat]).result
+                if stored != element:  # i1 is kept as i8 in shared memory
+                    value = arith.ExtUIOp(stored, value).result
+                memref.StoreOp(value, smem, [arith.AddIOp(start, ctx.index(offset)).result])
+
+        shared._guarded(ctx.owner_guard(ctx.placement.placed_shape(src_old), None), write)
+        shared.barrier_if((op, "read"))
+        start, offsets = _addresses(ctx, res_old)
+        parts = []
+        for offset in offsets:
+            value = memref.LoadOp(smem, [arith.AddIOp(start, ctx.index(offset)).result]).result
+            parts.append(value if stored == element else arith.TruncIOp(element, value).result)
+        ctx.values[res_old] = vector.FromElementsOp(ctx.vtype(res_old), parts).result
