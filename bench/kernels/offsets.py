@@ -16,20 +16,29 @@ HERE = Path(__file__).resolve().parent
 BLOCK, TM, TN = 1024, 32, 128
 
 
+def i32(v):
+    """An index (block offset, extent) as i32: offsets stay 32-bit, as Triton's
+    (`index + i32` would be `index`, as in the language)."""
+    return tb.cast(v, tb.i32)
+
+
 def saxpy_body(X, Y, a, extents):
-    offs = tb.block_id(0) * BLOCK + tb.arange(0, BLOCK)
-    mask = offs < extents["N"]
+    base, lanes = tb.block_id(0) * BLOCK, tb.arange(0, BLOCK)
+    offs = i32(base) + lanes
+    mask = offs < i32(extents["N"])
     x = tb.load(X, offs, mask)
     y = tb.load(Y, offs, mask)
     tb.store(Y, offs, a * x + y, mask)
 
 
 def scale_body(X, Y, alpha, extents):
-    rows = tb.expand_dims(tb.block_id(0) * TM + tb.arange(0, TM), 1)  # [TM, 1]
-    cols = tb.expand_dims(tb.block_id(1) * TN + tb.arange(0, TN), 0)  # [1, TN]
+    base, lanes = tb.block_id(0) * TM, tb.arange(0, TM)
+    rows = tb.expand_dims(i32(base) + lanes, 1)  # [TM, 1]
+    base, lanes = tb.block_id(1) * TN, tb.arange(0, TN)
+    cols = tb.expand_dims(i32(base) + lanes, 0)  # [1, TN]
     n = extents["N"]
-    offs = rows * n + cols  # row-major offsets of a contiguous M x N tensor
-    mask = (rows < extents["M"]) & (cols < n)
+    offs = rows * i32(n) + cols  # row-major offsets of a contiguous M x N tensor
+    mask = (rows < i32(extents["M"])) & (cols < i32(n))
     tb.store(Y, offs, alpha * tb.load(X, offs, mask), mask)
 
 
