@@ -169,3 +169,34 @@ def test_argmax_against_numpy(case):
     assert all(guard_intact(b[1], -77) for b in bufs.values())
     if case == "nan":
         assert v["I"][2] == 5 and v["T"][0] == 2 * 32 + 5
+
+
+BITS = """
+kernel b(A: tensor<i32>[N], B: tensor<i32>[N], Y: tensor<i32>[7, N], k: i32) {
+  let s = ctx.block.x * 64
+  let a = A[s :+ 64]
+  let c = B[s :+ 64]
+  Y[0, s :+ 64] = a & c
+  Y[1, s :+ 64] = a | c ^ 5
+  Y[2, s :+ 64] = a << 3
+  Y[3, s :+ 64] = a >> k
+  Y[4, s :+ 64] = ~a + 1
+  Y[5, s :+ 64] = where(a & 1 == 0, 1 << 4, 0) + (7 & 3 | 8)
+  Y[6, s :+ 64] = a + c << 1
+}
+"""
+
+
+@pytest.mark.parametrize("n", [1, 100])
+def test_bit_operations_against_numpy(n):
+    rng = np.random.default_rng(3)
+    a = rng.integers(-(2**31), 2**31 - 1, n).astype(np.int32)
+    c = rng.integers(-(2**31), 2**31 - 1, n).astype(np.int32)
+    y, ybuf = guarded((7, n), np.int32, fill=-77)
+    run_program(program(BITS), [a, c, y, 5], (cdiv(n, 64), 1, 1))
+    with np.errstate(over="ignore"):
+        expected = [a & c, a | (c ^ 5), a << 3, a >> 5, ~a + np.int32(1)]
+        expected += [np.where((a & 1) == 0, 16, 0) + 11, (a + c) << 1]  # Python's precedence
+    for k, ref in enumerate(expected):
+        np.testing.assert_array_equal(y[k], ref.astype(np.int32), err_msg=f"row {k}")
+    assert guard_intact(ybuf, -77)

@@ -29,7 +29,7 @@ from . import types as T
 from .ast import start_pos
 from .attributes import KernelChecks
 from .builtins import BUILTINS, CONSTANTS, CONVERSIONS, BuiltinChecks
-from .constants import COMPARISONS, LOGICAL, FoldError, constant_difference, fold
+from .constants import BITWISE, COMPARISONS, LOGICAL, FoldError, constant_difference, fold
 from .errors import Diagnostics
 from .gpu_rules import GpuRules
 from .symbols import KernelInfo, Symbol
@@ -414,6 +414,12 @@ class Checker(KernelChecks, BuiltinChecks, GpuRules):
                 e.const = -e.operand.const
                 return self.checked_const(e, ty)
             return ty
+        if e.op == "~":
+            if not T.is_int(elem):
+                return self.error(e.pos, f"'~' needs an integer operand, got {ty}")
+            if e.operand.const is not None:
+                e.const = ~e.operand.const
+            return ty
         if elem != "bool":
             return self.error(e.pos, f"'!' needs a bool operand, got {ty}")
         if e.operand.const is not None:
@@ -494,6 +500,11 @@ class Checker(KernelChecks, BuiltinChecks, GpuRules):
             if elem != "bool":
                 return self.error(e.pos, f"{what} needs bool operands, got {lt} and {rt}")
             result_elem = "bool"
+        elif e.op in BITWISE:
+            if not T.is_int(elem):
+                hint = " (for bool use '&&' or '||')" if elem == "bool" and e.op in "&|" else ""
+                return self.error(e.pos, f"{what} needs integer operands, got {lt} and {rt}{hint}")
+            result_elem = elem
         elif e.op in COMPARISONS:
             if elem == "bool" and e.op not in ("==", "!="):
                 return self.error(e.pos, f"{what} is not defined on bool")

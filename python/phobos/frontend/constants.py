@@ -10,6 +10,7 @@ from . import types as T
 
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 LOGICAL = ("&&", "||")
+BITWISE = ("&", "|", "^", "<<", ">>")
 
 
 class FoldError(Exception):
@@ -29,6 +30,8 @@ def fold(op: str, a, b, elem: str):
         return bool(a and b)
     if op == "||":
         return bool(a or b)
+    if op in BITWISE:
+        return _fold_bits(op, int(a), int(b), elem)
     if op == "+":
         return a + b
     if op == "-":
@@ -43,6 +46,24 @@ def fold(op: str, a, b, elem: str):
         return math.fmod(a, b) if math.isfinite(a) else math.nan  # IEEE: inf % b is NaN
     q = _trunc_div(a, b)
     return q if op == "/" else a - b * q
+
+
+def _fold_bits(op: str, a: int, b: int, elem: str) -> int:
+    """Bit operators on integer constants (two's complement; a shift by the width or more,
+    or by a negative amount, gives 0, or -1 for >> of a negative value, as the GPU's clamp)."""
+    if op == "&":
+        return a & b
+    if op == "|":
+        return a | b
+    if op == "^":
+        return a ^ b
+    width = T.INT_WIDTH.get(elem, 64)
+    if op == "<<":
+        if not 0 <= b < width:
+            return 0
+        wrapped = (a << b) & ((1 << width) - 1)
+        return wrapped - (1 << width) if wrapped >> (width - 1) else wrapped
+    return a >> min(b, width - 1) if b >= 0 else (-1 if a < 0 else 0)
 
 
 def constant_difference(end: A.Expr, start: A.Expr) -> int | None:

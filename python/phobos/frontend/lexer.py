@@ -26,6 +26,8 @@ STATEMENT_KEYWORDS = frozenset({"kernel", "let", "var", "if", "for", "while"})
 # Longest first: the lexer tries them in this order.
 PUNCTUATION = (
     ":+",
+    "<<",
+    ">>",
     "+=",
     "-=",
     "*=",
@@ -35,6 +37,10 @@ PUNCTUATION = (
     ">=",
     "&&",
     "||",
+    "&",
+    "|",
+    "^",
+    "~",
     "+",
     "-",
     "*",

@@ -445,13 +445,26 @@ class Parser:
         return lhs
 
     def parse_cmp(self) -> A.Expr:
-        lhs = self.parse_sum()
+        lhs = self.parse_bits("|")
         if self.at(*COMPARISONS):
             op = self.advance()
-            rhs = self.parse_sum()
+            rhs = self.parse_bits("|")
             lhs = self._node(A.Binary(op.pos, op.text, lhs, rhs), lhs, rhs)
             if self.at(*COMPARISONS):
                 raise self.error(self.peek(), "comparisons cannot be chained; combine them with '&&'")
+        return lhs
+
+    def parse_bits(self, level: str) -> A.Expr:
+        """The bit operators, below the comparisons as in Python (x & 1 == 0 is (x & 1) == 0):
+        | then ^ then & then the shifts, each binding tighter than the one before."""
+        inner = {"|": "^", "^": "&", "&": "<<"}.get(level)
+        sub = (lambda: self.parse_bits(inner)) if inner else self.parse_sum
+        ops = ("<<", ">>") if level == "<<" else (level,)
+        lhs = sub()
+        while self.at(*ops):
+            op = self.advance()
+            rhs = sub()
+            lhs = self._node(A.Binary(op.pos, op.text, lhs, rhs), lhs, rhs)
         return lhs
 
     def parse_sum(self) -> A.Expr:
@@ -479,7 +492,7 @@ class Parser:
 
     def parse_unary(self) -> A.Expr:
         ops = []
-        while self.at("-", "!"):
+        while self.at("-", "!", "~"):
             ops.append(self.advance())
         expr = self.parse_postfix()
         for op in reversed(ops):

@@ -39,6 +39,7 @@ from .math_ir import lower_math
 from .symbols import KernelInfo, Symbol
 
 _ARITH_KIND = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
+_ARITH_KIND.update({"&": "and", "|": "or", "^": "xor", "<<": "shl", ">>": "shr"})
 _CMP_KIND = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 _ACCUMULATE = ("dot", "dot_t")
 
@@ -356,6 +357,8 @@ class KernelEmitter:
             v = self.lower_expr(e.operand)
             if e.op == "-":
                 return tb.negate(v, loc=loc)
+            if e.op == "~":
+                return tb.binary("xor", v, tb.constant(-1, mlir_type(e.ty), loc=loc), loc=loc)
             return tb.binary("xor", v, tb.constant(True, mlir_type(e.operand.ty), loc=loc), loc=loc)
         if isinstance(e, A.Binary):
             fused = dot_plus(e)
