@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 
+from phobos.elements import DOT_ACCUMULATOR  # shared with the builder's dot
+
 from . import ast as A
 from . import types as T
 from .ast import start_pos
 from .math_builtins import MATH_BUILTINS, UNARY_FLOAT, MathChecks
 
-# The element type a dot of operands of each element type accumulates in.
-DOT_ACCUMULATOR = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
 CONVERSIONS = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64")
 ELEMENTWISE_FLOAT = ("exp", "log", "sqrt", "tanh") + UNARY_FLOAT
 BUILTINS = frozenset(
