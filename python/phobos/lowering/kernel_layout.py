@@ -10,6 +10,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import tensor
 
+from phobos.analysis.access import VECTOR_BYTES
+from phobos.analysis.kernel_facts import element_bytes
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op, ops_of
@@ -30,6 +32,20 @@ def vector_width(op: ir.Operation) -> int:
     if K.VECTOR_WIDTH not in op.attributes:
         return 1
     return max(1, ir.IntegerAttr(op.attributes[K.VECTOR_WIDTH]).value)
+
+
+def access_width(op: ir.Operation, layout: Blocked, placed: tuple[int, ...], last: int | None, element) -> int:
+    """Elements per global access of a memory op from registers: its proven
+    vector width, capped by the layout's run along the tile's last dimension
+    (`last`, its layout dimension; None when placed nowhere: one element),
+    one for i1 (a byte in memory; a vector<Nxi1> would be packed bits), and
+    at most 16 bytes. The lowering (ops/memory.py) and `phobos explain` both use it."""
+    width = 1 if last is None else min(vector_width(op), layout.run(last, placed[last]))
+    if isinstance(element, ir.IntegerType) and element.width == 1:
+        width = 1
+    while width * element_bytes(element) > VECTOR_BYTES:
+        width //= 2
+    return max(1, width)
 
 
 def _tile_shapes(fn: ir.Operation) -> list[tuple[int, ...]]:

@@ -419,6 +419,38 @@ def _plan_pipelines(plan: DotPlan, fn: ir.Operation, tma: bool, recorded: bool) 
         )
 
 
+@dataclass(frozen=True)
+class CopyChunks:
+    """How a CTA's threads copy a staged [rows, cols] tile into shared memory:
+    chunk q of the tile (row-major, `width` elements) goes to thread q mod
+    `threads`, so a warp's request is 32 consecutive chunks (whole rows when
+    they are short). SharedRegion.copy emits this rule; `phobos view` draws it."""
+
+    rows: int
+    cols: int
+    width: int
+    threads: int
+
+    @property
+    def per_row(self) -> int:
+        return max(1, self.cols // self.width)
+
+    @property
+    def total(self) -> int:
+        return self.rows * self.per_row
+
+    @property
+    def rounds(self) -> int:
+        """Chunks per thread, the last round guarded where it runs past the tile."""
+        return -(-self.total // self.threads)
+
+    def chunks(self):
+        """(q, thread, row, first column) of every chunk."""
+        for q in range(self.total):
+            r, c = divmod(q, self.per_row)
+            yield q, q % self.threads, r, c * self.width
+
+
 def copy_width(op: ir.Operation) -> int:
     """Elements per copy of a staged load: its proven vector width, at most 16 bytes."""
     t = tile_type(op.results[0])

@@ -18,7 +18,7 @@ from mlir.dialects import arith, gpu, memref, scf, vector
 
 from phobos.analysis.kernel_facts import element_bytes
 from phobos.lowering.ir_helpers import tile_type
-from phobos.lowering.shared_plan import SMEM_SYMBOL, WORKGROUP, DotPlan, Operand, copy_width
+from phobos.lowering.shared_plan import SMEM_SYMBOL, WORKGROUP, CopyChunks, DotPlan, Operand, copy_width
 from phobos.lowering.tma import TmaRing
 
 
@@ -82,8 +82,8 @@ class SharedRegion:
 
     def copy(self, op: ir.Operation, buffer: int, stage: ir.Value | None, asynchronous: bool) -> None:
         """Global -> shared copy of the tile op loads; `stage`: the element offset
-        of the ring stage (None: stage 0). Chunk q of the tile (row-major, `w`
-        elements) goes to thread q mod T, so a warp reads consecutive chunks."""
+        of the ring stage (None: stage 0). The threads share the chunks as
+        shared_plan.CopyChunks says."""
         p, w, pieces = self._copy_pieces(op, buffer, stage)
         t = tile_type(op.results[0])
         eb = element_bytes(t.element_type)
@@ -112,12 +112,11 @@ class SharedRegion:
         for axis in range(lead):
             term = arith.MulIOp(starts[axis], ctx.strides[(p, axis)]).result
             base = term if base is None else arith.AddIOp(base, term).result
-        per_row = cols // w
-        total = rows * per_row
-        T = ctx.threads
+        rule = CopyChunks(rows, cols, w, ctx.threads)
+        per_row, total, T = rule.per_row, rule.total, rule.threads
         stride = ctx.strides[(p, lead)]
         pieces = []  # (shared index, global index, mask, guard)
-        for i in range(-(-total // T)):
+        for i in range(rule.rounds):
             q = ctx.tid if i == 0 else arith.AddIOp(ctx.tid, ctx.index(i * T)).result
             guard = None
             if (i + 1) * T > total:

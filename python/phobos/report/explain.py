@@ -63,6 +63,7 @@ from phobos.analysis.kernel_facts import element_bytes
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op, ops_of
+from phobos.lowering.kernel_layout import access_width
 from phobos.lowering.layout import Blocked
 from phobos.report.lanes import _count_lines, _lanes_and_lines, element_address
 from phobos.report.masks import _offset_mask, _slice_mask
@@ -135,18 +136,6 @@ def _before(fn: ir.Operation, analysis: AxisInfoAnalysis) -> list[_Before]:
     return out
 
 
-def _chunk_width(op: ir.Operation, layout: Blocked, placed, last: int, elem: ir.Type) -> int:
-    """The width the lowering gives the access (lowering/ops/memory.py, _access_plan)."""
-    vw = max(1, ir.IntegerAttr(op.attributes[K.VECTOR_WIDTH]).value) if K.VECTOR_WIDTH in op.attributes else 1
-    # a last dimension placed nowhere (placement.py) has extent 1: one element per chunk
-    width = 1 if last is None else min(vw, layout.run(last, placed[last]))
-    if isinstance(elem, ir.IntegerType) and elem.width == 1:
-        width = 1
-    while width * element_bytes(elem) > VECTOR_BYTES:
-        width //= 2
-    return max(1, width)
-
-
 def _width_and_limits(
     op: ir.Operation, b: _Before, value: ir.Value, elem: ir.Type, layout: Blocked | None, placement, staged: dict
 ) -> tuple[int, int, list[Limit]]:
@@ -161,7 +150,7 @@ def _width_and_limits(
     elif layout is not None and placement is not None:
         placed = placement.placed_shape(value)
         last = placement.dims_of(value)[-1]
-        width = _chunk_width(op, layout, placed, last, elem)
+        width = access_width(op, layout, placed, last, elem)
         if width < proven:
             limits.append(
                 Limit(

@@ -3,15 +3,16 @@
 Two mappings exist, both the lowering's:
 
   * the kernel's blocked layout (lowering/layout.py), for every access the
-    kernel's threads make from registers: thread t holds the coordinates
-    `Blocked.coordinates(d, extent, t)` along each layout dimension the tile
-    occupies (`Access.layout_dims` of the report, lowering/placement.py);
+    kernel's threads make from registers: `Blocked.linear` maps each
+    (register, lane, warp) to the coordinates it holds along the layout
+    dimensions the tile occupies (`Access.layout_dims` of the report,
+    lowering/placement.py);
     warp 0's request is the one report/explain.py counts (`Lines.lanes`);
   * the cooperative copy of a tile the dot lowering stages through shared
-    memory (lowering/shared_region.py, `SharedRegion.copy`): chunk q of the tile, row-major
-    in pieces of w elements (w the copy width the report gives), goes to
-    thread q mod T; warp 0's request is its 32 first chunks, whose 128-byte
-    lines are counted with explain.py's own rule.
+    memory (`shared_plan.CopyChunks`, which `SharedRegion.copy` emits): chunk q
+    of the tile, row-major in pieces of w elements (w the copy width the
+    report gives), goes to thread q mod T; warp 0's request is its 32 first
+    chunks, whose 128-byte lines are counted with explain.py's own rule.
 
 A thread map is the owning thread of every tile element in row-major order
 (the lowest thread id where the layout replicates the tile), with the number
@@ -22,10 +23,10 @@ of the request's elements in it, the lines past the ideal count marked extra.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 from phobos.lowering.layout import WARP_SIZE, Blocked
+from phobos.lowering.shared_plan import CopyChunks
 from phobos.report.explain import LINE_BYTES, _count_lines, element_address
 
 
@@ -38,12 +39,13 @@ def layout_map(layout: Blocked, tile: list[int], dims: list[int]) -> dict:
     size = math.prod(tile)
     owner = [-1] * size
     holders = 0
+    linear = layout.linear(placed)  # the lowering's own map of (register, lane, warp) to coordinates
     for tid in range(layout.threads):
-        per_dim = [layout.coordinates(d, placed[d], tid) if d is not None else [0] for d in dims]
-        for coords in itertools.product(*per_dim):
+        for register in range(linear.in_size("register")):
+            at = linear.apply(register=register, lane=tid % WARP_SIZE, warp=tid // WARP_SIZE)
             flat = 0
-            for c, extent in zip(coords, tile):
-                flat = flat * extent + c
+            for d, extent in zip(dims, tile):
+                flat = flat * extent + (at[d] if d is not None else 0)
             holders += 1
             if owner[flat] < 0:
                 owner[flat] = tid
@@ -51,13 +53,10 @@ def layout_map(layout: Blocked, tile: list[int], dims: list[int]) -> dict:
 
 
 def copy_chunks(tile: list[int], width: int, threads: int):
-    """The staged copy's chunks: (q, thread, row, first column) for chunk q of a 2-D tile
-    (leading unit dimensions aside)."""
+    """The staged copy's chunks, as the lowering shares them (shared_plan.CopyChunks):
+    (q, thread, row, first column) for chunk q of a 2-D tile (leading unit dimensions aside)."""
     rows, cols = (1, tile[0]) if len(tile) == 1 else tile[-2:]
-    per_row = max(1, cols // width)
-    for q in range(rows * per_row):
-        r, c = divmod(q, per_row)
-        yield q, q % threads, r, c * width
+    return CopyChunks(rows, cols, width, threads).chunks()
 
 
 def copy_map(tile: list[int], width: int, threads: int) -> dict:

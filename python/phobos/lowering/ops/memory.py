@@ -22,7 +22,7 @@ from phobos.analysis.kernel_facts import element_bytes
 from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
-from phobos.lowering.kernel_layout import vector_width
+from phobos.lowering.kernel_layout import access_width
 from phobos.lowering.registry import lowers
 
 
@@ -46,14 +46,7 @@ def _access_plan(ctx: LoweringContext, op: ir.Operation, tile_old: ir.Value):
     shape = ctx.placement.placed_shape(tile_old)
     dims = ctx.placement.dims_of(tile_old)
     elem = ir.RankedTensorType(tile_old.type).element_type
-    last = dims[-1]
-    # A last dimension placed nowhere has extent 1: one element per chunk.
-    width = 1 if last is None else min(vector_width(op), ctx.layout.run(last, shape[last]))
-    if isinstance(elem, ir.IntegerType) and elem.width == 1:
-        width = 1  # i1 is a byte in memory; a vector<Nxi1> would be packed bits
-    while width * element_bytes(elem) > 16:
-        width //= 2
-    return shape, dims, max(1, width), elem
+    return shape, dims, access_width(op, ctx.layout, shape, dims[-1], elem), elem
 
 
 def _chunks(ctx: LoweringContext, shape, dims, width):
