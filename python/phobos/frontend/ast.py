@@ -204,6 +204,23 @@ class While(Stmt):
 
 
 @dataclass(eq=False)
+class Break(Stmt):
+    """`break`: leaves the innermost `for` or `while`."""
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    """`continue`: skips the rest of the innermost loop's body."""
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    """`return [e]`: in a kernel, without a value, the CTA stops (frontend/exits.py)."""
+
+    value: Expr | None = None
+
+
+@dataclass(eq=False)
 class If(Stmt):
     cond: Expr
     then: Block

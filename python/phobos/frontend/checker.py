@@ -31,6 +31,7 @@ from .attributes import KernelChecks
 from .builtins import BUILTINS, CONSTANTS, CONVERSIONS, BuiltinChecks
 from .constants import BITWISE, COMPARISONS, LOGICAL, FoldError, constant_difference, fold
 from .errors import Diagnostics
+from .exits import ExitChecks
 from .gpu_rules import GpuRules
 from .symbols import KernelInfo, Symbol
 
@@ -39,7 +40,7 @@ MAX_TILE_ELEMENTS = 1 << 24
 FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38}
 
 
-class Checker(KernelChecks, BuiltinChecks, GpuRules):
+class Checker(KernelChecks, BuiltinChecks, GpuRules, ExitChecks):
     def __init__(self, diags: Diagnostics, defines: dict[str, int] | None = None, gpu_rules: bool = False):
         self.diags = diags
         self.gpu_rules = gpu_rules  # refuse tiles the GPU cannot hold (gpu_rules.py); the interpreter runs them
@@ -70,6 +71,7 @@ class Checker(KernelChecks, BuiltinChecks, GpuRules):
             else:
                 seen[kernel.name] = kernel
             self.check_kernel(kernel)
+            self.check_grid_uniform(kernel)
         unused = [n for n in self.defines if n not in self.used_defines]
         if unused:
             pos = program.kernels[0].pos if program.kernels else A.Pos(1, 1)
@@ -118,10 +120,12 @@ class Checker(KernelChecks, BuiltinChecks, GpuRules):
             if s.step is not None and isinstance(s.step.const, int) and s.step.const <= 0:
                 self.error(s.step.pos, f"range step must be positive, got {s.step.const}")
             s.symbol = Symbol("loop", s.var, T.INDEX, s.var_pos)
-            self.check_block(s.body, (s.symbol,))
+            self.check_loop_body(s.body, (s.symbol,))
         elif isinstance(s, A.While):
             self.condition(s.cond, "while")
-            self.check_block(s.body)
+            self.check_loop_body(s.body)
+        elif isinstance(s, (A.Break, A.Continue, A.Return)):
+            self.check_exit(s)
         elif isinstance(s, A.If):
             self.check_if(s)
         elif isinstance(s, A.ExprStmt):

@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from .ast import Pos
 from .errors import Diagnostics
 
-KEYWORDS = frozenset({"kernel", "let", "var", "if", "else", "for", "in", "while", "true", "false"})
+KEYWORDS = frozenset(
+    {"kernel", "let", "var", "if", "else", "for", "in", "while", "true", "false", "break", "continue", "return"}
+)
 # Keywords that only start a statement or a kernel: never inside brackets.
-STATEMENT_KEYWORDS = frozenset({"kernel", "let", "var", "if", "for", "while"})
+STATEMENT_KEYWORDS = frozenset({"kernel", "let", "var", "if", "for", "while", "break", "continue", "return"})
 
 # Longest first: the lexer tries them in this order.
 PUNCTUATION = (

@@ -313,6 +313,8 @@ class Parser:
             return A.While(tok.pos, cond, self.parse_block())
         if tok.kind == "if":
             return self.parse_if()
+        if tok.kind in ("break", "continue", "return"):
+            return self.parse_exit()
         if tok.kind == "else":
             raise self.error(
                 tok, "'else' without a matching 'if' (it must follow the '}' of the if block on the same line)"
@@ -345,6 +347,16 @@ class Parser:
             raise self.error(
                 self.peek(), f"expected the end of the statement (a new line or ';'), got {self.peek().describe()}"
             )
+
+    def parse_exit(self) -> A.Stmt:
+        """`break`, `continue`, `return [expr]` (the checker says where each may stand)."""
+        tok = self.advance()
+        if tok.kind == "return":
+            value = None if self.at(NEWLINE, ";", "}", EOF) else self.parse_expr()
+            self.expect_end()
+            return A.Return(tok.pos, value)
+        self.expect_end()
+        return A.Break(tok.pos) if tok.kind == "break" else A.Continue(tok.pos)
 
     def parse_decl(self) -> A.Decl:
         kw = self.advance()

@@ -34,6 +34,7 @@ from phobos.dialect import tile as TD
 from . import ast as A
 from . import types as T
 from .ast import start_pos
+from .exit_ir import rewrite_exits
 from .math_ir import HANDLED as MATH_HANDLED
 from .math_ir import lower_math
 from .symbols import KernelInfo, Symbol
@@ -151,7 +152,7 @@ class KernelEmitter:
         for name, sym in self.info.dims.items():
             if sym.const is None:
                 self.env[sym] = extents[name]
-        self.lower_block(self.kernel.body)
+        self.lower_block(rewrite_exits(self.kernel))  # break, continue, return as flags (exit_ir.py)
 
     # ------------------------------------------------------------------ statements
 
