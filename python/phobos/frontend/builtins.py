@@ -40,6 +40,7 @@ BUILTINS = frozenset(
         "grid_barrier",
         "program_id",
         "padded",
+        "masked",
     )
     + ELEMENTWISE_FLOAT
     + CONVERSIONS

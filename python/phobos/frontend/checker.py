@@ -32,6 +32,7 @@ from .builtins import BUILTINS, CONSTANTS, CONVERSIONS, BuiltinChecks
 from .constants import BITWISE, COMPARISONS, LOGICAL, FoldError, constant_difference, fold
 from .errors import Diagnostics
 from .exits import ExitChecks
+from .gathers import GatherChecks, is_gather, unwrap_masked
 from .gpu_rules import GpuRules
 from .symbols import KernelInfo, Symbol
 
@@ -40,7 +41,7 @@ MAX_TILE_ELEMENTS = 1 << 24
 FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38}
 
 
-class Checker(KernelChecks, BuiltinChecks, GpuRules, ExitChecks):
+class Checker(KernelChecks, BuiltinChecks, GpuRules, ExitChecks, GatherChecks):
     def __init__(self, diags: Diagnostics, defines: dict[str, int] | None = None, gpu_rules: bool = False):
         self.diags = diags
         self.gpu_rules = gpu_rules  # refuse tiles the GPU cannot hold (gpu_rules.py); the interpreter runs them
@@ -222,13 +223,13 @@ class Checker(KernelChecks, BuiltinChecks, GpuRules, ExitChecks):
         self.declare(s.symbol)
 
     def check_assign(self, s: A.Assign) -> None:
-        if isinstance(s.target, A.Index):
+        if isinstance(s.target, (A.Index, A.Call)):
             target_ty = self.check_expr(s.target)
             value_ty = self.value(s.value)
             if s.op != "=":
                 value_ty = self.combine(s, target_ty, value_ty)
             if target_ty != T.ERROR and value_ty != T.ERROR:
-                self.storable(value_ty, s.value, target_ty, s.target)
+                self.storable(value_ty, s.value, target_ty, unwrap_masked(s.target)[0])
             return
         name = s.target
         sym = self.lookup(name.name)
@@ -567,6 +568,8 @@ class Checker(KernelChecks, BuiltinChecks, GpuRules, ExitChecks):
                 f"but the slice has {len(e.subscripts)} subscript"
                 f"{'s' * (len(e.subscripts) != 1)}",
             )
+        if is_gather(e):
+            return self.check_gather(e, base_ty, name)
         ok = True
         shape = []
         for axis, sub in enumerate(e.subscripts):

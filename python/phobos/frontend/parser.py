@@ -338,6 +338,8 @@ class Parser:
 
     @staticmethod
     def _is_lvalue(e: A.Expr) -> bool:
+        if isinstance(e, A.Call) and isinstance(e.callee, A.Name) and e.callee.name == "masked" and e.args:
+            e = e.args[0]  # masked(X[idx], m) = v: a scatter where m holds
         return isinstance(e, A.Name) or (isinstance(e, A.Index) and isinstance(e.base, A.Name))
 
     def expect_end(self) -> None:

@@ -32,6 +32,7 @@ from phobos.dialect import load_tile_dialect
 from phobos.dialect import tile as TD
 
 from . import ast as A
+from . import gathers
 from . import types as T
 from .ast import start_pos
 from .exit_ir import rewrite_exits
@@ -165,7 +166,7 @@ class KernelEmitter:
             ty = s.symbol.ty
             self.env[s.symbol] = self.coerce(self.lower_as(s.value, ty), ty, s.value.pos)
         elif isinstance(s, A.Assign):
-            if isinstance(s.target, A.Index):
+            if isinstance(s.target, (A.Index, A.Call)):
                 self.lower_store(s)
             else:
                 self.lower_assign(s)
@@ -281,6 +282,8 @@ class KernelEmitter:
         return starts
 
     def load_slice(self, idx: A.Index, starts: list[ir.Value] | None = None, padding=None) -> tb.Value:
+        if gathers.is_gather(idx):
+            return gathers.load(self, idx, padding=padding)
         loc = self.loc(idx.pos)
         starts = starts if starts is not None else self.slice_starts(idx)
         full = [sub.length for sub in idx.subscripts]
@@ -295,19 +298,24 @@ class KernelEmitter:
         return tb.Value(tensor.CollapseShapeOp(result_type, tile.value, _reassociation(kept), loc=loc).result)
 
     def lower_store(self, s: A.Assign) -> None:
-        idx = s.target
+        idx, mask = gathers.unwrap_masked(s.target)
+        scatter = mask is not None or gathers.is_gather(idx)
         loc = self.loc(idx.pos)
-        starts = self.slice_starts(idx)
+        starts = None if scatter else self.slice_starts(idx)
         target_ty = idx.ty
         if s.combined is not None:
             combined = s.combined
             operand_ty = T.with_element(combined.ty, combined.operand_element)
-            old = self.convert(self.load_slice(idx, starts), target_ty.element, combined.operand_element, loc)
+            old = gathers.load(self, idx, mask) if scatter else self.load_slice(idx, starts)
+            old = self.convert(old, target_ty.element, combined.operand_element, loc)
             rhs = self.lower_as(s.value, operand_ty)
             value = tb.binary(_ARITH_KIND[combined.op], old, rhs, loc=self.loc(combined.pos))
             value = self.convert(value, combined.operand_element, target_ty.element, loc)
         else:
             value = self.lower_as(s.value, target_ty)
+        if scatter:
+            gathers.store(self, idx, value, mask)
+            return
         full = [sub.length for sub in idx.subscripts]
         kept = [sub.kind != "point" for sub in idx.subscripts]
         if not isinstance(value.type, ir.RankedTensorType):
@@ -427,6 +435,8 @@ class KernelEmitter:
             return (tb.maximum if name == "tmax" else tb.minimum)(a, b, loc=loc)
         if name == "padded":
             return self.load_slice(e.args[0], padding=e.padding)
+        if name == "masked":
+            return gathers.load(self, e.args[0], e.args[1])
         if name in ("f16", "bf16", "f32", "f64", "i8", "i32", "i64"):
             return self.convert(self.lower_expr(e.args[0]), e.args[0].ty.element, name, loc)
         v = self.lower_expr(e.args[0])
