@@ -59,6 +59,7 @@ class _Uniformity:
         self.checker = checker
         self.varying: set[int] = set()  # ids of symbols whose value depends on the CTA
         self.exited: tuple[A.Pos, str] | None = None  # a 'return' that only some CTAs may take
+        self.quiet = False  # a first pass over a loop body: only the variables are tracked
 
     def depends(self, e) -> bool:
         """Whether the expression `e` may differ between CTAs."""
@@ -83,7 +84,7 @@ class _Uniformity:
 
     def barrier(self, s: A.ExprStmt, why: tuple[A.Pos, str] | None) -> None:
         reason = why or self.exited
-        if reason is None:
+        if reason is None or self.quiet:
             return
         pos, what = reason
         self.checker.error(
@@ -137,8 +138,11 @@ class _Uniformity:
             exit_pos = self.varying_exit(s.body.stmts, False)
             if exit_pos is not None:
                 inner = (exit_pos, "some CTAs may leave this iteration here and others not")
-        for _ in range(2):  # twice: a variable made CTA-dependent late in the body reaches its start
-            self.block(s.body.stmts, inner)
+        # Twice: a variable made CTA-dependent late in the body reaches its start; report the second time.
+        quiet, exited, self.quiet = self.quiet, self.exited, True
+        self.block(s.body.stmts, inner)
+        self.quiet, self.exited = quiet, exited
+        self.block(s.body.stmts, inner)
         if isinstance(s, A.While) and inner is None and self.depends(s.cond):
             self.block(s.body.stmts, (A.start_pos(s.cond), "the trip count of this loop differs between CTAs"))
 

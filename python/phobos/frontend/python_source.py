@@ -49,9 +49,6 @@ NO_STATEMENT = {
     py.Delete: "'del' is not in the language",
     py.FunctionDef: "a function inside a kernel: define it at the top level with @phobos.fn",
     py.ClassDef: "a class inside a kernel is not in the language",
-    py.Return: "'return' is not in the kernel language yet: guard the rest with 'if' instead",
-    py.Break: "'break' is not in the language yet: loop over a range that ends where you would break",
-    py.Continue: "'continue' is not in the language yet: guard the rest of the body with 'if'",
 }
 NO_EXPRESSION = {
     py.ListComp: "a list comprehension is not in the language: tiles are values, compute on them whole "
@@ -243,6 +240,11 @@ class Translator:
             return pre + [A.ExprStmt(value.pos, value)]
         if isinstance(s, py.Pass):
             return []
+        if isinstance(s, (py.Break, py.Continue)):
+            return [(A.Break if isinstance(s, py.Break) else A.Continue)(self.pos(s))]
+        if isinstance(s, py.Return):
+            value = self.expr(s.value) if s.value is not None else None
+            return [A.Return(self.pos(s, 6), value)]  # a value is the checker's error, at the value
         for kind, message in NO_STATEMENT.items():
             if isinstance(s, kind):
                 raise self.fail(s, message)
