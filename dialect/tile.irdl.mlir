@@ -122,6 +122,42 @@ irdl.dialect @tile {
     irdl.results()
   }
 
+  // Atomic read-modify-write of base.flat[offsets] with `value`, element by
+  // element, where `mask` holds: `kind` is "add", "max", "min" or "xchg"; `sem`
+  // "relaxed", "acquire", "release" or "acq_rel"; `scope` "cta", "gpu" or "sys".
+  // The result holds the old values (zero where masked off); the GPU lowering
+  // emits `red` when the result is unused.
+  irdl.operation @atomic_rmw {
+    %kind = irdl.base "#builtin.string"
+    %sem = irdl.base "#builtin.string"
+    %scope = irdl.base "#builtin.string"
+    %value = irdl.base "!builtin.tensor"
+    %memref = irdl.base "!builtin.memref"
+    %offsets = irdl.base "!builtin.tensor"
+    %mask = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.attributes {"kind" = %kind, "sem" = %sem, "scope" = %scope}
+    irdl.operands(value: %value, base: %memref, offsets: %offsets, mask: optional %mask)
+    irdl.results(result: %result)
+  }
+
+  // Atomic compare-and-swap of base.flat[offsets]: where `mask` holds and the
+  // element equals `compare` (bitwise), it becomes `value`; the result holds
+  // the old values (zero where masked off). `sem` and `scope` as atomic_rmw.
+  irdl.operation @atomic_cas {
+    %sem = irdl.base "#builtin.string"
+    %scope = irdl.base "#builtin.string"
+    %compare = irdl.base "!builtin.tensor"
+    %value = irdl.base "!builtin.tensor"
+    %memref = irdl.base "!builtin.memref"
+    %offsets = irdl.base "!builtin.tensor"
+    %mask = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.attributes {"sem" = %sem, "scope" = %scope}
+    irdl.operands(compare: %compare, value: %value, base: %memref, offsets: %offsets, mask: optional %mask)
+    irdl.results(result: %result)
+  }
+
   // Matrix product with accumulation: result = acc + lhs x rhs,
   // [M, K] x [K, N] + [M, N] -> [M, N].
   irdl.operation @dot {

@@ -352,6 +352,48 @@ class StoreOp(_TileOp):
         self._build([], operands, None, loc, ip)
 
 
+def _atomic_attrs(sem: str, scope: str, kind: str | None = None) -> dict:
+    attrs = {"sem": ir.StringAttr.get(sem), "scope": ir.StringAttr.get(scope)}
+    if kind is not None:
+        attrs["kind"] = ir.StringAttr.get(kind)
+    return attrs
+
+
+@_irdl_op
+class AtomicRMWOp(_TileOp):
+    """`tile.atomic_rmw %value, %base, %offsets[, %mask] {kind, sem, scope}` -> the old values.
+
+    Verified as `tile.store` (offsets, mask, a value of the offsets' shape and the
+    base's element type), the result of the value's type, `kind` one of ATOMIC_KINDS,
+    `sem` one of ATOMIC_SEMS, `scope` one of ATOMIC_SCOPES.
+    """
+
+    OPERATION_NAME = "tile.atomic_rmw"
+
+    def __init__(self, kind, value, base, offsets, mask=None, *, sem="relaxed", scope="gpu", loc=None, ip=None):
+        operands = [value, base, offsets] + ([mask] if mask is not None else [])
+        self._build([value.type], operands, _atomic_attrs(sem, scope, kind), loc, ip)
+
+
+@_irdl_op
+class AtomicCASOp(_TileOp):
+    """`tile.atomic_cas %compare, %value, %base, %offsets[, %mask] {sem, scope}` -> the old values.
+
+    Verified as `tile.atomic_rmw`, and `compare` has the value's type.
+    """
+
+    OPERATION_NAME = "tile.atomic_cas"
+
+    def __init__(self, compare, value, base, offsets, mask=None, *, sem="relaxed", scope="gpu", loc=None, ip=None):
+        operands = [compare, value, base, offsets] + ([mask] if mask is not None else [])
+        self._build([value.type], operands, _atomic_attrs(sem, scope), loc, ip)
+
+
+ATOMIC_KINDS = ("add", "max", "min", "xchg")
+ATOMIC_SEMS = ("relaxed", "acquire", "release", "acq_rel")
+ATOMIC_SCOPES = ("cta", "gpu", "sys")
+
+
 @_irdl_op
 class DotOp(_TileOp):
     """`tile.dot %lhs, %rhs, %acc`: acc + lhs x rhs.
@@ -502,6 +544,7 @@ LOAD_OPS = (LoadSliceOp, LoadOp)
 STORE_OPS = (StoreSliceOp, StoreOp)
 EXCHANGE_OPS = (ReduceOp, ScanOp, TransposeOp, ConvertLayoutOp)  # ops that move data between threads
 BARRIER_OPS = (BarrierOp, GridBarrierOp)
+ATOMIC_OPS = (AtomicRMWOp, AtomicCASOp)  # read-modify-writes of a global tensor at element offsets
 GRID_INDEX_OPS = (BlockIdOp, GridDimOp)  # hardware ids: non-negative scalars
 # Upstream ops that more than one analysis groups the same way.
 RESHAPE_OPS = (tensor.ExpandShapeOp, tensor.CollapseShapeOp)

@@ -218,6 +218,20 @@ class _Checker:
         o = op.opview
         self._offsets(op, o.base, o.offsets, o.mask, o.value, "the stored value")
 
+    def atomic(self, op):
+        o = op.opview
+        self._offsets(op, o.base, o.offsets, o.mask, o.value, "the value")
+        if op.results[0].type != o.value.type:
+            self.error(op, f"expects the result type {op.results[0].type} to equal the value type {o.value.type}")
+        if isinstance(o, T.AtomicCASOp) and o.compare.type != o.value.type:
+            self.error(op, f"expects the compare type {o.compare.type} to equal the value type {o.value.type}")
+        checks = [("sem", T.ATOMIC_SEMS), ("scope", T.ATOMIC_SCOPES)]
+        checks += [("kind", T.ATOMIC_KINDS)] if isinstance(o, T.AtomicRMWOp) else []
+        for name, allowed in checks:
+            value = getattr(o, name)
+            if value not in allowed:
+                self.error(op, f"expects {name} to be one of {', '.join(repr(a) for a in allowed)}, got '{value}'")
+
     def dot(self, op):
         lhs = self._tile_of(op, op.opview.lhs, "lhs")
         rhs = self._tile_of(op, op.opview.rhs, "rhs")
@@ -506,6 +520,8 @@ _DISPATCH: dict[str, Callable] = {
     "tile.load": _Checker.load,
     "tile.store": _Checker.store,
     "tile.dot": _Checker.dot,
+    "tile.atomic_rmw": _Checker.atomic,
+    "tile.atomic_cas": _Checker.atomic,
     "tile.reduce": _Checker.reduce,
     "tile.scan": _Checker.scan,
     "tile.hint": _Checker.hint,

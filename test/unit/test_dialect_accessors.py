@@ -36,6 +36,10 @@ func.func @k(%X: memref<?x?xf32>, %F: memref<?xf32>, %i: index, %j: index, %t: t
   %12 = "tile.check_multiple"(%i) {divisor = 16 : i64, symbol = "M"} : (index) -> index
   "tile.barrier"() : () -> ()
   "tile.grid_barrier"() : () -> ()
+  %13 = "tile.atomic_rmw"(%v, %F, %o, %m) {kind = "add", sem = "relaxed", scope = "gpu"}
+      : (tensor<16xf32>, memref<?xf32>, tensor<16xi32>, tensor<16xi1>) -> tensor<16xf32>
+  %14 = "tile.atomic_cas"(%v, %13, %F, %o) {sem = "acquire", scope = "cta"}
+      : (tensor<16xf32>, tensor<16xf32>, memref<?xf32>, tensor<16xi32>) -> tensor<16xf32>
   return
 }
 """
@@ -76,6 +80,32 @@ EXPECTED = [
     ("tile.check_multiple", {"value": Operand(0), "divisor": 16, "symbol": "M", "result": Result(0)}),
     ("tile.barrier", {}),
     ("tile.grid_barrier", {}),
+    (
+        "tile.atomic_rmw",
+        {
+            "value": Operand(0),
+            "base": Operand(1),
+            "offsets": Operand(2),
+            "mask": Operand(3),
+            "kind": "add",
+            "sem": "relaxed",
+            "scope": "gpu",
+            "result": Result(0),
+        },
+    ),
+    (
+        "tile.atomic_cas",
+        {
+            "compare": Operand(0),
+            "value": Operand(1),
+            "base": Operand(2),
+            "offsets": Operand(3),
+            "mask": None,
+            "sem": "acquire",
+            "scope": "cta",
+            "result": Result(0),
+        },
+    ),
 ]
 
 

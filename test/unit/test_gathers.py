@@ -173,4 +173,4 @@ def test_mask_of_masked_must_be_bool_of_a_broadcasting_shape():
         "}\n"
     )
     assert "bad.ph:3:29: error: the mask of 'masked' must be bool, got tile<i32>[32]" in text
-    assert "has shape [16], which does not broadcast to the access's [32]" in text
+    assert "has shape [16], which does not broadcast to the access's [32] (nor is it the index tiles' shape)" in text

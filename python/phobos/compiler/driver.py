@@ -237,6 +237,10 @@ def _access(fn: ir.Operation) -> tuple[dict[int, str], set]:
             target, base = reads, op.operands[0]
         elif is_op(op, *T.STORE_OPS):
             target, base = writes, op.operands[1]
+        elif is_op(op, *T.ATOMIC_OPS):  # reads and writes, at element offsets
+            i = list(args).index(op.opview.base)
+            reads.add(i), writes.add(i), flat.add(i)
+            return ir.WalkResult.ADVANCE
         else:
             return ir.WalkResult.ADVANCE
         for i, a in enumerate(args):

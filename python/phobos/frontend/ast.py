@@ -75,6 +75,13 @@ class BoolLit(Expr):
 
 
 @dataclass(eq=False)
+class StrLit(Expr):
+    """A string, only as the value of a keyword argument (`sem = "acquire"`)."""
+
+    value: str
+
+
+@dataclass(eq=False)
 class Name(Expr):
     name: str
 
@@ -100,6 +107,7 @@ class Binary(Expr):
 class Call(Expr):
     callee: Expr
     args: list[Expr]
+    keywords: list[tuple[str, Pos, Expr]] = field(default_factory=list)  # name = value arguments, after args
 
     def __post_init__(self):
         super().__post_init__()

@@ -14,6 +14,7 @@ from phobos.elements import DOT_ACCUMULATOR  # shared with the builder's dot
 from . import ast as A
 from . import types as T
 from .ast import start_pos
+from .atomics import ATOMICS, AtomicChecks
 from .math_builtins import MATH_BUILTINS, UNARY_FLOAT, MathChecks
 
 CONVERSIONS = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64")
@@ -45,12 +46,13 @@ BUILTINS = frozenset(
     + ELEMENTWISE_FLOAT
     + CONVERSIONS
     + MATH_BUILTINS
+    + ATOMICS
 )
 # Named constants: ordinary identifiers (a declaration of the same name hides them).
 CONSTANTS = {"inf": math.inf}
 
 
-class BuiltinChecks(MathChecks):
+class BuiltinChecks(MathChecks, AtomicChecks):
     def check_call(self, e: A.Call) -> T.Type:
         callee = self.check_expr(e.callee)
         if callee == T.ERROR:
@@ -65,6 +67,8 @@ class BuiltinChecks(MathChecks):
         name = callee.name
         e.builtin = name
         arg_types = [self.value(arg) for arg in e.args]
+        if not self.check_keywords_allowed(e):
+            return T.ERROR
         if any(t == T.ERROR for t in arg_types):
             return T.ERROR
         method = getattr(self, "call_" + name, None)

@@ -27,6 +27,7 @@ import math
 from . import ast as A
 from . import types as T
 from .ast import start_pos
+from .atomics import is_atomic
 from .attributes import KernelChecks
 from .builtins import BUILTINS, CONSTANTS, CONVERSIONS, BuiltinChecks
 from .constants import BITWISE, COMPARISONS, LOGICAL, FoldError, constant_difference, fold
@@ -131,7 +132,7 @@ class Checker(KernelChecks, BuiltinChecks, GpuRules, ExitChecks, GatherChecks):
             self.check_if(s)
         elif isinstance(s, A.ExprStmt):
             ty = self.check_expr(s.expr)
-            if ty != T.VOID and ty != T.ERROR:
+            if ty != T.VOID and ty != T.ERROR and not is_atomic(s.expr):
                 self.error(
                     start_pos(s.expr), "the value of this expression is unused (assign it with 'let' or store it)"
                 )
@@ -375,6 +376,8 @@ class Checker(KernelChecks, BuiltinChecks, GpuRules, ExitChecks, GatherChecks):
             return self.check_call(e)
         if isinstance(e, A.Index):
             return self.check_slice(e)
+        if isinstance(e, A.StrLit):
+            return self.error(e.pos, 'a string can only be the value of a keyword argument, such as sem = "acquire"')
         raise AssertionError(f"unknown expression {type(e).__name__}")
 
     def check_name(self, e: A.Name) -> T.Type:

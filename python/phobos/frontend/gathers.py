@@ -7,8 +7,9 @@ result's shape is the tensor's subscripts in order with S in the place of the fi
 index subscript, each span, range or `:` keeping its extent and each scalar
 subscript dropping its dimension: `X[rows, 0 :+ D]` with rows `[R]` is `[R, D]`,
 `X[rows, cols]` with `[R, 1]` and `[1, C]` is `[R, C]`, `X[0 :+ D, cols]` is `[D, C]`.
-`masked(X[...], m)` is the same access where the bool `m` (broadcast to its shape)
-holds: a read gives zero elsewhere, a write leaves the tensor alone there.
+`masked(X[...], m)` is the same access where the bool `m` (broadcast to its shape, or of
+the index tiles' shape: one flag per index, `masked(X[rows, 0 :+ D], rows >= 0)`) holds: a
+read gives zero elsewhere, a write leaves the tensor alone there.
 
 Lowering (`address`, `load`, `store`). The access becomes the offset form of tile IR
 (`tile.load`/`tile.store`): per tensor dimension a coordinate tile in the result's
@@ -98,11 +99,13 @@ class GatherChecks:
         if ts[1].element != "bool":
             return self.error(start_pos(mask), f"the mask of 'masked' must be bool, got {ts[1]}")
         shape = T.shape(ts[0])
-        if T.broadcast(T.shape(ts[1]), shape) != tuple(shape):
+        index_shape = getattr(source, "index_shape", ())
+        per_index = bool(index_shape) and tuple(T.shape(ts[1])) == tuple(index_shape)
+        if T.broadcast(T.shape(ts[1]), shape) != tuple(shape) and not per_index:
             return self.error(
                 start_pos(mask),
                 f"the mask of 'masked' has shape {T.fmt_shape(T.shape(ts[1]))}, which does not broadcast "
-                f"to the access's {T.fmt_shape(shape)}",
+                f"to the access's {T.fmt_shape(shape)} (nor is it the index tiles' shape)",
             )
         if not hasattr(source, "index_shape"):
             source.index_shape = ()
@@ -189,7 +192,10 @@ def address(em, e: A.Index, mask_expr: A.Expr | None) -> tuple[tb.Value, tb.Valu
             scaled = tb.binary("mul", offsets, tb.broadcast_to(extents[axis], shape, loc=loc), loc=loc)
             offsets = tb.binary("add", scaled, coord, loc=loc)
     if mask_expr is not None:
-        user = tb.broadcast_to(em.lower_expr(mask_expr), shape, loc=loc)
+        user = em.lower_expr(mask_expr)
+        if T.broadcast(T.shape(mask_expr.ty), shape) != tuple(shape):  # one per index: placed as the indices
+            user = _place(user, placed, len(shape) - placed - n_index, shape, loc)
+        user = tb.broadcast_to(user, shape, loc=loc)
         mask = user if mask is None else tb.binary("and", mask, user, loc=loc)
     return offsets, mask
 

@@ -69,6 +69,7 @@ INT_MAX = 2**63 - 1
 
 # Token kinds besides the punctuation strings themselves and the keywords.
 IDENT, INT, FLOAT, NEWLINE, EOF = "ident", "int", "float", "newline", "end of file"
+STRING = "string"  # "relaxed": only as the value of a keyword argument (sem = "acquire")
 
 
 @dataclass
@@ -150,6 +151,16 @@ def tokenize(source: str, diags: Diagnostics) -> list[Token]:
             swallowed.clear()
             tokens.append(Token(text if text in KEYWORDS else IDENT, text, line, col))
             i = j
+            continue
+        if ch == '"':
+            end = source.find('"', i + 1)
+            stop = source.find("\n", i + 1)
+            if end < 0 or (0 <= stop < end):
+                diags.error(Pos(line, col), "unterminated string (a string ends with '\"' on the same line)")
+                i = n if stop < 0 else stop
+                continue
+            tokens.append(Token(STRING, source[i : end + 1], line, col, source[i + 1 : end]))
+            i = end + 1
             continue
         if _is_digit(ch):
             swallowed.clear()

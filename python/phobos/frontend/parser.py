@@ -15,7 +15,7 @@ from phobos.nesting import MAX_NESTING
 
 from . import ast as A
 from .errors import Diagnostics
-from .lexer import EOF, FLOAT, IDENT, INT, NEWLINE, Token, tokenize
+from .lexer import EOF, FLOAT, IDENT, INT, NEWLINE, STRING, Token, tokenize
 
 SCALAR_TYPES = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64", "bool")
 ASSIGN_OPS = ("=", "+=", "-=", "*=")
@@ -526,19 +526,33 @@ class Parser:
                 expr = self._node(A.Index(expr.pos, expr, subs, bracket.pos), *children)
             elif self.at("("):
                 self.advance()
-                args: list[A.Expr] = []
-                if not self.at(")"):
-                    args.append(self.parse_expr())
-                    while self.accept(","):
-                        args.append(self.parse_expr())
-                self.expect(")", "after the arguments")
-                expr = self._node(A.Call(expr.pos, expr, args), expr, *args)
+                args, keywords = self.parse_arguments()
+                values = [v for _, _, v in keywords]
+                expr = self._node(A.Call(expr.pos, expr, args, keywords), expr, *args, *values)
             elif self.at("."):
                 self.advance()
                 field = self.expect(IDENT, "after '.'")
                 expr = self._node(A.Member(field.pos, expr, field.text), expr)
             else:
                 return expr
+
+    def parse_arguments(self) -> tuple[list[A.Expr], list[tuple[str, A.Pos, A.Expr]]]:
+        """The arguments of a call after its '(': expressions, then `name = value` keywords."""
+        args: list[A.Expr] = []
+        keywords: list[tuple[str, A.Pos, A.Expr]] = []
+        while not self.at(")"):
+            if self.peek().kind == IDENT and self.peek(1).kind == "=":
+                name = self.advance()
+                self.advance()
+                keywords.append((name.text, name.pos, self.parse_expr()))
+            elif keywords:
+                raise self.error(self.peek(), "a positional argument cannot follow a keyword argument")
+            else:
+                args.append(self.parse_expr())
+            if not self.accept(","):
+                break
+        self.expect(")", "after the arguments")
+        return args, keywords
 
     def parse_subscript(self) -> A.Subscript:
         tok = self.peek()
@@ -568,6 +582,9 @@ class Parser:
         if tok.kind == IDENT:
             self.advance()
             return A.Name(tok.pos, tok.text)
+        if tok.kind == STRING:
+            self.advance()
+            return A.StrLit(tok.pos, tok.value)
         if tok.kind == "(":
             self.advance()
             inner = self.parse_expr()

@@ -35,6 +35,7 @@ from . import ast as A
 from . import gathers
 from . import types as T
 from .ast import start_pos
+from .atomics import ATOMICS, is_atomic, lower_atomic
 from .exit_ir import rewrite_exits
 from .math_ir import HANDLED as MATH_HANDLED
 from .math_ir import lower_math
@@ -176,6 +177,8 @@ class KernelEmitter:
             self.lower_while(s)
         elif isinstance(s, A.If):
             self.lower_if(s)
+        elif isinstance(s, A.ExprStmt) and is_atomic(s.expr):
+            lower_atomic(self, s.expr, unused=True)
         elif isinstance(s, A.ExprStmt):
             self.lower_expr(s.expr)
         else:
@@ -435,6 +438,8 @@ class KernelEmitter:
             return (tb.maximum if name == "tmax" else tb.minimum)(a, b, loc=loc)
         if name == "padded":
             return self.load_slice(e.args[0], padding=e.padding)
+        if name in ATOMICS:
+            return lower_atomic(self, e, unused=False)
         if name == "masked":
             return gathers.load(self, e.args[0], e.args[1])
         if name in ("f16", "bf16", "f32", "f64", "i8", "i32", "i64"):

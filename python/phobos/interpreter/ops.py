@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from phobos.interpreter import (  # noqa: F401  (they register their handlers)
     arith,
+    atomics,
     math_extra,
     memory,
     reductions,

@@ -56,6 +56,7 @@ class LoweringContext:
         chip: str = DEFAULT_CHIP,
     ):
         self.fn = fn
+        self.chip = chip
         self.name = K.kernel_name(fn)
         deep = too_deep(fn)
         if deep is not None:

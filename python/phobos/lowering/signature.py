@@ -17,7 +17,7 @@ from mlir import ir
 from mlir.dialects import gpu
 
 from phobos.dialect import kernel as K
-from phobos.dialect.tile import BARRIER_OPS, STORE_OPS, is_op
+from phobos.dialect.tile import ATOMIC_OPS, BARRIER_OPS, STORE_OPS, is_op
 
 
 def _i64() -> ir.Type:
@@ -42,8 +42,8 @@ def stored_params(fn: ir.Operation, noalias: bool) -> set[int]:
     def visit(op):
         if is_op(op, *BARRIER_OPS) or not noalias:
             stored.update(range(len(args)))
-        elif is_op(op, *STORE_OPS):
-            base = op.operands[1]
+        elif is_op(op, *STORE_OPS, *ATOMIC_OPS):
+            base = op.opview.base
             for i, a in enumerate(args):
                 if a == base:
                     stored.add(i)

@@ -5,6 +5,7 @@ import the context, the layouts and the plan, never each other.
 """
 
 from phobos.lowering.ops import (  # noqa: F401
+    atomics,
     control_flow,
     convert_layout,
     dot_fma,

@@ -1,0 +1,73 @@
+"""Handlers of tile.atomic_rmw and tile.atomic_cas.
+
+An atomic applies to base.flat[offsets] element by element in row-major order of
+the tile, where the mask holds; the result is each element's value just before its
+own update (zero where masked off), so duplicate offsets in one tile accumulate and
+see each other's updates as a sequence of single atomics would. CTAs run one after
+another, so a launch applies its atomics in CTA order. An unmasked offset outside
+the tensor is an error, as for tile.load/tile.store. Integer adds wrap; max and min
+of floats follow NumPy's maximum/minimum (a NaN wins); cas compares bit patterns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from phobos.interpreter.memory import _active, _flat
+from phobos.interpreter.table import handles
+
+
+def _apply(kind: str, old, value):
+    if kind == "add":
+        with np.errstate(over="ignore"):
+            return old + value
+    if kind == "max":
+        return np.maximum(old, value)
+    if kind == "min":
+        return np.minimum(old, value)
+    return value  # xchg
+
+
+def _run(op, cta, base, offsets, mask, update):
+    """Applies `update(i, old) -> new or None` to each active element i (row-major); returns the old values."""
+    active = _active(op, base, offsets, mask)
+    if cta.coverage is not None:
+        cta.coverage.offsets(base, active, written=True)
+    flat = _flat(base)
+    view = flat if flat is not None else None
+    positions = np.flatnonzero(np.asarray(mask).reshape(-1)) if mask is not None else np.arange(active.size)
+    result = np.zeros(np.shape(offsets), dtype=base.dtype)
+    out = result.reshape(-1)
+    for i, off in zip(positions, active):
+        where = off if view is not None else np.unravel_index(off, base.shape)
+        old = view[where] if view is not None else base[where]
+        out[i] = old
+        new = update(i, old)
+        if new is not None:
+            if view is not None:
+                view[where] = new
+            else:
+                base[where] = new
+    return result
+
+
+@handles("tile.atomic_rmw")
+def atomic_rmw(op, cta, args):
+    value, base, offsets = args[0], args[1], args[2]
+    mask = args[3] if len(args) > 3 else None
+    kind = op.attrs["kind"]
+    values = np.asarray(value, dtype=base.dtype).reshape(-1)
+    return _run(op, cta, base, offsets, mask, lambda i, old: _apply(kind, old, values[i]))
+
+
+@handles("tile.atomic_cas")
+def atomic_cas(op, cta, args):
+    compare, value, base, offsets = args[0], args[1], args[2], args[3]
+    mask = args[4] if len(args) > 4 else None
+    expected = np.asarray(compare, dtype=base.dtype).reshape(-1)
+    desired = np.asarray(value, dtype=base.dtype).reshape(-1)
+
+    def update(i, old):
+        return desired[i] if old.tobytes() == expected[i].tobytes() else None
+
+    return _run(op, cta, base, offsets, mask, update)

@@ -1,0 +1,166 @@
+"""Atomics: tile.atomic_rmw and tile.atomic_cas as PTX `atom`/`red` on global memory.
+
+Each thread applies the atomics of the elements it owns, one instruction per element
+(a replicated element, held by several threads where the tile is smaller than the
+layout's reach, is applied by one of them only), under an `scf.if` on the element's
+mask. The instruction is inline PTX, so that the memory order and scope are exactly
+the op's (`atom.relaxed.gpu.global.add.f32`); where the op's result is unused and the
+order allows it (relaxed or release) it is `red`, which returns nothing. Types follow
+phobos.atomic_types: f16 add is `add.noftz.f16`, bf16 add `add.noftz.bf16` (sm_90),
+integer max/min signed; float max/min work on the bits (a non-negative float orders
+as a signed integer, a negative one in reverse as an unsigned integer), so that f32
+max is `atom.max.s32` where the value is >= 0 and `atom.min.u32` where it is negative.
+Values travel as integers of their width (`h`, `r`, `l` registers; PTX accepts a
+bit-size register for a float instruction of its size).
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, llvm, memref, scf, vector
+
+from phobos.analysis.kernel_facts import element_bytes
+from phobos.atomic_types import MIN_SM, unsupported
+from phobos.dialect import tile as T
+from phobos.lowering.context import LoweringContext
+from phobos.lowering.errors import LoweringError
+from phobos.lowering.registry import lowers
+
+_CONSTRAINT = {16: "h", 32: "r", 64: "l"}
+
+
+def _type_name(elem: ir.Type) -> str:
+    if isinstance(elem, ir.F16Type):
+        return "f16"
+    if isinstance(elem, ir.BF16Type):
+        return "bf16"
+    if isinstance(elem, ir.F32Type):
+        return "f32"
+    if isinstance(elem, ir.F64Type):
+        return "f64"
+    return f"i{ir.IntegerType(elem).width}" if isinstance(elem, ir.IntegerType) else str(elem)
+
+
+def _instruction(kind: str, name: str, negative: bool = False) -> str:
+    """The PTX operation and type of atomic `kind` on element type `name` (`add.f32`, `max.s32`, ...).
+    `negative`: a float max/min on a negative value (reversed, unsigned)."""
+    bits = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i32": 32, "i64": 64}[name]
+    if kind == "add":
+        if name in ("f16", "bf16"):
+            return f"add.noftz.{name}"
+        return f"add.{name}" if name.startswith("f") else f"add.u{bits}"
+    if kind in ("max", "min"):
+        if name.startswith("f") and negative:
+            return f"{'min' if kind == 'max' else 'max'}.u{bits}"
+        return f"{kind}.s{bits}"
+    return f"{'exch' if kind == 'xchg' else 'cas'}.b{bits}"
+
+
+def _asm(op_text: str, sem: str, scope: str, width: int, operands: list[ir.Value], returns: bool) -> ir.Value | None:
+    """One inline PTX atom (returns the old bits) or red (returns nothing) on the address operands[0]."""
+    c = _CONSTRAINT[width]
+    if returns:
+        args = ", ".join(f"${k + 1}" for k in range(1, len(operands)))
+        text = f"atom.{sem}.{scope}.global.{op_text} $0, [$1], {args};"
+        constraints = ",".join([f"={c}", "l"] + [c] * (len(operands) - 1))
+        return llvm.InlineAsmOp(
+            ir.IntegerType.get_signless(width), operands, text, constraints, has_side_effects=True
+        ).res
+    text = f"red.{sem}.{scope}.global.{op_text} [$0], $1;"
+    llvm.InlineAsmOp(None, operands, text, ",".join(["l", c]), has_side_effects=True)
+    return None
+
+
+def _used(op: ir.Operation) -> bool:
+    return any(True for _ in op.results[0].uses)
+
+
+def _check(ctx: LoweringContext, op: ir.Operation, kind: str, name: str) -> None:
+    why = unsupported(kind, name)
+    if why is not None:
+        raise LoweringError(op, f"'{op.name}' op: {why}")
+    sm = MIN_SM.get((kind, name))
+    chip = getattr(ctx, "chip", "sm_90")
+    if sm is not None and int("".join(ch for ch in chip if ch.isdigit()) or 0) < sm:
+        raise LoweringError(op, f"'{op.name}' op: atomic {kind} on {name} needs sm_{sm} or later, not {chip}")
+
+
+def _element(ctx, op, kind, name, sem, scope, width, address, pieces, returns) -> ir.Value | None:
+    """The atomic of one element: `pieces` the value (and, for cas, the expected value first), as integers."""
+    atom = returns or kind == "cas" or sem not in ("relaxed", "release")  # else red, which returns nothing
+    if kind in ("max", "min") and name.startswith("f"):
+        value = pieces[0]
+        negative = arith.CmpIOp(arith.CmpIPredicate.slt, value, ctx.const(0, value.type)).result
+        types = [value.type] if returns else []
+        branch = scf.IfOp(negative, types, has_else=True)
+        for block, neg in ((branch.then_block, True), (branch.else_block, False)):
+            with ir.InsertionPoint(block):
+                old = _asm(_instruction(kind, name, neg), sem, scope, width, [address, value], atom)
+                scf.YieldOp([old] if returns else [])
+        return branch.results[0] if returns else None
+    old = _asm(_instruction(kind, name), sem, scope, width, [address, *pieces], atom)
+    return old if returns else None
+
+
+def _lower(ctx: LoweringContext, op: ir.Operation, kind: str) -> None:
+    o = op.opview
+    elem = ir.RankedTensorType(o.value.type).element_type
+    name = _type_name(elem)
+    _check(ctx, op, kind, name)
+    width = element_bytes(elem) * 8
+    bits_t = ir.IntegerType.get_signless(width)
+    returns = _used(op)
+    shape = ctx.placement.placed_shape(o.value)
+    guard = ctx.owner_guard(shape, ctx.placement.dims_of(o.value))
+    if guard is not None and returns:
+        raise LoweringError(
+            op,
+            f"'{op.name}' op: the old values of an atomic on a tile smaller than the CTA's layout "
+            f"({list(ir.RankedTensorType(o.value.type).shape)}) are not available; use its result only on larger tiles",
+        )
+    p = ctx.param_index(o.base, op)
+    i64 = ir.IntegerType.get_signless(64)
+    base = arith.IndexCastOp(i64, memref.ExtractAlignedPointerAsIndexOp(ctx.views[p]).result).result
+    sources = ([o.compare] if kind == "cas" else []) + [o.value]
+    regs = [ctx.get(v, op) for v in sources]
+    offsets = ctx.get(o.offsets, op)
+    mask = ctx.get(o.mask, op) if o.mask is not None else None
+    count = ir.VectorType(regs[0].type).shape[0]
+    olds = []
+    for j in range(count):
+        off = vector.ExtractOp(offsets, [], [j]).result
+        off = off if isinstance(off.type, ir.IntegerType) else arith.IndexCastOp(i64, off).result
+        if ir.IntegerType(off.type).width != 64:
+            off = arith.ExtSIOp(i64, off).result
+        address = arith.AddIOp(base, arith.MulIOp(off, ctx.const(width // 8, i64)).result).result
+        pieces = [vector.ExtractOp(r, [], [j]).result for r in regs]
+        pieces = [x if x.type == bits_t else arith.BitcastOp(bits_t, x).result for x in pieces]
+        cond = vector.ExtractOp(mask, [], [j]).result if mask is not None else None
+        if guard is not None:
+            cond = guard if cond is None else arith.AndIOp(cond, guard).result
+        if cond is None:
+            olds.append(_element(ctx, op, kind, name, o.sem, o.scope, width, address, pieces, returns))
+            continue
+        branch = scf.IfOp(cond, [bits_t] if returns else [], has_else=returns)
+        with ir.InsertionPoint(branch.then_block):
+            old = _element(ctx, op, kind, name, o.sem, o.scope, width, address, pieces, returns)
+            scf.YieldOp([old] if returns else [])
+        if returns:
+            with ir.InsertionPoint(branch.else_block):
+                scf.YieldOp([ctx.const(0, bits_t)])
+            olds.append(branch.results[0])
+    if returns:
+        olds = [x if elem == bits_t else arith.BitcastOp(elem, x).result for x in olds]
+        ctx.values[op.results[0]] = vector.FromElementsOp(ctx.vtype(op.results[0]), olds).result
+
+
+@lowers(T.AtomicRMWOp)
+def lower_atomic_rmw(ctx: LoweringContext, op: ir.Operation) -> None:
+    with op.location:
+        _lower(ctx, op, op.opview.kind)
+
+
+@lowers(T.AtomicCASOp)
+def lower_atomic_cas(ctx: LoweringContext, op: ir.Operation) -> None:
+    with op.location:
+        _lower(ctx, op, "cas")

@@ -1,0 +1,59 @@
+// Atomics become inline PTX with the op's order and scope: `red` where the old
+// values are unused and the order is relaxed or release, `atom` otherwise; f16
+// and bf16 adds are add.noftz; integer max/min are signed; float max/min work on
+// the bits (signed max where the value is >= 0, unsigned min where negative);
+// exchange and compare-and-swap on the bit width. ptxas accepts each kernel.
+// REQUIRES: ptxas
+// RUN: phobos compile %s --kernel adds --emit=ptx | FileCheck %s --check-prefix=ADDS
+// RUN: phobos compile %s --kernel used --emit=ptx | FileCheck %s --check-prefix=USED
+// RUN: phobos compile %s --kernel floats --emit=ptx | FileCheck %s --check-prefix=FLOATS
+// RUN: phobos compile %s --kernel swaps --emit=ptx | FileCheck %s --check-prefix=SWAPS
+// RUN: phobos compile %s --kernel adds --emit=cubin -o %t.adds.cubin
+// RUN: phobos compile %s --kernel used --emit=cubin -o %t.used.cubin
+// RUN: phobos compile %s --kernel floats --emit=cubin -o %t.floats.cubin
+// RUN: phobos compile %s --kernel swaps --emit=cubin -o %t.swaps.cubin
+// RUN: not phobos compile %s --kernel adds --chip sm_80 --emit=ptx 2>&1 | FileCheck %s --check-prefix=SM80
+
+kernel adds(A: tensor<f32>[N], B: tensor<f16>[N], C: tensor<bf16>[N], D: tensor<i32>[N], E: tensor<i64>[N], F: tensor<f64>[N]) {
+  atomic_add(A[ctx.block.x * 256 :+ 256], 1.0)
+  atomic_add(B[ctx.block.x * 256 :+ 256], 1.0)
+  atomic_add(C[ctx.block.x * 256 :+ 256], 1.0)
+  atomic_add(D[ctx.block.x * 256 :+ 256], 1, sem = "release", scope = "cta")
+  atomic_add(E[ctx.block.x * 256 :+ 256], 1, scope = "sys")
+  atomic_add(F[ctx.block.x * 256 :+ 256], 1.0, sem = "acquire")
+}
+
+// ADDS: red.relaxed.gpu.global.add.f32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// ADDS: red.relaxed.gpu.global.add.noftz.f16 [%rd{{[0-9]+}}], %rs{{[0-9]+}};
+// ADDS: red.relaxed.gpu.global.add.noftz.bf16 [%rd{{[0-9]+}}], %rs{{[0-9]+}};
+// ADDS: red.release.cta.global.add.u32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// ADDS: red.relaxed.sys.global.add.u64 [%rd{{[0-9]+}}], %rd{{[0-9]+}};
+// ADDS: atom.acquire.gpu.global.add.f64 %rd{{[0-9]+}}, [%rd{{[0-9]+}}], %rd{{[0-9]+}};
+// SM80: error: 'tile.atomic_rmw' op: atomic add on bf16 needs sm_90 or later, not sm_80
+
+kernel used(X: tensor<i32>[N], Y: tensor<i32>[N]) {
+  Y[ctx.block.x * 256 :+ 256] = atomic_add(X[ctx.block.x * 256 :+ 256], 3)
+}
+
+// USED: atom.relaxed.gpu.global.add.u32 %r{{[0-9]+}}, [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// USED-NOT: red.
+
+kernel floats(X: tensor<f32>[N], V: tensor<f32>[N], Y: tensor<i64>[N]) {
+  atomic_max(X[ctx.block.x * 256 :+ 256], V[ctx.block.x * 256 :+ 256])
+  atomic_min(Y[ctx.block.x * 256 :+ 256], i64(V[ctx.block.x * 256 :+ 256]), sem = "acquire")
+}
+
+// FLOATS-DAG: red.relaxed.gpu.global.min.u32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// FLOATS-DAG: red.relaxed.gpu.global.max.s32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// FLOATS-DAG: atom.acquire.gpu.global.min.s64 %rd{{[0-9]+}}, [%rd{{[0-9]+}}], %rd{{[0-9]+}};
+
+kernel swaps(X: tensor<f32>[N], Y: tensor<f16>[N], Z: tensor<i64>[N]) {
+  let x = atomic_xchg(X[ctx.block.x * 256 :+ 256], 2.0, sem = "acq_rel")
+  let y = atomic_cas(Y[ctx.block.x * 256 :+ 256], 0.0, 1.0)
+  let z = atomic_cas(Z[ctx.block.x * 256 :+ 256], 0, 1)
+  X[ctx.block.x * 256 :+ 256] = x + f32(y) + f32(z)
+}
+
+// SWAPS-DAG: atom.acq_rel.gpu.global.exch.b32 %r{{[0-9]+}}, [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// SWAPS-DAG: atom.relaxed.gpu.global.cas.b16 %rs{{[0-9]+}}, [%rd{{[0-9]+}}], %rs{{[0-9]+}}, %rs{{[0-9]+}};
+// SWAPS-DAG: atom.relaxed.gpu.global.cas.b64 %rd{{[0-9]+}}, [%rd{{[0-9]+}}], %rd{{[0-9]+}}, %rd{{[0-9]+}};
