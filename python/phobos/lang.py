@@ -40,7 +40,8 @@ class LangObject:
 ELEMENT_TYPES = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64", "bool")
 BUILTINS = (
     "dot dot_t exp log sqrt tanh abs tmax tmin where sum max min rowsum rowmax rowmin transpose cumsum tril "
-    "arange barrier grid_barrier program_id padded span"
+    "arange barrier grid_barrier program_id padded span masked "
+    "atomic_add atomic_max atomic_min atomic_xchg atomic_cas"
 ).split()
 
 tensor = LangObject("tensor")
@@ -82,5 +83,11 @@ grid_barrier = LangObject("grid_barrier")
 program_id = LangObject("program_id")
 padded = LangObject("padded")
 span = LangObject("span")
+masked = LangObject("masked")
+atomic_add = LangObject("atomic_add")
+atomic_max = LangObject("atomic_max")
+atomic_min = LangObject("atomic_min")
+atomic_xchg = LangObject("atomic_xchg")
+atomic_cas = LangObject("atomic_cas")
 
 __all__ = ["ctx", "inf", "tensor", "tile", *ELEMENT_TYPES, *BUILTINS]

@@ -407,10 +407,11 @@ class Translator:
         return A.Binary(self.op_pos(e.left, e.comparators[0], op, e), op, lhs, rhs)
 
     def call(self, e) -> A.Expr:
-        if e.keywords:
-            raise self.fail(e.keywords[0], "keyword arguments are not in the language; pass arguments by position")
+        keywords = [self.keyword(k) for k in e.keywords]  # the atomics' sem= and scope= (the checker says where)
         inlined = self.inliner.call(e)
         if inlined is not None:
+            if keywords:
+                raise self.fail(e.keywords[0], "a @phobos.fn function takes no keyword arguments")
             return inlined
         name = last_name(e.func)
         if name == "span":
@@ -421,7 +422,18 @@ class Translator:
         if isinstance(e.func, py.Attribute):
             callee.pos = self.attr_pos(e.func)
             self.check_prefix(e.func)
-        return A.Call(callee.pos, callee, [self.expr(a) for a in e.args])
+        return A.Call(callee.pos, callee, [self.expr(a) for a in e.args], keywords)
+
+    def keyword(self, k) -> tuple[str, A.Pos, A.Expr]:
+        """`name=value` of a call: a string value is a string literal (sem="acquire")."""
+        if k.arg is None:
+            raise self.fail(k, "'**' arguments are not in the language")
+        value = k.value
+        if isinstance(value, py.Constant) and isinstance(value.value, str):
+            expr: A.Expr = A.StrLit(self.pos(value), value.value)
+        else:
+            expr = self.expr(value)
+        return k.arg, self.pos(k, len(k.arg)), expr
 
     def attr_pos(self, e) -> A.Pos:
         """The position of the last name of `a.b.name`."""
