@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from phobos.diagnostics import emit_warning
 from phobos.lowering import plan_records as records
 from phobos.lowering.planning import record_plans
 from phobos.passes.registry import Option, fail, tile_pass
@@ -23,13 +24,23 @@ def tile_plan_dots(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP) -> Non
     wgmma) on sm_90a where every dot of the kernel can take it, with
     `tile.dot_path_note` saying why not where the chip has wgmma and the
     kernel does not take it. Later phases and tile-lower-to-gpu follow the
-    record; "mma.sync" written by hand keeps a kernel off wgmma. A dot the
-    tensor cores cannot run under @tensorcore is a located error.
+    record; "mma.sync" written by hand keeps a kernel off wgmma. Where the
+    tensor cores cannot run a dot of a @tensorcore kernel (its types, or its
+    shapes on the kernel's warps), the kernel's dots run on CUDA cores, as the
+    original Phobos specifies: "fma", with `tile.dot_path_note` saying why not
+    mma.sync, and a located warning at that dot.
 
     Before: `%c = "tile.dot"(%a, %b, %acc) : (...) -> tensor<128x128xf32>` in a
     @tensorcore @pipeline kernel with 16-byte aligned rows, chip=sm_90a.
     After: the same op with `{tile.dot_path = "wgmma"}`.
     """
-    error = record_plans(module, chip, "dot-path", lambda fn, plan: records.write_dot_path(plan, fn))
+
+    def record(fn: ir.Operation, plan) -> None:
+        records.write_dot_path(plan, fn)
+        warning = records.fallback_warning(plan)
+        if warning is not None:
+            emit_warning(warning[0].location, warning[1])
+
+    error = record_plans(module, chip, "dot-path", record)
     if error is not None:
         fail(pass_, error.op.location, str(error))

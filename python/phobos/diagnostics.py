@@ -145,3 +145,19 @@ class Collector:
 
     def detach(self) -> None:
         self._handle.detach()
+
+
+# ----------------------------------------------------------------------------- warnings
+
+
+def emit_warning(location, message: str) -> None:
+    """A located warning at an MLIR location, printed on stderr as mlir-opt prints one
+    (file:line:col: warning: ..., the line, a caret): MLIR 22's Python bindings emit
+    errors only (Location.emit_error), so a pass that warns calls this."""
+    import sys
+
+    diag = Diagnostic("warning", message)
+    where = file_location(location)
+    if where is not None:
+        diag.filename, diag.line, diag.col = where
+    sys.stderr.write(render(diag, Sources()))

@@ -357,6 +357,22 @@ def _check(source: str, filename: str, defines: dict[str, int]) -> None:
     from phobos.frontend.gpu_rules import check_for_gpu
 
     check_for_gpu(source, filename, defines, all_values=True)  # the values tuning may pick, too
+    if "tensorcore" in source:
+        _tensorcore_warnings(source, filename, defines)
+
+
+def _tensorcore_warnings(source: str, filename: str, defines: dict[str, int]) -> None:
+    """The gpu stage's warnings (a @tensorcore dot that runs on CUDA cores, from tile-plan-dots)
+    at the default configuration, printed as `phobos compile` prints them; its errors are
+    `phobos compile`'s to report."""
+    from phobos import compiler
+    from phobos.frontend import CompileError
+
+    target = filename if filename != "<stdin>" else source
+    try:
+        compiler.compile_stages(target, until="gpu", defines=defines or None, source_name=filename)
+    except CompileError:
+        pass
 
 
 def _looks_like_mlir(text: str) -> bool:

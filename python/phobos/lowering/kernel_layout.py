@@ -16,6 +16,7 @@ from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op, ops_of
 from phobos.lowering.layout import Blocked, choose_blocked
+from phobos.lowering.mma import shape_refusal
 from phobos.lowering.placement import layout_rank, unit_dims_dropped
 from phobos.target import DEFAULT_CHIP
 
@@ -75,14 +76,9 @@ def choose_kernel_layout(fn: ir.Operation, chip: str = DEFAULT_CHIP) -> Blocked 
     if dots and rank == 2:
         shape = max(dots, key=lambda s: (_size(s), s))
         if K.TENSORCORE in fn.attributes and all(tensor_core_operands(op) for op in dot_ops):
-            threads = K.launch(fn)["threads"]
-            wgmma = has_wgmma(chip) and _tma_readable(fn, dot_ops)
-            layout = wgmma_layout(shape, threads) if wgmma else None
-            if layout is None and rows_in_warps(fn, dot_ops):
-                layout = mma_layout(shape, threads, rows_only=True)
-            layout = layout or mma_layout(shape, threads)
-            if layout is not None:
-                return layout
+            for layout in _mma_candidates(fn, dot_ops, chip):
+                if all(shape_refusal(dot, layout) is None for dot in dot_ops):
+                    return layout
         return dot_layout(shape, K.launch(fn)["threads"])
     memory = [(unit_dims_dropped(memory_tile(op).shape, rank), vector_width(op)) for op in ops_of(fn, T.MEMORY_OPS)]
     top = [m for m in memory if len(m[0]) == rank]
@@ -90,6 +86,54 @@ def choose_kernel_layout(fn: ir.Operation, chip: str = DEFAULT_CHIP) -> Blocked 
     shape = max(candidates, key=_size)  # the first of the largest: reads come before what they feed
     width = max([w for _, w in top] or [w for _, w in memory] or [1])
     return choose_blocked(shape, K.launch(fn)["threads"], width)
+
+
+def _mma_candidates(fn: ir.Operation, dot_ops: list[ir.Operation], chip: str) -> list[Blocked]:
+    """The mma accumulator layouts a @tensorcore kernel may take, preferred first: all warps
+    along M for wgmma or where rows_in_warps says so, then the squarest split."""
+    shape = max((tuple(ir.RankedTensorType(op.results[0].type).shape) for op in dot_ops), key=lambda s: (_size(s), s))
+    threads = K.launch(fn)["threads"]
+    candidates = []
+    if has_wgmma(chip) and _tma_readable(fn, dot_ops):
+        candidates.append(wgmma_layout(shape, threads))
+    if rows_in_warps(fn, dot_ops):
+        candidates.append(mma_layout(shape, threads, rows_only=True))
+    candidates.append(mma_layout(shape, threads))
+    return [c for c in candidates if c is not None]
+
+
+def tensor_core_refusal(
+    fn: ir.Operation, dots: list[ir.Operation], layout: Blocked, chip: str
+) -> tuple[ir.Operation, str] | None:
+    """Why the dots of a @tensorcore kernel whose tiles sit in `layout` cannot run on
+    the tensor cores (the dot and the reason), or None when they can. The original
+    Phobos runs such dots on CUDA cores instead: tile-plan-dots records "fma" and
+    warns. The reason is the rule that fails for the mma layouts the kernel could
+    take (choose_kernel_layout gives the FMA dot layout when none fits), or for
+    `layout` itself where a hand-written tile.layout is not one of them."""
+    for dot in dots:
+        if not tensor_core_operands(dot):
+            a, b = (ir.RankedTensorType(v.type).element_type for v in list(dot.operands)[:2])
+            acc = ir.RankedTensorType(dot.results[0].type).element_type
+            return dot, (
+                f"a dot of {a} x {b} into {acc} has no tensor-core instruction (mma.sync takes "
+                "f16 x f16 into f32 or f16, bf16 x bf16 into f32, and f32 x f32 into f32 as tf32)"
+            )
+    given: list[tuple[ir.Operation, str]] = []
+    for dot in dots:
+        why = shape_refusal(dot, layout)
+        if why is not None:
+            given.append((dot, why))
+    if not given:
+        return None
+    candidates = _mma_candidates(fn, dots, chip)
+    if any(all(shape_refusal(dot, c) is None for dot in dots) for c in candidates):
+        return given[0]  # a hand-written layout the tensor cores cannot use
+    for dot in dots:
+        why = shape_refusal(dot, candidates[-1]) if candidates else None
+        if why is not None:
+            return dot, why
+    return given[0]
 
 
 def dot_layout(shape: tuple[int, ...], threads: int) -> Blocked:

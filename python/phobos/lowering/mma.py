@@ -41,6 +41,20 @@ def check_shapes(m: int, n: int, k: int, wm: int, wn: int, step: int = K_STEP) -
     return None
 
 
+def shape_refusal(dot: ir.Operation, layout: Blocked) -> str | None:
+    """Why a tile.dot of tensor-core types cannot run as mma.sync tiles with its
+    accumulator in `layout` (None when it can)."""
+    m, n = ir.RankedTensorType(dot.results[0].type).shape
+    lhs = ir.RankedTensorType(dot.operands[0].type)
+    if not is_mma_accumulator(layout):
+        return (
+            f"the [{m}, {n}] accumulator does not split into m16 x n8 tiles for every warp "
+            "(use tiles whose rows are a multiple of 16 x the row warps and columns of 8 x the column warps)"
+        )
+    wm, wn = layout.warps_per_cta
+    return check_shapes(m, n, lhs.shape[1], wm, wn, k_step(lhs.element_type))
+
+
 def a_in_registers(operand, layout: Blocked) -> bool:
     """Whether a dot's left operand, computed in registers (a `dot.Operand` with
     no staged load), can feed mma.sync as it is, with no trip through shared

@@ -6,7 +6,8 @@ decision as its own step and tile-lower-to-gpu (and a user editing the IR)
 works from them:
 
   tile-plan-dots        tile.dot_path = "fma" | "mma.sync" | "wgmma" on each tile.dot,
-                        tile.dot_path_note: why not wgmma, where the chip has it
+                        tile.dot_path_note: why not wgmma, where the chip has it, or,
+                        on "fma" under @tensorcore, why not mma.sync (a warning too)
   tile-pipeline         tile.pipeline_stages = S on each loop with staged loads (0: no
                         ring), tile.pipeline_note: why not
   tile-allocate-shared  tile.shared = {bytes, buffers = [{name, shape, offset, ld, stages, bytes}]}
@@ -66,14 +67,29 @@ def _int(op: ir.Operation, attr: ir.Attribute, what: str) -> int:
 
 def write_dot_path(plan, fn: ir.Operation) -> None:
     path = WGMMA if plan.wgmma else MMA if plan.tensorcore else FMA
+    note = plan.wgmma_refused or plan.fma_note
     for dot in ops_of(fn, (T.DotOp,)):
         dot.attributes[DOT_PATH] = ir.StringAttr.get(path)
-        if plan.wgmma_refused:
-            dot.attributes[DOT_PATH_NOTE] = ir.StringAttr.get(plan.wgmma_refused)
+        if note:
+            dot.attributes[DOT_PATH_NOTE] = ir.StringAttr.get(note)
 
 
-def read_dot_path(dots: list[ir.Operation], tensorcore: bool) -> tuple[str, str | None] | None:
-    """(path, note) recorded on the kernel's dots (one path for all), or None when not recorded."""
+def fallback_warning(plan) -> tuple[ir.Operation, str] | None:
+    """(the dot, the message) of the warning for a @tensorcore kernel whose dots run on CUDA cores."""
+    if plan.tensorcore_refused is None:
+        return None
+    dot, why = plan.tensorcore_refused
+    return (
+        dot,
+        f"@tensorcore: the tensor cores cannot run this dot, so the kernel's dots run on CUDA cores (fma): {why}",
+    )
+
+
+def read_dot_path(
+    dots: list[ir.Operation], tensorcore: bool, refused: str | None = None
+) -> tuple[str, str | None] | None:
+    """(path, note) recorded on the kernel's dots (one path for all), or None when not recorded.
+    `refused`: why a @tensorcore kernel's dots cannot run on the tensor cores (they run fma)."""
     found = [(dot, _string(dot, DOT_PATH)) for dot in dots]
     recorded = [(dot, path) for dot, path in found if path is not None]
     if not recorded:
@@ -83,6 +99,8 @@ def read_dot_path(dots: list[ir.Operation], tensorcore: bool) -> tuple[str, str 
     for dot, path in found:
         if path is None or path != first:
             raise LoweringError(dot, f"expects {DOT_PATH} on every dot of the kernel, the same on each")
+        if path not in allowed and refused is not None:
+            raise LoweringError(dot, f'{DOT_PATH} = "{path}", but the tensor cores cannot run it: {refused}')
         if path not in allowed:
             rule = "@tensorcore kernels run mma.sync or wgmma" if tensorcore else "without @tensorcore dots run fma"
             raise LoweringError(dot, f'{DOT_PATH} = "{path}" is not a path this kernel may take ({rule})')

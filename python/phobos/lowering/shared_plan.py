@@ -39,11 +39,10 @@ from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op, ops_of, upstream_ops
 from phobos.lowering import plan_records as records
 from phobos.lowering.errors import LoweringError
-from phobos.lowering.fragments import is_mma_accumulator
 from phobos.lowering.ir_helpers import tile_type, where
-from phobos.lowering.kernel_layout import has_wgmma, tensor_core_operands, vector_width
+from phobos.lowering.kernel_layout import has_wgmma, tensor_core_refusal, vector_width
 from phobos.lowering.layout import Blocked
-from phobos.lowering.mma import a_in_registers, check_shapes, k_step, padded_ld
+from phobos.lowering.mma import a_in_registers, padded_ld
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
 from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, plan_copies, whole_a, why_not
@@ -111,6 +110,17 @@ class DotPlan:
     tensorcore: bool = False  # the dots run on the tensor cores: ldmatrix + mma.sync (mma.py) or wgmma
     wgmma: bool = False  # TMA + mbarrier + wgmma (wgmma.py)
     wgmma_refused: str | None = None  # why a chip with wgmma runs mma.sync instead
+    # under @tensorcore, the dot the tensor cores cannot run and why: the dots run on CUDA cores (fma)
+    tensorcore_refused: tuple[ir.Operation, str] | None = None
+
+    @property
+    def fma_note(self) -> str | None:
+        """Why a @tensorcore kernel's dots run on CUDA cores (tile.dot_path_note on "fma")."""
+        if self.tensorcore_refused is None:
+            return None
+        dot, why = self.tensorcore_refused
+        return f"the dot at {where(dot)}: {why}"
+
     tensor_maps: list[TensorMap] = field(default_factory=list)  # extra kernel parameters, in order
     map_of: dict[ir.Operation, int] = field(default_factory=dict)  # staged load -> its tensor map
     copies: dict[ir.Operation, list] = field(default_factory=dict)  # staged load -> its TMA copies (wgmma.Copy)
@@ -136,6 +146,8 @@ class DotPlan:
             if self.tensor_maps:
                 path["tensor_maps"] = [m.to_json() for m in self.tensor_maps]
             out["tensor_cores"] = path
+        elif self.tensorcore_refused:
+            out["tensor_cores"] = {"instruction": "fma", "why not mma.sync": self.fma_note}
         return out
 
 
@@ -168,8 +180,9 @@ def plan_dots(
     assert layout is not None  # dots need one (above), and plan_scratch plans no scratch without one
     plan = DotPlan(has_dots=bool(dots))
     if dots and K.TENSORCORE in fn.attributes:
-        _check_tensor_cores(dots, layout)
-        plan.tensorcore = True
+        refused = tensor_core_refusal(fn, dots, layout, chip)
+        plan.tensorcore = refused is None
+        plan.tensorcore_refused = refused
     for dot in dots:
         for role, value in (("lhs", dot.operands[0]), ("rhs", dot.operands[1])):
             plan.operands[(dot, role)] = _classify(plan, dot, role, value)
@@ -192,7 +205,7 @@ def plan_dots(
 
 def _choose_dot_path(plan: DotPlan, fn: ir.Operation, dots: list, layout: Blocked, chip: str) -> None:
     """FMA, mma.sync or wgmma (the same for every dot of the kernel), or what `tile.dot_path` says."""
-    recorded = records.read_dot_path(dots, plan.tensorcore)
+    recorded = records.read_dot_path(dots, plan.tensorcore, plan.fma_note)
     if not (plan.tensorcore and has_wgmma(chip)):
         if recorded is not None and recorded[0] == records.WGMMA:
             raise LoweringError(dots[0], f'{records.DOT_PATH} = "wgmma", but {chip} has no wgmma')
@@ -322,32 +335,6 @@ def _plan_wgmma(plan: DotPlan, fn: ir.Operation, dots: list[ir.Operation], layou
             whole = whole_a(param, m, warps) if role == "lhs" and not lead else None
             if whole is not None:
                 plan.whole[o.source] = map_index(whole)
-
-
-def _check_tensor_cores(dots: list[ir.Operation], layout: Blocked) -> None:
-    """Raises LoweringError, naming the rule, for a @tensorcore dot the tensor cores cannot run."""
-    for dot in dots:
-        a, b = (tile_type(v).element_type for v in list(dot.operands)[:2])
-        acc = tile_type(dot.results[0]).element_type
-        if not tensor_core_operands(dot):
-            raise LoweringError(
-                dot,
-                f"@tensorcore: a dot of {a} x {b} into {acc} has no tensor-core instruction here "
-                "(mma.sync takes f16 x f16 into f32 or f16, bf16 x bf16 into f32, and f32 x f32 into f32 "
-                "as tf32; convert the operands, or drop @tensorcore to run it on CUDA cores)",
-            )
-        m, n = tile_type(dot.results[0]).shape
-        k = tile_type(dot.operands[0]).shape[1]
-        if not is_mma_accumulator(layout):
-            raise LoweringError(
-                dot,
-                f"@tensorcore: the [{m}, {n}] accumulator does not split into m16 x n8 tiles for every warp "
-                "(use tiles whose rows are a multiple of 16 x the row warps and columns of 8 x the column warps)",
-            )
-        wm, wn = layout.warps_per_cta  # a 2-D layout (plan_dots checks)
-        why = check_shapes(m, n, k, wm, wn, k_step(tile_type(dot.operands[0]).element_type))
-        if why is not None:
-            raise LoweringError(dot, f"@tensorcore: {why}")
 
 
 def folded_transpose(op: ir.Operation) -> bool:

@@ -168,7 +168,16 @@ class MmaEmitter:
 
     @staticmethod
     def _registers(frags, rows: int, width: int, acc) -> ir.Value:
-        """The C fragments back in the accumulator's register order."""
+        """The C fragments back in the accumulator's register order.
+
+        A thread with one fragment (one m16 x n8 tile: 4 registers) gets a shuffle of
+        its two rows: canonicalize would fold the from_elements of all of one
+        fragment's elements, in order, into a vector.shape_cast of the 2-D fragment,
+        which the NVVM conversion leaves as an unrealized cast LLVM cannot translate."""
+        if len(frags) == 1 and rows * width == 4:
+            f = next(iter(frags.values()))
+            top, bottom = (vector.ExtractOp(f, [], [half_row]).result for half_row in range(2))
+            return vector.ShuffleOp(top, bottom, [0, 1, 2, 3]).result
         out = [None] * (rows * width)
         for (i, j), f in frags.items():
             for half_row in range(2):
