@@ -1,6 +1,6 @@
 """The compile pipeline as data: each stage is a list of passes with options.
 
-    tile   the verified tile IR, specialised to a launch key
+    tile   the verified tile IR, its function calls inlined, specialised to a launch key
     gpu    masks dropped (the rest compared in 32 bits), layout conversions inserted where
            a value is needed in two placements, layouts assigned (and checked
            for @assert_coalesced), the shared-memory plan made and recorded (dot path,
@@ -47,6 +47,7 @@ def _in_gpu_module(name: str, **options: str) -> Step:
 
 STAGES: dict[str, list[Step]] = {
     "tile": [
+        Step("tile-inline"),  # the calls of .ph functions (fn), inlined
         Step("tile-verify"),
         Step("tile-specialize", {"key": "{key}"}),
     ],

@@ -66,19 +66,22 @@ def parse_source(source: str, filename: str = "<string>") -> ast.Program:
     return program
 
 
-def check_source(source: str, filename: str = "<string>", defines: dict[str, int] | None = None) -> ast.Program:
+def check_source(
+    source: str, filename: str = "<string>", defines: dict[str, int] | None = None, std: bool = True
+) -> ast.Program:
     """Parses and checks `source` (no MLIR needed); returns the annotated
     syntax tree or raises CompileError with every error found.
 
     `defines` fixes @autotune constants (name -> value, which must be in the
     constant's space); the others are bound to the first value of their space.
+    `std=False` leaves the standard library out unless the source imports it (`--no-std`).
     """
     diags = Diagnostics(filename, source)
     program = parse(source, diags)
     if not diags.has_errors:
         _check_defines(defines, program, diags)
     if not diags.has_errors:
-        check_program(program, diags, defines)
+        check_program(program, diags, defines, std=std)
     diags.raise_if_errors()
     return program
 
@@ -91,10 +94,13 @@ def _check_defines(defines, program: ast.Program, diags: Diagnostics) -> None:
             diags.error(pos, f"-D {name}={value!r}: an @autotune constant must be bound to an integer")
 
 
-def compile_to_tile_ir(source: str, filename: str = "<string>", defines: dict[str, int] | None = None, context=None):
+def compile_to_tile_ir(
+    source: str, filename: str = "<string>", defines: dict[str, int] | None = None, context=None, std: bool = True
+):
     """Compiles `source` to a verified tile IR `mlir.ir.Module` (in `context`,
-    or a new context with the tile dialect loaded). Raises CompileError."""
+    or a new context with the tile dialect loaded). Raises CompileError.
+    Functions stay `func.call`s of private functions here; tile-inline inlines them."""
     from .verify import lower_and_verify
 
-    program = check_source(source, filename, defines)
+    program = check_source(source, filename, defines, std)
     return lower_and_verify(program, filename, source, context)

@@ -18,6 +18,7 @@ class Pos:
     line: int
     col: int
     length: int = 1
+    file: str | None = None  # set for source other than the file being compiled (the standard library)
 
 
 @dataclass(eq=False)
@@ -112,6 +113,7 @@ class Call(Expr):
     def __post_init__(self):
         super().__post_init__()
         self.builtin = None  # the builtin's name, set by the checker
+        self.function = None  # the called function's instance (functions.Instance), set by the checker
 
 
 @dataclass(eq=False)
@@ -280,8 +282,33 @@ class Kernel(Node):
 
 
 @dataclass(eq=False)
+class Function(Node):
+    """`fn name<T, ...>(params) -> result { ... }`: inlined at every call (frontend/functions.py).
+
+    `type_params` are the element-type parameters (`T`), usable as element types in the
+    parameters, the result and the body; dimension names in the parameters' types are bound
+    at each call. `doc` is the `//` comment block just above the definition."""
+
+    name: str
+    type_params: list[tuple[str, Pos]]
+    params: list[Param]
+    result: TypeRef
+    body: Block
+    doc: str = ""
+
+
+@dataclass(eq=False)
+class Import(Node):
+    """`import std.nn`: a module of the standard library."""
+
+    module: str
+
+
+@dataclass(eq=False)
 class Program(Node):
     kernels: list[Kernel]
+    functions: list[Function] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
 
 
 def start_pos(e: Expr) -> Pos:

@@ -33,8 +33,10 @@ from .builtins import BUILTINS, CONSTANTS, CONVERSIONS, BuiltinChecks
 from .constants import BITWISE, COMPARISONS, LOGICAL, FoldError, constant_difference, fold
 from .errors import Diagnostics
 from .exits import ExitChecks
+from .functions import FunctionChecks
 from .gathers import GatherChecks, is_gather, unwrap_masked
 from .gpu_rules import GpuRules
+from .stdlib import library_for
 from .symbols import KernelInfo, Symbol
 
 MAX_TILE_ELEMENTS = 1 << 24
@@ -42,7 +44,7 @@ MAX_TILE_ELEMENTS = 1 << 24
 FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38}
 
 
-class Checker(KernelChecks, BuiltinChecks, GpuRules, ExitChecks, GatherChecks):
+class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks, GatherChecks):
     def __init__(self, diags: Diagnostics, defines: dict[str, int] | None = None, gpu_rules: bool = False):
         self.diags = diags
         self.gpu_rules = gpu_rules  # refuse tiles the GPU cannot hold (gpu_rules.py); the interpreter runs them
@@ -54,14 +56,16 @@ class Checker(KernelChecks, BuiltinChecks, GpuRules, ExitChecks, GatherChecks):
         self.scopes: list[dict[str, Symbol]] = []
         self.kernel_scope: dict[str, Symbol] = {}
         self.info: KernelInfo | None = None
+        self.functions, self.instances, self.call_stack = {}, {}, []
 
     def error(self, pos: A.Pos, message: str, notes=()) -> T.Type:
-        self.diags.error(pos, message, notes)
+        self.diags.error(pos, message, tuple(notes) + self.call_notes())
         return T.ERROR
 
     # ================================================================== program
 
-    def check_program(self, program: A.Program) -> None:
+    def check_program(self, program: A.Program, std: bool = True) -> None:
+        self.define_functions(program, library_for(program, self.diags, std))
         seen: dict[str, A.Kernel] = {}
         for kernel in program.kernels:
             if kernel.name in seen:
@@ -74,6 +78,7 @@ class Checker(KernelChecks, BuiltinChecks, GpuRules, ExitChecks, GatherChecks):
                 seen[kernel.name] = kernel
             self.check_kernel(kernel)
             self.check_grid_uniform(kernel)
+        program.instances = list(self.instances.values())
         unused = [n for n in self.defines if n not in self.used_defines]
         if unused:
             pos = program.kernels[0].pos if program.kernels else A.Pos(1, 1)
@@ -656,6 +661,10 @@ def converts(value: str, target: str) -> bool:
 
 
 def check_program(
-    program: A.Program, diags: Diagnostics, defines: dict[str, int] | None = None, gpu_rules: bool = False
+    program: A.Program,
+    diags: Diagnostics,
+    defines: dict[str, int] | None = None,
+    gpu_rules: bool = False,
+    std: bool = True,
 ) -> None:
-    Checker(diags, defines, gpu_rules).check_program(program)
+    Checker(diags, defines, gpu_rules).check_program(program, std)

@@ -22,6 +22,7 @@ class Diagnostics:
         self.filename = filename
         self.source = source
         self.records: list[Diagnostic] = []
+        self.sources: dict[str, str] = {}  # other buffers positions may point into (the standard library)
 
     def error(self, pos: Pos | None, message: str, notes: tuple[tuple[Pos, str], ...] = ()) -> Diagnostic:
         diag = self._make("error", pos, message)
@@ -32,7 +33,7 @@ class Diagnostics:
     def _make(self, severity: str, pos: Pos | None, message: str) -> Diagnostic:
         if pos is None:
             return Diagnostic(severity, message, self.filename, 0, 0)
-        return Diagnostic(severity, message, self.filename, pos.line, pos.col, pos.length)
+        return Diagnostic(severity, message, pos.file or self.filename, pos.line, pos.col, pos.length)
 
     @property
     def has_errors(self) -> bool:
@@ -40,7 +41,7 @@ class Diagnostics:
 
     def raise_if_errors(self) -> None:
         if self.has_errors:
-            raise CompileError(self.records, {self.filename: self.source})
+            raise CompileError(self.records, {**self.sources, self.filename: self.source})
 
 
 def as_tuples(records: list[Diagnostic]) -> list[DiagnosticTuple]:

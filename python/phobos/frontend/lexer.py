@@ -31,6 +31,7 @@ PUNCTUATION = (
     "<<",
     ">>",
     "+=",
+    "->",
     "-=",
     "*=",
     "==",
@@ -66,6 +67,10 @@ PUNCTUATION = (
 )
 
 INT_MAX = 2**63 - 1
+
+# Functions and imports (frontend/parse_functions.py) start a top-level item.
+KEYWORDS = KEYWORDS | {"fn", "import"}
+STATEMENT_KEYWORDS = STATEMENT_KEYWORDS | {"fn", "import"}
 
 # Token kinds besides the punctuation strings themselves and the keywords.
 IDENT, INT, FLOAT, NEWLINE, EOF = "ident", "int", "float", "newline", "end of file"

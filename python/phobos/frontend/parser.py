@@ -16,6 +16,7 @@ from phobos.nesting import MAX_NESTING
 from . import ast as A
 from .errors import Diagnostics
 from .lexer import EOF, FLOAT, IDENT, INT, NEWLINE, STRING, Token, tokenize
+from .parse_functions import attach_docs, parse_function, parse_import
 
 SCALAR_TYPES = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64", "bool")
 ASSIGN_OPS = ("=", "+=", "-=", "*=")
@@ -44,6 +45,7 @@ class Parser:
         self.nesting = 0
         self.else_ifs = 0  # `else if`s around the current position (see enter_else_if)
         self.lexer_error_lines = {d.line for d in diags.records}
+        self.type_params: tuple[str, ...] = ()  # element-type parameters of the function being read
 
     # ------------------------------------------------------------------ tokens
 
@@ -88,24 +90,28 @@ class Parser:
     # ------------------------------------------------------------------ program
 
     def parse_program(self) -> A.Program:
-        kernels: list[A.Kernel] = []
-        start = self.peek().pos
+        program = A.Program(self.peek().pos, [])
         while True:
             self.skip_newlines()
             if self.at(EOF):
                 break
             try:
-                kernels.append(self.parse_kernel())
+                if self.at("fn"):
+                    program.functions.append(parse_function(self))
+                elif self.at("import"):
+                    program.imports.append(parse_import(self))
+                else:
+                    program.kernels.append(self.parse_kernel())
             except _SyntaxError:
                 self.sync_top_level()
-        return A.Program(start, kernels)
+        return program
 
     def sync_top_level(self) -> None:
-        """Skips to the next `@` or `kernel` outside any block."""
+        """Skips to the next `@`, `kernel`, `fn` or `import` outside any block."""
         depth = 0
         while not self.at(EOF):
             tok = self.peek()
-            if depth == 0 and tok.kind in ("@", "kernel"):
+            if depth == 0 and tok.kind in ("@", "kernel", "fn", "import"):
                 return
             if tok.kind == "{":
                 depth += 1
@@ -121,7 +127,8 @@ class Parser:
         if not self.at("kernel"):
             context = "after the attributes" if attributes else "at the top level"
             tok = self.advance()
-            raise self.error(tok, f"expected 'kernel' {context}, got {tok.describe()}")
+            expected = "'kernel'" if attributes else "'kernel', 'fn' or 'import'"
+            raise self.error(tok, f"expected {expected} {context}, got {tok.describe()}")
         self.advance()
         name = self.expect(IDENT, "after 'kernel'")
         self.expect("(", f"after the kernel name '{name.text}'")
@@ -221,7 +228,7 @@ class Parser:
                 dims.append(self.parse_dim())
             self.expect("]", "after the dimensions")
             return A.TypeRef(tok.pos, tok.text, element.text, dims)
-        if tok.text in SCALAR_TYPES:
+        if tok.text in SCALAR_TYPES or tok.text in self.type_params:
             return A.TypeRef(tok.pos, "scalar", tok.text)
         raise self.error(
             tok,
@@ -229,7 +236,7 @@ class Parser:
         )
 
     def check_scalar(self, tok: Token) -> None:
-        if tok.text not in SCALAR_TYPES:
+        if tok.text not in SCALAR_TYPES and tok.text not in self.type_params:
             raise self.error(tok, f"unknown element type '{tok.text}' (expected one of {', '.join(SCALAR_TYPES)})")
 
     def parse_dim(self) -> A.DimRef:
@@ -319,8 +326,9 @@ class Parser:
             raise self.error(
                 tok, "'else' without a matching 'if' (it must follow the '}' of the if block on the same line)"
             )
-        if tok.kind == "kernel" or tok.kind == "@":
-            raise self.error(tok, f"expected '}}' before {tok.describe()} (kernels cannot be nested)")
+        if tok.kind in ("kernel", "@", "fn", "import"):
+            what = "kernels" if tok.kind in ("kernel", "@") else "functions and imports"
+            raise self.error(tok, f"expected '}}' before {tok.describe()} ({what} cannot be nested)")
         expr = self.parse_expr()
         if self.at(*ASSIGN_OPS):
             op = self.advance()
@@ -601,4 +609,6 @@ def parse(source: str, diags: Diagnostics) -> A.Program:
 
         return parse_python(source, diags)
     tokens = tokenize(source, diags)
-    return Parser(tokens, diags).parse_program()
+    program = Parser(tokens, diags).parse_program()
+    attach_docs(program, source)
+    return program

@@ -114,7 +114,7 @@ class KernelEmitter:
         self.env: dict[Symbol, tb.Value] = {}
 
     def loc(self, pos: A.Pos) -> ir.Location:
-        return ir.Location.file(self.filename, pos.line, pos.col)
+        return ir.Location.file(pos.file or self.filename, pos.line, pos.col)
 
     # ------------------------------------------------------------------ kernel
 
@@ -413,6 +413,10 @@ class KernelEmitter:
     def lower_call(self, e: A.Call) -> tb.Value:
         name = e.builtin
         loc = self.loc(e.pos)
+        if e.function is not None:
+            from .functions_ir import lower_function_call
+
+            return lower_function_call(self, e, loc)
         if name in _ACCUMULATE:
             return self.lower_dot(e)
         if name == "program_id":
@@ -519,6 +523,9 @@ def emit_program(program: A.Program, filename: str, context: ir.Context) -> ir.M
     with context, ir.Location.unknown(context):
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
+            from .functions_ir import emit_instances
+
+            emit_instances(program, filename)  # func.func private @name.<types>, called by func.call
             for kernel in program.kernels:
                 KernelEmitter(kernel, filename).lower()
     return module

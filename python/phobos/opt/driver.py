@@ -185,7 +185,12 @@ class _Driver:
                 try:
                     # Leading newlines keep the file's line numbers in a split chunk.
                     source = chunk if isinstance(chunk, bytes) else "\n" * (first_line - 1) + chunk
-                    module = ir.Module.parse(source)
+                    if self.name.endswith(".ph") and isinstance(source, str):
+                        module = _front_end(source, self.name, context)  # .ph: the front end's tile IR
+                        if module is None:
+                            return None
+                    else:
+                        module = ir.Module.parse(source)
                 except ir.MLIRError:
                     self.report(collector.take())
                     return None
@@ -417,6 +422,18 @@ def _too_deep(name: str, text: str) -> bool:
     sources.add(name, text)
     sys.stderr.write(render(Diagnostic("error", message, name, line, col), sources))
     return True
+
+
+def _front_end(source: str, name: str, context):
+    """The tile IR of `.ph` source as the front end emits it (function calls not yet inlined),
+    or None after printing its errors."""
+    from phobos.frontend import CompileError, compile_to_tile_ir
+
+    try:
+        return compile_to_tile_ir(source, name, context=context)
+    except CompileError as e:
+        sys.stderr.write(str(e))
+        return None
 
 
 def _run(args, pipeline: str | None) -> int:

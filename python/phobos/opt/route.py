@@ -97,4 +97,6 @@ def choose(argv: list[str]) -> str:
         return HELP
     if "version" in names:
         return VERSION
-    return PHOBOS if names_phobos_pass(argv) else UPSTREAM
+    # A .ph input is read by Phobos's front end, never by mlir-opt.
+    ph_input = any(flag_name(a) is None and a.endswith(".ph") for a in argv)
+    return PHOBOS if ph_input or names_phobos_pass(argv) else UPSTREAM
