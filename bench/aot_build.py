@@ -107,8 +107,15 @@ def plan():
     jobs.extend(fused_jobs())
     jobs.extend(math_jobs())
     jobs.extend(builtin_jobs())
-    jobs.extend(gather_jobs())
     jobs.extend(tensorcore_jobs())
+    jobs.extend(fallback_jobs())
+    return jobs
+
+
+def fallback_jobs():
+    """test_tensorcore_fallback_gpu.py: the original Phobos's small @tensorcore tiles, and the CUDA-core fallback."""
+    jobs = [("tc_small_f16", {}, [], True), ("tc_small_tf32", {}, [], True), ("tc_fallback", {}, [], True)]
+    jobs += [("tc_small_f16", {}, [], True, "sm_90a"), ("tc_small_tf32", {}, [], True, "sm_90a")]
     return jobs
 
 
