@@ -107,6 +107,7 @@ def plan():
     jobs.extend(fused_jobs())
     jobs.extend(math_jobs())
     jobs.extend(builtin_jobs())
+    jobs.extend(gather_jobs())
     jobs.extend(tensorcore_jobs())
     jobs.extend(fallback_jobs())
     return jobs
