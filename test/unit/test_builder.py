@@ -201,6 +201,13 @@ def test_if_else_and_while_run_in_the_interpreter():
 
 
 def test_control_flow_misuse_is_refused():
+    def python_if(Y):
+        if tb.block_id(0) < 1:
+            pass
+
+    with pytest.raises(TypeError, match="an IR value has no Python truth value .* use tb.if_"):
+        build([("Y", tb.Tensor(tb.f32, "N"))], python_if)
+
     def yields_wrong_type(Y):
         x = tb.constant(1.0, tb.f32.mlir())
         with tb.if_(tb.block_id(0) < 1, carry=[x]) as branch:

@@ -134,6 +134,12 @@ class Value:
 
     __hash__ = object.__hash__
 
+    def __bool__(self):
+        raise TypeError(
+            "an IR value has no Python truth value (it is known when the kernel runs): "
+            "use tb.if_(cond) for a branch, tb.where(cond, a, b) to select"
+        )
+
 
 def unwrap(v: Value | ir.Value) -> ir.Value:
     return v.value if isinstance(v, Value) else v
