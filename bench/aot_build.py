@@ -107,7 +107,6 @@ def plan():
     jobs.extend(fused_jobs())
     jobs.extend(math_jobs())
     jobs.extend(builtin_jobs())
-    jobs.extend(gather_jobs())
     jobs.extend(tensorcore_jobs())
     jobs.extend(fallback_jobs())
     return jobs
@@ -169,27 +168,6 @@ def builtin_jobs():
 
     jobs = [("math_functions", {}, [], True)]
     return jobs + [("index_reductions", {"BR": br, "BC": bc, "W": w}, [], True) for br, bc, w in VARIANTS]
-
-
-def gather_jobs():
-    """The gather, scatter and atomic kernels of test_gathers_gpu.py (generic variants: ragged shapes)
-    and bench_gathers.py (a variant for the benchmark's aligned shapes too)."""
-    import bench_gathers as b
-    from gather_cases import BUILT
-
-    from phobos.runtime.aot import like
-
-    v, d, n = b.GATHER
-    r, d2, m = b.SCATTER
-    cn, ch, cw, cc, ck = b.CONV
-    p = cn * ch * cw
-    examples = {
-        "gather_rows": [(like("f16", (v, d)), like("i32", (n,)), like("f16", (n, d)))],
-        "scatter_add_rows": [(like("i32", (m,)), like("f32", (m, d2)), like("f32", (r, d2)))],
-        "histogram": [(like("i32", (b.HIST_N,)), like("i32", (bins,))) for bins in (256, 4096)],
-        "conv3x3_nhwc": [(like("f32", (p, cc)), like("f32", (9 * cc, ck)), like("f32", (p, ck)), ch, cw)],
-    }
-    return [(name, dict(defines), examples.get(name, []), True) for name, defines in BUILT]
 
 
 def reduce_jobs():
@@ -305,6 +283,8 @@ def _merge(jobs):
 
 
 def source_path(name: str) -> Path:
+    if "." in name:  # '<file>.<kernel>': a @phobos.kernel of examples/python/<file>.py (tutorial_source)
+        return tutorial_source(name)[0]
     for folder in (common.KERNELS, common.ROOT / "examples"):
         for ext in (".ph", ".mlir"):
             if (folder / f"{name}{ext}").exists():
@@ -312,10 +292,165 @@ def source_path(name: str) -> Path:
     raise FileNotFoundError(name)
 
 
+# ----------------------------------------------------------------------------- Triton's tutorials
+
+TUTORIALS = common.ROOT / "examples" / "python"
+TUTORIAL_CHIP = "sm_90a"  # the H200's own chip: what a decorated kernel compiles for there
+
+
+def tutorial_source(name: str) -> tuple[Path, str]:
+    """'03_matmul.matmul' -> (examples/python/03_matmul.py, 'matmul'): a decorated kernel of a tutorial."""
+    stem, _, kernel = name.partition(".")
+    path = TUTORIALS / f"{stem}.py"
+    if not kernel or not path.exists():
+        raise FileNotFoundError(name)
+    return path, kernel
+
+
+def tutorial_space(name: str, defines: dict) -> int:
+    """How many @autotune candidates the kernel has with `defines` fixed (the front end; no MLIR)."""
+    from phobos.runtime.autotune.space import source_space
+
+    path, kernel = tutorial_source(name)
+    space = source_space(path.read_text(), str(path), kernel, defines)
+    if space is None:
+        raise ValueError(f"{path}: the front end refuses kernel '{kernel}'")
+    return len(space.configs)
+
+
+def tutorial_jobs():
+    """(name '<file>.<kernel>', defines, example argument lists) for the decorated kernels of
+    examples/python/ at the layouts bench/bench_tutorials.py and test/unit/test_tutorials_gpu.py
+    launch, all for sm_90a. A kernel whose defines leave @autotune constants free gets every
+    candidate (autotune.json: phobos.load tunes among them on the GPU machine, as the decorated
+    kernel tunes where it can compile); one with every constant fixed gets one folder."""
+    import bench_tutorials as b
+    import test_tutorials_gpu as t
+
+    from phobos.runtime.aot import like
+
+    cols = b.SOFTMAX_COLS + b.LAYER_NORM_COLS + [n for _, n in t.SOFTMAX + t.LAYER_NORM]
+    softmax, layer_norm = b._tutorial("02_fused_softmax"), b._tutorial("05_layer_norm")
+    for n in cols:  # the bench and the tests restate the tutorials' tile rule: it must not drift
+        assert b.row_tile(n) == t.softmax_defines(n) == softmax.for_columns(n).defines == layer_norm.tile_for(n), n
+    jobs = []
+    jobs.append(("01_vector_add.add", {}, [(like("f32", (n,)),) * 3 for n in b.VECTOR_ADD + t.VECTOR_ADD_ALIGNED]))
+    softmax = {}
+    for m, n in [(b.SOFTMAX_ROWS, n) for n in b.SOFTMAX_COLS] + t.SOFTMAX:
+        softmax.setdefault(tuple(sorted(b.softmax_defines(n).items())), []).append(t.softmax_args(m, n))
+    for defines, examples in sorted(softmax.items()):
+        jobs.append(("02_fused_softmax.softmax", dict(defines), examples))
+    matmul = [t.matmul_args(s, s, s) for s in b.MATMUL] + [t.matmul_args(*s) for s in t.MATMUL_ALIGNED]
+    matmul += [repacked_gemm_args(*s, out="f16", c_pad=t.out_pad(s[1])) for s in t.MATMUL_REPACKED]
+    jobs.append(("03_matmul.matmul", {}, matmul))
+    fwd, bwd, dwdb = {}, {}, []
+    for m, n in [(b.LAYER_NORM_ROWS, n) for n in b.LAYER_NORM_COLS] + t.LAYER_NORM:
+        defines = tuple(sorted(b.layer_norm_defines(n).items()))
+        fwd.setdefault(defines, []).append(t.layer_norm_fwd_args(m, n))
+        bwd.setdefault(defines, []).append(t.layer_norm_bwd_dx_args(m, n))
+        if (m, n) not in t.LAYER_NORM:  # tuned: the bench's layouts (the tests' ragged ones run generic variants)
+            dwdb.append(t.layer_norm_dwdb_args(m, n))
+    for defines in sorted(fwd):
+        jobs.append(("05_layer_norm.layer_norm_fwd", dict(defines), fwd[defines]))
+        jobs.append(("05_layer_norm.layer_norm_bwd_dx", dict(defines), bwd[defines]))
+    jobs.append(("05_layer_norm.layer_norm_bwd_dwdb", {}, dwdb + [t.layer_norm_dwdb_args(*s) for s in t.DWDB_ALIGNED]))
+    for d in b.ATTENTION_D:
+        heads = [(like("f16", (b.ATTENTION_HEADS, s, d)),) * 4 + (d**-0.5,) for s in b.ATTENTION_SEQ]
+        heads += [(like("f16", (h, s, d)),) * 4 + (d**-0.5,) for h, s in t.ATTENTION_ALIGNED]
+        for kernel in ("attention_fwd", "attention_fwd_causal"):
+            jobs.append((f"06_fused_attention.{kernel}", {"D": d}, heads))
+    return jobs
+
+
+def build_tutorial(name: str, defines: dict, examples: list, out: Path, chip: str = TUTORIAL_CHIP) -> str:
+    """One tutorial kernel's ahead-of-time folder (rebuilt from scratch: one build per folder)."""
+    from aot_folders import folder_name
+
+    import phobos
+    from phobos.runtime.aot import compile_all_candidates
+
+    path, kernel = tutorial_source(name)
+    folder = out / "aot" / folder_name(name, defines, chip)
+    shutil.rmtree(folder, ignore_errors=True)
+    t0 = time.perf_counter()
+    if tutorial_space(name, defines) > 1:
+        manifest = compile_all_candidates(
+            path, folder, kernel=kernel, chip=chip, defines=defines or None, examples=examples, progress=False
+        )
+        ok = [c for c in manifest["candidates"] if c.get("status") == "ok"]
+        failed = [f"{c['folder']}: {c.get('reason')}" for c in manifest["candidates"] if c.get("status") != "ok"]
+        what = f"{len(ok)} of {len(manifest['candidates'])} candidates" + "".join(
+            f"\n    not built: {f}" for f in failed
+        )
+        if not ok:
+            raise RuntimeError(f"no candidate of {name} compiled: {failed}")
+    else:
+        keys = phobos.compile_ahead(path, folder, kernel=kernel, chip=chip, defines=defines or None, examples=examples)
+        what = f"{len(keys)} variants"
+    for stage_texts in list(folder.rglob("asm")):  # tile/gpu/llvm/ptx texts: most of the bytes, not launched
+        shutil.rmtree(stage_texts, ignore_errors=True)
+    return f"{folder}: {what} in {time.perf_counter() - t0:.1f}s"
+
+
+def decorated_twin(folder: Path, defines: dict, chip: str | None = None):
+    """examples/python/twins.py's saxpy with `defines`, as the decorated kernel itself (a
+    PythonKernel) reading and writing its variants in `folder`: bench_launch.py times its cached
+    launch beside the .ph kernel's. The folder holds one build (the decorated kernel's), so
+    phobos.load(folder) launches from it too."""
+    sys.path.insert(0, str(common.ROOT / "examples" / "python"))
+    import twins
+
+    from phobos.decorator import PythonKernel
+    from phobos.target import DEFAULT_CHIP
+
+    base = twins.saxpy  # chip: the .ph kernel's (its folder is built for the default chip)
+    options = dict(base._options, defines=defines, chip=chip or DEFAULT_CHIP, cache_dir=str(folder))
+    return PythonKernel(base.__wrapped__, options)
+
+
+TWIN = ("twins.saxpy", {"BLOCK": 1024})  # bench_launch.py's kernel: bench/kernels/saxpy.ph with BLOCK=1024
+
+
+def build_twin(out: Path) -> str:
+    from aot_folders import folder_name
+
+    from phobos.runtime.aot import like
+
+    name, defines = TWIN
+    folder = out / "aot" / folder_name(name, defines)
+    shutil.rmtree(folder, ignore_errors=True)
+    k = decorated_twin(folder, defines)
+    k.artifact(None)
+    for n in (1024, 1 << 20):
+        k.warmup(like("f32", (n,)), like("f32", (n,)), 2.0)
+    return f"{folder}: {len(list(k.cache.entries()))} variants (the decorated kernel's own cache entries)"
+
+
+def build_tutorials(out: Path, only: str | None) -> list[str]:
+    """The tutorials' folders and bench_launch.py's decorated twin; returns what failed."""
+    from phobos.frontend.errors import CompileError
+    from phobos.runtime.kernel import CompilerUnavailableError
+
+    failures = []
+    jobs = [(name, defines, examples, build_tutorial) for name, defines, examples in tutorial_jobs()]
+    jobs.append((TWIN[0], TWIN[1], [], lambda *_: build_twin(out)))
+    for name, defines, examples, build in jobs:
+        if only and only != "tutorials" and only not in name:
+            continue
+        try:
+            print(build(name, defines, examples, out), flush=True)
+        except (CompilerUnavailableError, CompileError, RuntimeError, ValueError, TypeError, OSError) as e:
+            failures.append(f"{name} {defines}: {type(e).__name__}: {e}")
+            print(f"FAILED {name} {defines}: {e}", flush=True)
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=common.ARTIFACTS)
-    parser.add_argument("--only", help="build only sources whose name contains this")
+    parser.add_argument(
+        "--only", help="build only sources whose name contains this ('tutorials': examples/python's, and the twin)"
+    )
     ns = parser.parse_args()
     import build as handwritten
 
@@ -351,6 +486,7 @@ def main():
             print(f"FAILED {name}{suffix}: {e}")
             continue
         print(f"{folder}: {len(keys)} variants in {time.perf_counter() - t0:.1f}s")
+    failures += build_tutorials(ns.out, ns.only)
     sha = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=common.ROOT, capture_output=True, text=True
     ).stdout.strip()

@@ -13,6 +13,11 @@ launch is what a Python launch path costs. Rows:
   phobos cupy            k(x, y, a) on cupy arrays (generated fast path)
   phobos generic         k(x, y, a) on objects with only __cuda_array_interface__ (checked
                          generic path)
+  phobos @kernel         the same kernel written in Python (examples/python/twins.py saxpy,
+                         BLOCK=1024): the decorated kernel object itself (a PythonKernel) on
+                         torch tensors, its variants from the ahead-of-time folder
+                         aot/twins.saxpy-BLOCK1024 (bench/aot_build.py); target: within 0.5 us
+                         of the .ph kernel's k(x, y, a)
   triton                 saxpy[grid](x, y, n, a) on torch tensors
 
 The rows run interleaved, one round of each in turn, and the medians over the
@@ -20,7 +25,9 @@ rounds are reported (the machine's drift hits all rows alike). "device floor"
 is the GPU's own time per launch of this kernel back to back (launches queued
 behind a sleep, then timed with events): a loop whose host time is at or
 below it is bound by the GPU, not by the launcher. Target: Phobos (torch) at
-most half of Triton's time.
+most half of Triton's time. Where the compiler fingerprint here differs from the folder's build
+(the compiler changed since), the decorated row launches the folder through phobos.load instead
+and says so (rebuild the folder for the PythonKernel row).
 
     python bench/bench_launch.py [--handwritten] [-n 20000] [--rounds 9]
 """
@@ -72,6 +79,32 @@ class CudaArrayInterface:
 
     def __init__(self, tensor):
         self.__cuda_array_interface__ = tensor.__cuda_array_interface__
+
+
+DECORATED = "phobos @kernel k(x, y, a)"
+
+
+def decorated_twin():
+    """(the decorated twin of saxpy.ph BLOCK=1024, what it launches from), or (None, why not)."""
+    from aot_build import TWIN
+    from aot_build import decorated_twin as make
+
+    import phobos
+
+    name, defines = TWIN
+    folder = common.aot_folder(name, defines)
+    if not folder.is_dir():
+        return None, f"no ahead-of-time folder {folder} (bench/aot_build.py --only twins)"
+    try:
+        k = make(folder, defines)
+    except ImportError as e:  # the front end cannot be imported here
+        return phobos.load(folder), f"phobos.load({folder}): the decorated kernel cannot be made here ({e})"
+    if k.cache.get(k.family, "") is not None:
+        return k, f"the decorated kernel (PythonKernel) with its variants from {folder}"
+    return phobos.load(folder), (
+        f"phobos.load({folder}): the compiler fingerprint differs from the folder's build, so the decorated "
+        "kernel itself finds no variants there; rebuild it (bench/aot_build.py --only twins) for that row"
+    )
 
 
 def main():
@@ -133,6 +166,13 @@ def main():
         pass
     gx, gy = CudaArrayInterface(x), CudaArrayInterface(y)
     rows["phobos generic path (__cuda_array_interface__ objects)"] = lambda: k(gx, gy, 2.0)
+    twin, twin_source = (None, None) if ns.handwritten else decorated_twin()
+    if twin is not None:
+        y1 = y0.clone()
+        twin(x, y1, 2.0, sync=True)
+        torch.testing.assert_close(y1, 2.0 * x + y0)
+        rows[DECORATED] = lambda: twin(x, y, 2.0)
+        rows["phobos @kernel k(x, y, a=a) (keyword)"] = lambda: twin(x, y, a=2.0)
     tk.launch_saxpy(x, y, 2.0, block=1024, warps=8)
     saxpy = tk.saxpy
     rows["triton saxpy[grid](...)"] = lambda: saxpy[grid](x, y, n, 2.0, BLOCK=1024, num_warps=8)
@@ -166,6 +206,14 @@ def main():
         "target": "phobos_over_triton <= 0.5",
         "met": phobos_us / triton_us <= 0.5,
     }
+    if twin is not None:
+        result["decorated"] = {
+            "kernel": twin_source,
+            "us_per_launch": us[DECORATED],
+            "minus_ph_us": us[DECORATED] - phobos_us,
+            "target": "decorated - .ph <= 0.5 us",
+            "met": us[DECORATED] - phobos_us <= 0.5,
+        }
     common.save("launch" + ("_handwritten" if ns.handwritten else ""), result)
     print(
         f"launch overhead ({source}, {n} elements, host time per launch, median of {ns.rounds} interleaved rounds "
@@ -179,6 +227,14 @@ def main():
     )
     print(f"device floor (GPU time per launch back to back): {floor:.2f} us")
     print(f"phobos / triton = {phobos_us / triton_us:.2f} (target <= 0.5: {'met' if result['met'] else 'NOT met'})")
+    if twin is not None:
+        d = result["decorated"]
+        print(
+            f"@kernel - .ph = {d['minus_ph_us']:+.2f} us (target <= 0.5 us: {'met' if d['met'] else 'NOT met'}; "
+            f"{twin_source})"
+        )
+    else:
+        print(f"no @kernel row: {twin_source or 'not with --handwritten'}")
 
 
 if __name__ == "__main__":

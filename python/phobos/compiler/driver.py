@@ -85,7 +85,9 @@ class _Job:
                     text = f.read()
             except OSError as e:
                 raise _error(f"cannot read '{path}': {e.strerror or e}") from None
-            return self._parse_ph(text, path, defines) if path.endswith(".ph") else self._parse_mlir(text, path)
+            if path.endswith((".ph", ".py")):  # .py: the @phobos.kernel functions of a Python file
+                return self._parse_ph(text, path, defines)
+            return self._parse_mlir(text, path)
         if isinstance(source, bytes):
             source = source.decode()
         if not isinstance(source, str):
@@ -219,6 +221,7 @@ def _contract(fn: ir.Operation, chip: str, key: str, options: dict | None) -> di
         "params": out_params,
         "abi": abi_entries(params),
         "grid": infer_grid(fn, params),
+        **({"persistent": True} if K.PERSISTENT in fn.attributes else {}),  # grid: the resident CTAs
         "promises": [{"symbol": s, "divisor": d} for s, d in K.aligned(fn).items()],
         "bindings": K.bindings(fn),
         "key": key,
