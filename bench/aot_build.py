@@ -107,6 +107,7 @@ def plan():
     jobs.extend(fused_jobs())
     jobs.extend(math_jobs())
     jobs.extend(builtin_jobs())
+    jobs.extend(gather_jobs())
     jobs.extend(tensorcore_jobs())
     jobs.extend(fallback_jobs())
     return jobs
@@ -168,6 +169,27 @@ def builtin_jobs():
 
     jobs = [("math_functions", {}, [], True)]
     return jobs + [("index_reductions", {"BR": br, "BC": bc, "W": w}, [], True) for br, bc, w in VARIANTS]
+
+
+def gather_jobs():
+    """The gather, scatter and atomic kernels of test_gathers_gpu.py (generic variants: ragged shapes)
+    and bench_gathers.py (a variant for the benchmark's aligned shapes too)."""
+    import bench_gathers as b
+    from gather_cases import BUILT
+
+    from phobos.runtime.aot import like
+
+    v, d, n = b.GATHER
+    r, d2, m = b.SCATTER
+    cn, ch, cw, cc, ck = b.CONV
+    p = cn * ch * cw
+    examples = {
+        "gather_rows": [(like("f16", (v, d)), like("i32", (n,)), like("f16", (n, d)))],
+        "scatter_add_rows": [(like("i32", (m,)), like("f32", (m, d2)), like("f32", (r, d2)))],
+        "histogram": [(like("i32", (b.HIST_N,)), like("i32", (bins,))) for bins in (256, 4096)],
+        "conv3x3_nhwc": [(like("f32", (p, cc)), like("f32", (9 * cc, ck)), like("f32", (p, ck)), ch, cw)],
+    }
+    return [(name, dict(defines), examples.get(name, []), True) for name, defines in BUILT]
 
 
 def reduce_jobs():
