@@ -71,7 +71,7 @@ func.func @fp8(%A: memref<?xf8E4M3FN> {tile.name = "A", tile.dims = ["N"]}) attr
 func.func @extract(%A: memref<?xf32> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel} {
   %c0 = arith.constant 0 : index
   %a = "tile.load_slice"(%A, %c0) : (memref<?xf32>, index) -> tensor<128xf32>
-  // expected-error@+1 {{'tensor.extract' op cannot be lowered by tile-lower-to-gpu}}
+  // expected-error@+1 {{'tensor.extract' op reads one element of a tile of [128]; tile-lower-to-gpu reads single elements of slices with every extent 1 (A[i, j])}}
   %e = tensor.extract %a[%c0] : tensor<128xf32>
   return
 }
@@ -106,8 +106,8 @@ func.func @table(%A: memref<?xi32> {tile.name = "A", tile.dims = ["N"]}) attribu
 
 // -----
 
-func.func @persistent(%A: memref<?xi32> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel, tile.persistent} {
-  // expected-error@+1 {{tile.grid_barrier is not supported by tile-lower-to-gpu yet}}
+func.func @not_persistent(%A: memref<?xi32> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel} {
+  // expected-error@+1 {{tile.grid_barrier needs a tile.persistent kernel (@persistent)}}
   "tile.grid_barrier"() : () -> ()
   return
 }

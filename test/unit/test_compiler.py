@@ -233,8 +233,8 @@ def test_unsupported_op_is_a_located_error_naming_it():
     assert len(errors) == 1
     filename, line, col, _, message = errors[0]
     assert message == (
-        "tile.grid_barrier is not supported by tile-lower-to-gpu yet: grid_barrier cannot run on the GPU yet "
-        "(`phobos run --interpret` runs the kernel on the CPU)"
+        "tile.grid_barrier needs a tile.persistent kernel (@persistent): only a grid whose CTAs are "
+        "all resident at once can wait for each other"
     )
     assert (filename, line) == ("<text>", 6)
     assert "tile.grid_barrier" in DOT.split("\n")[line - 1]

@@ -221,6 +221,7 @@ def _contract(fn: ir.Operation, chip: str, key: str, options: dict | None) -> di
         "params": out_params,
         "abi": abi_entries(params),
         "grid": infer_grid(fn, params),
+        **({"persistent": True} if K.PERSISTENT in fn.attributes else {}),  # grid: the resident CTAs
         "promises": [{"symbol": s, "divisor": d} for s, d in K.aligned(fn).items()],
         "bindings": K.bindings(fn),
         "key": key,

@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mlir import ir
-from mlir.dialects import arith, gpu, scf, tensor
+from mlir.dialects import arith, gpu
 
 from phobos.analysis.abi import ParamError, TensorParam, describe_params
 from phobos.analysis.grid import contiguous_block_dim
 from phobos.dialect import kernel as K
-from phobos.dialect.tile import DotOp, GridBarrierOp, TileOp
+from phobos.dialect.tile import DotOp, TileOp
 from phobos.lowering.errors import PASS, LoweringError
 from phobos.lowering.exchange_plan import plan_scratch
 from phobos.lowering.layout import WARP_SIZE, Blocked
@@ -34,12 +34,9 @@ from phobos.lowering.signature import flat_view
 from phobos.nesting import nesting_message, too_deep
 from phobos.target import DEFAULT_CHIP
 
-# What a kernel author wrote, for the ops the GPU lowering does not handle yet.
-_SOURCE_NAMES = (
-    (GridBarrierOp, "grid_barrier"),
-    (scf.WhileOp, "while loops"),
-    (tensor.ExtractOp, "single-element reads"),
-)
+# What a kernel author wrote, for the ops the GPU lowering does not handle yet (none now:
+# while loops, single elements and grid barriers lower, ops/loops.py and ops/grid_sync.py).
+_SOURCE_NAMES: tuple[tuple[type, str], ...] = ()
 
 
 def _index_type() -> ir.Type:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from phobos.contract.specialization import SpecKey, divisibility_class, tensor_facts
 from phobos.target import DEFAULT_CHIP
 
-from . import arrays
+from . import arrays, persistent
 from .arrays import HOST, ArrayArg
 
 DTYPES = tuple(arrays.ITEMSIZE)
@@ -130,6 +130,7 @@ class Signature:
         self.params = [self._param(i, p) for i, p in enumerate(contract["params"])]
         self.abi = [dict(a) for a in contract["abi"]]
         self.grid_rule = list(contract.get("grid") or [None, 1, 1])
+        self.persistent = bool(contract.get("persistent"))  # the grid is the resident count (persistent.py)
         while len(self.grid_rule) < 3:
             self.grid_rule.append(1)
         self.promises = [(p["symbol"], int(p["divisor"])) for p in contract.get("promises", [])]
@@ -329,6 +330,8 @@ class Signature:
 
     def grid(self, symbols: dict[str, int], override=None) -> tuple[int, int, int]:
         """The launch grid: the caller's, else the contract's rule over the bound extents."""
+        if self.persistent and override is None:
+            return persistent.RESIDENT  # the plan asks the device how many CTAs fit at once
         if override is not None:
             if callable(override):
                 override = override(dict(symbols, **self.contract.get("bindings", {})))

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import persistent
 from .arrays import HOST, ArrayArg, describe, torch_dtype_name
 from .binding import Signature
 
@@ -102,6 +103,7 @@ def run(
         )
     binding = sig.bind(host.values, host.views, grid=grid, check_promises=check)
     watched = Coverage() if coverage else None
-    run_program(program, host.values, binding.grid, trace, watched)
+    grid = persistent.interpreted(binding.grid) if sig.persistent else binding.grid
+    run_program(program, host.values, grid, trace, watched)
     host.finish()
     return watched.report() if watched is not None else None

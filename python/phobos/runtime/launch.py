@@ -38,7 +38,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import driver
+from . import driver, persistent
 from .arrays import HOST, ITEMSIZE, ArrayArg
 from .binding import Binding, Signature, bf16_bits, device_strides
 from .tensor_maps import TensorMapSlot
@@ -190,6 +190,8 @@ class Plan:
         self.device = device
         self.function = variant.function(device)
         self.grid = binding.grid
+        if sig.persistent:  # as many CTAs as fit at once, or the caller's grid checked to fit
+            self.grid = persistent.grid(sig.name, device, self.function, sig.threads, sig.shared_bytes, self.grid)
         self.grid_callable = grid_callable  # then the grid is evaluated per launch
         self.block = (sig.threads, 1, 1)
         self.shared = sig.shared_bytes
@@ -292,7 +294,11 @@ class Plan:
     def grid_of(self, grid) -> tuple[int, int, int]:
         """The grid of one launch (a callable grid is evaluated each time)."""
         if self.grid_callable:
-            return self.signature.grid(self.binding.symbols, grid)
+            sig = self.signature
+            g = sig.grid(self.binding.symbols, grid)
+            if sig.persistent:
+                g = persistent.grid(sig.name, self.device, self.function, sig.threads, sig.shared_bytes, g)
+            return g
         return self.grid
 
     def launch_now(self, stream: int, values: list, grid: tuple[int, int, int]) -> None:

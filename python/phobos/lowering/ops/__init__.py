@@ -14,6 +14,8 @@ from phobos.lowering.ops import (  # noqa: F401
     elementwise,
     exchange,
     grid_index,
+    grid_sync,
+    loops,
     memory,
     pipelined_for,
     smem,
