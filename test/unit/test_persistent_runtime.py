@@ -1,0 +1,64 @@
+"""@persistent without a GPU (issue 23, item 5): the contract says so, the launch grid is the
+resident CTA count (runtime/persistent.py, with the device's answers injected), a caller's
+grid that cannot be co-resident and a kernel of which no CTA fits are refused naming the
+limit, and the interpreter runs the two-phase sum of bench/kernels/persistent_sum.ph."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from phobos.runtime import persistent
+from phobos.runtime.binding import Signature
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Device:
+    name = "Test GPU"
+    handle = None
+
+
+def _resident(per_sm, sms):
+    return lambda device, function, threads, shared: (per_sm, sms)
+
+
+def test_grid_is_the_resident_count(monkeypatch):
+    monkeypatch.setattr(persistent, "resident_ctas", _resident(8, 132))
+    assert persistent.grid("k", _Device(), None, 256, 0, persistent.RESIDENT) == (1056, 1, 1)
+    assert persistent.grid("k", _Device(), None, 256, 0, (1000, 1, 1)) == (1000, 1, 1)
+    with pytest.raises(ValueError, match=r"a grid of 1057 CTAs cannot be co-resident on Test GPU \(at most 1056: "):
+        persistent.grid("k", _Device(), None, 256, 0, (1057, 1, 1))
+
+
+def test_a_kernel_of_which_no_cta_fits_is_refused(monkeypatch):
+    monkeypatch.setattr(persistent, "resident_ctas", _resident(0, 132))
+    monkeypatch.setattr(persistent, "_registers", lambda function: 255)
+    with pytest.raises(ValueError, match="not one CTA of 1024 threads \\(255 registers per thread, 0 bytes"):
+        persistent.grid("k", _Device(), None, 1024, 0, persistent.RESIDENT)
+
+
+def test_signature_leaves_the_grid_to_the_device():
+    sig = Signature(
+        {"format": 1, "kernel": "k", "params": [], "abi": [], "grid": [None, 1, 1], "promises": [], "persistent": True}
+    )
+    assert sig.grid({}) == persistent.RESIDENT
+    assert sig.grid({}, (7,)) == (7, 1, 1)
+    assert persistent.interpreted(sig.grid({})) == (persistent.INTERPRETED_CTAS, 1, 1)
+
+
+@pytest.mark.parametrize("n, grid", [(1, None), (50001, None), (70000, (3,)), (4096 * 9, (9,))])
+def test_persistent_sum_in_the_interpreter(n, grid):
+    pytest.importorskip("mlir")
+    import phobos
+
+    kernel = phobos.compile(str(ROOT / "bench" / "kernels" / "persistent_sum.ph"))
+    assert kernel.artifact().contract.get("persistent") is True
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    p, y = np.full(16, np.nan, np.float32), np.full(1, np.nan, np.float32)
+    kernel.interpret(x, p, y, grid=grid)
+    ctas = grid[0] if grid else persistent.INTERPRETED_CTAS
+    assert np.all(np.isnan(p[ctas:]))  # only the grid's CTAs write partial sums
+    np.testing.assert_allclose(y[0], x.astype(np.float64).sum(), rtol=0, atol=1e-5 * np.abs(x).sum() + 1e-6)
