@@ -57,6 +57,7 @@ STAGES: dict[str, list[Step]] = {
         Step("tile-convert-layouts"),
         Step("tile-assign-layout", {"chip": "{chip}"}),
         Step("tile-check-coalesced"),  # @assert_coalesced (does nothing for other kernels)
+        Step("tile-check-overlap"),  # a warning where CTAs may store to the same elements
         # The shared-memory plan, one decision per pass, recorded in the IR (lowering/plan_records.py).
         Step("tile-plan-dots", {"chip": "{chip}"}),
         Step("tile-pipeline", {"chip": "{chip}"}),

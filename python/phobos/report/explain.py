@@ -275,7 +275,24 @@ def explain_kernel(
         report.shared_memory_reported = False
     for index, (op, b) in enumerate(zip(ops, before)):
         report.accesses.append(_explain_access(index, op, b, layout, placement, staged, analysis))
+    _overlap_notes(fn, ops, report)
     return report
+
+
+def _overlap_notes(fn: ir.Operation, ops: list, report: KernelReport) -> None:
+    """A note on each plain store that several CTAs may make to the same elements (analysis/overlap.py)."""
+    from phobos.analysis.abi import ParamError, describe_params
+    from phobos.analysis.overlap import AXES, overlapping_stores
+
+    try:
+        found = overlapping_stores(fn, describe_params(fn))
+    except ParamError:
+        return
+    for op, d, why in found:
+        if op in ops:
+            report.accesses[ops.index(op)].notes.append(
+                f"race: CTAs along grid axis {AXES[d]} may store to the same elements ({why}); use atomic_add"
+            )
 
 
 def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelReport, chip: str | None) -> dict:
