@@ -181,3 +181,20 @@ def test_single_elements_masked(shape):
     run_program(program(ELEMENTS), [a, b], (shape[0], 1, 1))
     np.testing.assert_array_equal(b, (a.astype(np.float64) + 1.0).T.astype(np.float32))
     assert guard_intact(bbuf, np.nan) and guard_intact(abuf, np.nan)
+
+
+def test_topk_rows_bench_kernel():
+    """bench/kernels/topk_rows.ph (the GPU test's kernel): N <= BN, fewer than K elements stop early."""
+    from test_interpreter import example
+
+    prog = example("bench/kernels/topk_rows.ph")
+    for m, n, k in ((3, 1000, 16), (4, 5, 9)):
+        x, _ = random_tensor((m, n))
+        v, vbuf = guarded((m, k))
+        i, ibuf = guarded((m, k), np.int32, fill=-77)
+        run_program(prog, [x, v, i], (m, 1, 1))
+        got = min(k, n)
+        order = np.argsort(-x.astype(np.float64), axis=1, kind="stable")[:, :got]
+        np.testing.assert_array_equal(i[:, :got], order)
+        np.testing.assert_array_equal(v[:, :got], np.take_along_axis(x, order, axis=1))
+        assert np.all(i[:, got:] == -77) and guard_intact(vbuf, np.nan) and guard_intact(ibuf, -77)

@@ -16,6 +16,7 @@ import numpy as np
 from phobos.interpreter import dtypes as D
 from phobos.interpreter.errors import InterpreterError
 from phobos.interpreter.ops import HANDLERS
+from phobos.interpreter.races import Races
 from phobos.interpreter.table import PREPARERS
 
 FORMAT = 1
@@ -49,11 +50,12 @@ class Block:
 class CTA:
     """What a handler may ask about the running CTA."""
 
-    __slots__ = ("block", "grid", "coverage")
+    __slots__ = ("block", "grid", "coverage", "races")
 
-    def __init__(self, block: tuple, grid: tuple, coverage=None):
+    def __init__(self, block: tuple, grid: tuple, coverage=None, races=None):
         self.block, self.grid = block, grid
         self.coverage = coverage  # a coverage.Coverage the loads and stores mark, or None
+        self.races = races  # a races.Races the stores report to (two CTAs storing one element), or None
 
 
 # ----------------------------------------------------------------------------- preparation
@@ -122,13 +124,15 @@ class _Run:
     def __init__(self, kernel: Kernel, bound: list, trace, coverage=None):
         self.kernel, self.bound, self.trace, self.coverage = kernel, bound, trace, coverage
         self.trace_cta = getattr(trace, "with_cta", False)  # the trace also takes the CTA's block id
+        names = {id(value): name for (_, name, t), value in zip(kernel.args, bound) if t.memref is not None}
+        self.races = Races(names)
 
     def cta(self, block: tuple, grid: tuple):
         """The generator of one CTA; it yields the location of each grid barrier it reaches."""
         vals = [None] * self.kernel.size
         for (i, _, _), value in zip(self.kernel.args, self.bound):
             vals[i] = value
-        yield from self.block(self.kernel.body, CTA(block, grid, self.coverage), vals, ())
+        yield from self.block(self.kernel.body, CTA(block, grid, self.coverage, self.races), vals, ())
 
     def block(self, block: Block, cta: CTA, vals: list, inputs):
         for i, value in zip(block.args, inputs):
@@ -232,6 +236,7 @@ def run_lockstep(run: _Run, grid: tuple) -> None:
             raise InterpreterError(
                 f"{finished} CTAs finished while {len(waiting)} wait at a grid barrier (the GPU would hang)", barrier
             )
+        run.races.phase()  # every CTA is at the barrier: stores before it and after it do not race
         ctas = waiting
 
 

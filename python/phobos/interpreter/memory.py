@@ -62,6 +62,8 @@ def store_slice(op, cta, args):
     value, base, starts = args[0], args[1], args[2:]
     windows = _windows(starts, np.shape(value), base.shape)
     if windows is not None:
+        if cta.races is not None:
+            cta.races.window(base, windows[0], cta.block, op.loc)
         base[windows[0]] = value[windows[1]]
         if cta.coverage is not None:
             cta.coverage.window(base, windows[0], written=True)
@@ -109,6 +111,8 @@ def store(op, cta, args):
     active = _active(op, base, offsets, mask)
     if cta.coverage is not None:
         cta.coverage.offsets(base, active, written=True)
+    if cta.races is not None:
+        cta.races.offsets(base, active, cta.block, op.loc)
     values = np.asarray(value)[np.asarray(mask)] if mask is not None else np.reshape(value, -1)
     flat = _flat(base)
     if flat is not None:
