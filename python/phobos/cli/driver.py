@@ -61,6 +61,11 @@ def _parser() -> argparse.ArgumentParser:
             metavar="NAME=VALUE",
             help="fix an @autotune constant (default: the first value of its space)",
         )
+        q.add_argument(
+            "--no-std",
+            action="store_true",
+            help="leave the standard library (std.nn) out unless the source imports it",
+        )
 
     c = sub.add_parser(
         "compile",
@@ -398,6 +403,8 @@ def run(argv: list[str] | None = None) -> int:
             print(f"phobos: error: {e}", file=sys.stderr)
             return 1
     defines = _defines(args.defines)
+    if getattr(args, "no_std", False):
+        os.environ["PHOBOS_NO_STD"] = "1"  # read by the front end here and in compile subprocesses
     if args.command == "aot":
         _aot(args, defines)
         return 0

@@ -67,14 +67,15 @@ def parse_source(source: str, filename: str = "<string>") -> ast.Program:
 
 
 def check_source(
-    source: str, filename: str = "<string>", defines: dict[str, int] | None = None, std: bool = True
+    source: str, filename: str = "<string>", defines: dict[str, int] | None = None, std: bool | None = None
 ) -> ast.Program:
     """Parses and checks `source` (no MLIR needed); returns the annotated
     syntax tree or raises CompileError with every error found.
 
     `defines` fixes @autotune constants (name -> value, which must be in the
     constant's space); the others are bound to the first value of their space.
-    `std=False` leaves the standard library out unless the source imports it (`--no-std`).
+    `std=False` leaves the standard library out unless the source imports it (`--no-std`;
+    None: as $PHOBOS_NO_STD says).
     """
     diags = Diagnostics(filename, source)
     program = parse(source, diags)
@@ -95,7 +96,11 @@ def _check_defines(defines, program: ast.Program, diags: Diagnostics) -> None:
 
 
 def compile_to_tile_ir(
-    source: str, filename: str = "<string>", defines: dict[str, int] | None = None, context=None, std: bool = True
+    source: str,
+    filename: str = "<string>",
+    defines: dict[str, int] | None = None,
+    context=None,
+    std: bool | None = None,
 ):
     """Compiles `source` to a verified tile IR `mlir.ir.Module` (in `context`,
     or a new context with the tile dialect loaded). Raises CompileError.

@@ -64,7 +64,7 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
 
     # ================================================================== program
 
-    def check_program(self, program: A.Program, std: bool = True) -> None:
+    def check_program(self, program: A.Program, std: bool | None = None) -> None:
         self.define_functions(program, library_for(program, self.diags, std))
         seen: dict[str, A.Kernel] = {}
         for kernel in program.kernels:
@@ -665,6 +665,6 @@ def check_program(
     diags: Diagnostics,
     defines: dict[str, int] | None = None,
     gpu_rules: bool = False,
-    std: bool = True,
+    std: bool | None = None,
 ) -> None:
     Checker(diags, defines, gpu_rules).check_program(program, std)

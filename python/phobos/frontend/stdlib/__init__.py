@@ -10,6 +10,7 @@ name wins over the library's. Diagnostics inside the library name it `std/nn.ph`
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 from .. import ast as A
@@ -47,9 +48,16 @@ def functions(module: str) -> tuple[A.Function, ...]:
     return tuple(program.functions)
 
 
-def library_for(program: A.Program, diags, std: bool = True) -> list[A.Function]:
+def std_default() -> bool:
+    """Whether programs see the library without importing it: yes, unless $PHOBOS_NO_STD is set
+    (the command line's --no-std sets it)."""
+    return os.environ.get("PHOBOS_NO_STD", "") in ("", "0")
+
+
+def library_for(program: A.Program, diags, std: bool | None = None) -> list[A.Function]:
     """The library functions `program` sees: its imports, and the implicit modules unless `std` is
-    False. An unknown module is reported at its import."""
+    False (None: std_default()). An unknown module is reported at its import."""
+    std = std_default() if std is None else std
     wanted = list(IMPLICIT) if std else []
     for imp in program.imports:
         if imp.module not in MODULES:
