@@ -108,6 +108,7 @@ def plan():
     jobs.extend(math_jobs())
     jobs.extend(builtin_jobs())
     jobs.extend(gather_jobs())
+    jobs.extend(persistent_jobs())
     jobs.extend(tensorcore_jobs())
     jobs.extend(fallback_jobs())
     return jobs
@@ -169,6 +170,21 @@ def builtin_jobs():
 
     jobs = [("math_functions", {}, [], True)]
     return jobs + [("index_reductions", {"BR": br, "BC": bc, "W": w}, [], True) for br, bc, w in VARIANTS]
+
+
+def persistent_jobs():
+    """The kernels of test_control_flow_gpu.py (generic variants: ragged shapes) and the aligned
+    layout of bench_persistent.py (2^28 floats summed)."""
+    from bench_persistent import N as bench_n
+
+    from phobos.runtime.aot import parse_args_text
+
+    bench = parse_args_text(f"f32[{bench_n}] f32[16384] f32[1]")
+    return [
+        ("topk_rows", {}, [], True),
+        ("persistent_sum", {}, [bench], True),
+        ("persistent_rotate", {}, [], True),
+    ]
 
 
 def gather_jobs():

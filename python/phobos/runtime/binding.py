@@ -35,7 +35,7 @@ from . import arrays, persistent
 from .arrays import HOST, ArrayArg
 
 DTYPES = tuple(arrays.ITEMSIZE)
-INT_DTYPES = ("i1", "i8", "i32", "i64")
+INT_DTYPES = ("i1", "i8", "u8", "i32", "u32", "i64")
 FLOAT_DTYPES = ("f16", "bf16", "f32", "f64")
 
 # Each kernel parameter gets an 8-byte slot in the packed buffer (cuLaunchKernel
@@ -51,10 +51,18 @@ _SLOT_FORMAT = {
     "f64": "d",
     "i1": "?7x",
     "i8": "b7x",
+    "u8": "B7x",
     "i32": "i4x",
+    "u32": "I4x",
     "i64": "q",
 }
-_INT_RANGE = {"i8": (-(2**7), 2**7 - 1), "i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
+_INT_RANGE = {
+    "i8": (-(2**7), 2**7 - 1),
+    "u8": (0, 2**8 - 1),
+    "i32": (-(2**31), 2**31 - 1),
+    "u32": (0, 2**32 - 1),
+    "i64": (-(2**63), 2**63 - 1),
+}
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
 
 
@@ -363,6 +371,16 @@ class Signature:
             if not 0 <= g <= limit:
                 raise ValueError(f"{self.name}: grid {'xyz'[axis]} = {g} is outside [0, {limit}]")
         return grid
+
+    def rule_limit(self, symbols: dict[str, int]) -> int | None:
+        """The grid rule's CTA count along x for these extents, where it has one (a persistent
+        kernel's resident grid is capped by it: P[ctx.block.x] = ... needs a CTA per element)."""
+        rule = self.grid_rule[0]
+        if isinstance(rule, int):
+            return rule
+        if isinstance(rule, dict) and rule.get("symbol") in symbols:
+            return -(-symbols[rule["symbol"]] // int(rule["tile"]))
+        return None
 
     def _check_within_rule(self, grid: tuple[int, int, int], symbols: dict[str, int]) -> None:
         """A caller's grid may be smaller than the kernel's grid rule, never larger:

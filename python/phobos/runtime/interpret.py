@@ -36,6 +36,8 @@ HOST_DTYPES = {
     "f64": np.float64,
     "i1": np.bool_,
     "i8": np.int8,
+    "u8": np.uint8,
+    "u32": np.uint32,
     "i32": np.int32,
     "i64": np.int64,
 }
@@ -103,7 +105,7 @@ def run(
         )
     binding = sig.bind(host.values, host.views, grid=grid, check_promises=check)
     watched = Coverage() if coverage else None
-    grid = persistent.interpreted(binding.grid) if sig.persistent else binding.grid
+    grid = persistent.interpreted(binding.grid, sig.rule_limit(binding.symbols)) if sig.persistent else binding.grid
     run_program(program, host.values, grid, trace, watched)
     host.finish()
     return watched.report() if watched is not None else None

@@ -191,7 +191,8 @@ class Plan:
         self.function = variant.function(device)
         self.grid = binding.grid
         if sig.persistent:  # as many CTAs as fit at once, or the caller's grid checked to fit
-            self.grid = persistent.grid(sig.name, device, self.function, sig.threads, sig.shared_bytes, self.grid)
+            cap = sig.rule_limit(binding.symbols)
+            self.grid = persistent.grid(sig.name, device, self.function, sig.threads, sig.shared_bytes, self.grid, cap)
         self.grid_callable = grid_callable  # then the grid is evaluated per launch
         self.block = (sig.threads, 1, 1)
         self.shared = sig.shared_bytes
@@ -297,7 +298,8 @@ class Plan:
             sig = self.signature
             g = sig.grid(self.binding.symbols, grid)
             if sig.persistent:
-                g = persistent.grid(sig.name, self.device, self.function, sig.threads, sig.shared_bytes, g)
+                cap = sig.rule_limit(self.binding.symbols)
+                g = persistent.grid(sig.name, self.device, self.function, sig.threads, sig.shared_bytes, g, cap)
             return g
         return self.grid
 

@@ -12,8 +12,10 @@ correct: a CTA that waits at it never keeps another from starting. So:
   that count: a larger one is refused before launch, naming the limit;
 - a kernel of which not even one CTA fits on a multiprocessor (too many
   registers per thread, too much shared memory) is refused, naming both;
+- where the kernel also has a grid rule (a store to `P[ctx.block.x]` makes one:
+  a CTA per element of P), the resident count is capped by it;
 - without a device (the interpreter), a persistent kernel runs on
-  INTERPRETED_CTAS CTAs unless given a grid.
+  INTERPRETED_CTAS CTAs (capped the same way) unless given a grid.
 
 The count is queried once per loaded function and device (Plan creation).
 """
@@ -55,9 +57,12 @@ def _registers(function) -> int | None:
         return None
 
 
-def grid(name: str, device, function, threads: int, shared_bytes: int, requested) -> tuple[int, int, int]:
-    """The launch grid of a persistent kernel: the resident count for RESIDENT, else the
-    caller's grid once checked to be co-resident. Raises ValueError naming the limit."""
+def grid(
+    name: str, device, function, threads: int, shared_bytes: int, requested, cap: int | None = None
+) -> tuple[int, int, int]:
+    """The launch grid of a persistent kernel: the resident count for RESIDENT (at most `cap`,
+    the kernel's grid rule, where it has one), else the caller's grid once checked to be
+    co-resident. Raises ValueError naming the limit."""
     per_sm, sms = resident_ctas(device, function, threads, shared_bytes)
     if per_sm == 0:
         regs = _registers(function)
@@ -69,7 +74,7 @@ def grid(name: str, device, function, threads: int, shared_bytes: int, requested
         )
     resident = per_sm * sms
     if tuple(requested) == RESIDENT:
-        return (resident, 1, 1)
+        return (min(resident, cap) if cap else resident, 1, 1)
     count = requested[0] * requested[1] * requested[2]
     if count > resident:
         raise ValueError(
@@ -80,6 +85,8 @@ def grid(name: str, device, function, threads: int, shared_bytes: int, requested
     return tuple(requested)
 
 
-def interpreted(requested) -> tuple[int, int, int]:
-    """The grid the interpreter runs a persistent kernel on."""
-    return (INTERPRETED_CTAS, 1, 1) if tuple(requested) == RESIDENT else tuple(requested)
+def interpreted(requested, cap: int | None = None) -> tuple[int, int, int]:
+    """The grid the interpreter runs a persistent kernel on (at most `cap`, as on the GPU)."""
+    if tuple(requested) != RESIDENT:
+        return tuple(requested)
+    return (min(INTERPRETED_CTAS, cap) if cap else INTERPRETED_CTAS, 1, 1)
