@@ -10,7 +10,7 @@ from phobos.analysis.axis_info import AxisInfoAnalysis
 from phobos.analysis.remarks import emit_remark
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
-from phobos.dialect.tile import ops_of
+from phobos.dialect.tile import is_op, ops_of
 from phobos.passes.registry import Option, tile_pass
 
 
@@ -32,7 +32,7 @@ def _without_mask(op: ir.Operation) -> ir.Operation:
 def _apply(op: ir.Operation, facts: AccessFacts) -> ir.Operation:
     if facts.in_bounds is not None:
         op.attributes[K.IN_BOUNDS] = ir.DenseBoolArrayAttr.get(facts.in_bounds)
-    if facts.drop_mask:
+    if facts.drop_mask and not is_op(op, *T.ATOMIC_OPS):
         op = _without_mask(op)
     op.attributes[K.VECTOR_WIDTH] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), facts.vector_width)
     return op
@@ -65,7 +65,7 @@ def tile_elide_masks(module: ir.Operation, pass_, remarks: bool = False) -> None
     After:  "tile.load_slice"(%X, %r, %c) {in_bounds = array<i1: true, true>, vector_width = 4 : i64} : ...
     """
     analysis = AxisInfoAnalysis(module)
-    accesses = ops_of(module, T.MEMORY_OPS)
+    accesses = ops_of(module, T.MEMORY_OPS + T.ATOMIC_OPS)  # atomics: the width that pairs f16 adds
     # Decide everything first: rewriting an op creates new values.
     decided = [(op, access_facts(op, analysis)) for op in accesses]
     for op, facts in decided:

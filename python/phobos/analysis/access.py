@@ -302,6 +302,6 @@ def access_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts | 
     """The facts of a tile memory op (None for other ops)."""
     if is_op(op, *T.SLICE_OPS):
         return slice_facts(op, analysis)
-    if is_op(op, *T.OFFSET_OPS):
+    if is_op(op, *T.OFFSET_OPS, *T.ATOMIC_OPS):  # atomics have offsets, a base and a mask too
         return offset_facts(op, analysis)
     return None

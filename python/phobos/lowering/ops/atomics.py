@@ -16,6 +16,8 @@ bit-size register for a float instruction of its size).
 
 from __future__ import annotations
 
+from functools import partial
+
 from mlir import ir
 from mlir.dialects import arith, llvm, memref, scf, vector
 
@@ -24,6 +26,7 @@ from phobos.atomic_types import MIN_SM, unsupported
 from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
+from phobos.lowering.kernel_layout import access_width
 from phobos.lowering.registry import lowers
 
 _CONSTRAINT = {16: "h", 32: "r", 64: "l"}
@@ -44,9 +47,9 @@ def _type_name(elem: ir.Type) -> str:
 def _instruction(kind: str, name: str, negative: bool = False) -> str:
     """The PTX operation and type of atomic `kind` on element type `name` (`add.f32`, `max.s32`, ...).
     `negative`: a float max/min on a negative value (reversed, unsigned)."""
-    bits = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i32": 32, "i64": 64}[name]
+    bits = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i32": 32, "i64": 64, "f16x2": 32, "bf16x2": 32}[name]
     if kind == "add":
-        if name in ("f16", "bf16"):
+        if name.startswith(("f16", "bf16")):
             return f"add.noftz.{name}"
         return f"add.{name}" if name.startswith("f") else f"add.u{bits}"
     if kind in ("max", "min"):
@@ -85,8 +88,10 @@ def _check(ctx: LoweringContext, op: ir.Operation, kind: str, name: str) -> None
         raise LoweringError(op, f"'{op.name}' op: atomic {kind} on {name} needs sm_{sm} or later, not {chip}")
 
 
-def _element(ctx, op, kind, name, sem, scope, width, address, pieces, returns) -> ir.Value | None:
-    """The atomic of one element: `pieces` the value (and, for cas, the expected value first), as integers."""
+def _element(ctx, kind, name, o, address, pieces, returns) -> ir.Value | None:
+    """The atomic of one element (or an f16x2 pair, `name` "f16x2"): `pieces` the value (and, for cas, the
+    expected value first), as integers."""
+    sem, scope, width = o.sem, o.scope, ir.IntegerType(pieces[0].type).width
     atom = returns or kind == "cas" or sem not in ("relaxed", "release")  # else red, which returns nothing
     if kind in ("max", "min") and name.startswith("f"):
         value = pieces[0]
@@ -107,51 +112,84 @@ def _lower(ctx: LoweringContext, op: ir.Operation, kind: str) -> None:
     elem = ir.RankedTensorType(o.value.type).element_type
     name = _type_name(elem)
     _check(ctx, op, kind, name)
-    width = element_bytes(elem) * 8
-    bits_t = ir.IntegerType.get_signless(width)
     returns = _used(op)
     shape = ctx.placement.placed_shape(o.value)
-    guard = ctx.owner_guard(shape, ctx.placement.dims_of(o.value))
+    dims = ctx.placement.dims_of(o.value)
+    guard = ctx.owner_guard(shape, dims)
     if guard is not None and returns:
         raise LoweringError(
             op,
             f"'{op.name}' op: the old values of an atomic on a tile smaller than the CTA's layout "
             f"({list(ir.RankedTensorType(o.value.type).shape)}) are not available; use its result only on larger tiles",
         )
+    paired = kind == "add" and name in ("f16", "bf16") and access_width(op, ctx.layout, shape, dims[-1], elem) >= 2
+    groups = _groups(ctx, shape, dims, ir.VectorType(ctx.vtype(o.value)).shape[0], paired)
     p = ctx.param_index(o.base, op)
     i64 = ir.IntegerType.get_signless(64)
     base = arith.IndexCastOp(i64, memref.ExtractAlignedPointerAsIndexOp(ctx.views[p]).result).result
-    sources = ([o.compare] if kind == "cas" else []) + [o.value]
-    regs = [ctx.get(v, op) for v in sources]
+    regs = [ctx.get(v, op) for v in ([o.compare] if kind == "cas" else []) + [o.value]]
     offsets = ctx.get(o.offsets, op)
     mask = ctx.get(o.mask, op) if o.mask is not None else None
-    count = ir.VectorType(regs[0].type).shape[0]
     olds = []
-    for j in range(count):
+    for j, n in groups:
         off = vector.ExtractOp(offsets, [], [j]).result
         off = off if isinstance(off.type, ir.IntegerType) else arith.IndexCastOp(i64, off).result
         if ir.IntegerType(off.type).width != 64:
             off = arith.ExtSIOp(i64, off).result
-        address = arith.AddIOp(base, arith.MulIOp(off, ctx.const(width // 8, i64)).result).result
-        pieces = [vector.ExtractOp(r, [], [j]).result for r in regs]
-        pieces = [x if x.type == bits_t else arith.BitcastOp(bits_t, x).result for x in pieces]
-        cond = vector.ExtractOp(mask, [], [j]).result if mask is not None else None
+        address = arith.AddIOp(base, arith.MulIOp(off, ctx.const(element_bytes(elem), i64)).result).result
+        bits_t = ir.IntegerType.get_signless(element_bytes(elem) * 8 * n)
+        pieces = [_packed(r, j, n, elem, bits_t) for r in regs]
+        cond = vector.ExtractOp(mask, [], [j]).result if mask is not None else None  # constant over a pair
         if guard is not None:
             cond = guard if cond is None else arith.AndIOp(cond, guard).result
-        if cond is None:
-            olds.append(_element(ctx, op, kind, name, o.sem, o.scope, width, address, pieces, returns))
-            continue
-        branch = scf.IfOp(cond, [bits_t] if returns else [], has_else=returns)
-        with ir.InsertionPoint(branch.then_block):
-            old = _element(ctx, op, kind, name, o.sem, o.scope, width, address, pieces, returns)
-            scf.YieldOp([old] if returns else [])
+        what = name + ("x2" if n == 2 else "")
+        old = _guarded(ctx, cond, bits_t, returns, partial(_element, ctx, kind, what, o, address, pieces, returns))
         if returns:
-            with ir.InsertionPoint(branch.else_block):
-                scf.YieldOp([ctx.const(0, bits_t)])
-            olds.append(branch.results[0])
+            olds.extend(_unpacked(old, n, elem))
     if returns:
-        olds = [x if elem == bits_t else arith.BitcastOp(elem, x).result for x in olds]
         ctx.values[op.results[0]] = vector.FromElementsOp(ctx.vtype(op.results[0]), olds).result
+
+
+def _groups(ctx: LoweringContext, shape, dims, count: int, paired: bool) -> list[tuple[int, int]]:
+    """(first register, registers) of each instruction: pairs of neighbours along the last dimension
+    (an f16x2 add; the proven access width says they are contiguous, aligned and equally masked), else one."""
+    if not paired:
+        return [(j, 1) for j in range(count)]
+    last = dims[-1]
+    return [(j, 2) for j, k in enumerate(ctx.layout.register_indices(shape)) if k[last] % 2 == 0]
+
+
+def _packed(reg: ir.Value, j: int, n: int, elem: ir.Type, bits_t: ir.Type) -> ir.Value:
+    """Registers j..j+n-1 of `reg` as one integer of their bits."""
+    if n == 1:
+        x = vector.ExtractOp(reg, [], [j]).result
+        return x if x.type == bits_t else arith.BitcastOp(bits_t, x).result
+    pair = vector.ShuffleOp(reg, reg, [j, j + 1]).result
+    return vector.ExtractOp(vector.BitCastOp(ir.VectorType.get([1], bits_t), pair).result, [], [0]).result
+
+
+def _unpacked(old: ir.Value, n: int, elem: ir.Type) -> list[ir.Value]:
+    if n == 1:
+        return [old if old.type == elem else arith.BitcastOp(elem, old).result]
+    pair = vector.BitCastOp(
+        ir.VectorType.get([2], elem), vector.FromElementsOp(ir.VectorType.get([1], old.type), [old])
+    )
+    return [vector.ExtractOp(pair.result, [], [i]).result for i in range(2)]
+
+
+def _guarded(ctx: LoweringContext, cond, bits_t, returns: bool, emit) -> ir.Value | None:
+    """`emit()` where `cond` holds (always when None); the old bits, zero where it does not hold."""
+    if cond is None:
+        return emit()
+    branch = scf.IfOp(cond, [bits_t] if returns else [], has_else=returns)
+    with ir.InsertionPoint(branch.then_block):
+        old = emit()
+        scf.YieldOp([old] if returns else [])
+    if not returns:
+        return None
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([ctx.const(0, bits_t)])
+    return branch.results[0]
 
 
 @lowers(T.AtomicRMWOp)
