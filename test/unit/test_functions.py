@@ -84,3 +84,15 @@ def test_generic_instances_in_the_interpreter():
     np.testing.assert_allclose(y.astype(np.float64), (a64 * 0.5 + b64) * 0.5 + b64, rtol=1e-3)
     np.testing.assert_allclose(z, (x64 * 2 + x64) * 2 + x64, rtol=1e-6)
     assert guard_intact(ybuf, np.nan) and guard_intact(zbuf, np.nan)
+
+
+def test_language_page_holds_the_generated_std_reference():
+    import os
+
+    from phobos.frontend.stdlib.reference import replace_section
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "language.md")
+    with open(path, encoding="utf-8") as f:
+        page = f.read()
+    assert replace_section(page) == page, "run python -m phobos.frontend.stdlib.reference --write docs/language.md"
+    assert "#### `dropout`" in page and "Philox4x32-10" in page
