@@ -156,7 +156,13 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
     def condition(self, e: A.Expr, what: str) -> None:
         ty = self.value(e)
         if ty != T.ERROR and ty != T.BOOL:
-            self.error(start_pos(e), f"the condition of '{what}' must be a bool scalar, got {ty}")
+            hint = ""
+            if isinstance(ty, T.Tile) and ty.element == "bool":  # the language's rule: reduce a tile first
+                hint = (
+                    "; a tile is no condition: reduce it to one bool first "
+                    "(any: max(i32(t)) == 1, all: min(i32(t)) == 1)"
+                )
+            self.error(start_pos(e), f"the condition of '{what}' must be a bool scalar, got {ty}{hint}")
 
     def resolve_type(self, ref: A.TypeRef) -> T.Type:
         if ref.kind == "scalar":
