@@ -51,12 +51,48 @@ def _run(op, cta, base, offsets, mask, update):
     return result
 
 
+def _vectorised(op, cta, base, offsets, mask, kind, values):
+    """The same result as `_run` without a Python loop, where it can be had exactly: distinct offsets
+    (each element applied once), or integer adds (duplicates: exclusive running sums in order)."""
+    flat = _flat(base)
+    if flat is None:
+        return None
+    active = _active(op, base, offsets, mask)
+    unique = np.unique(active).size == active.size
+    if not unique and not (kind == "add" and np.issubdtype(base.dtype, np.integer)):
+        return None
+    if cta.coverage is not None:
+        cta.coverage.offsets(base, active, written=True)
+    positions = np.flatnonzero(np.asarray(mask).reshape(-1)) if mask is not None else np.arange(active.size)
+    v = values[positions]
+    result = np.zeros(np.shape(offsets), dtype=base.dtype)
+    if unique:
+        old = flat[active]
+        flat[active] = _apply(kind, old, v)
+    else:
+        order = np.argsort(active, kind="stable")  # row-major order within each offset
+        a, sv = active[order], v[order]
+        with np.errstate(over="ignore"):
+            running = np.cumsum(sv, dtype=base.dtype)
+            starts = np.r_[True, a[1:] != a[:-1]]
+            first = np.maximum.accumulate(np.where(starts, np.arange(a.size), 0))
+            before = running - sv - (running[first] - sv[first])  # the group's sum before each element
+            old = np.empty_like(sv)
+            old[order] = flat[a] + before
+            np.add.at(flat, active, v)
+    result.reshape(-1)[positions] = old
+    return result
+
+
 @handles("tile.atomic_rmw")
 def atomic_rmw(op, cta, args):
     value, base, offsets = args[0], args[1], args[2]
     mask = args[3] if len(args) > 3 else None
     kind = op.attrs["kind"]
     values = np.asarray(value, dtype=base.dtype).reshape(-1)
+    fast = _vectorised(op, cta, base, offsets, mask, kind, values)
+    if fast is not None:
+        return fast
     return _run(op, cta, base, offsets, mask, lambda i, old: _apply(kind, old, values[i]))
 
 
