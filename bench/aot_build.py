@@ -111,6 +111,24 @@ def plan():
     jobs.extend(persistent_jobs())
     jobs.extend(tensorcore_jobs())
     jobs.extend(fallback_jobs())
+    jobs.extend(stdlib_jobs())
+    return jobs
+
+
+def stdlib_jobs():
+    """test_stdlib_gpu.py and bench_stdlib.py: std.nn kernels and their hand-written twins
+    (generic variants for the tests' ragged shapes, one for the benchmark's 32768 x 4096 rows)."""
+    import bench_stdlib as b
+    import stdlib_kernels as sk
+
+    from phobos.runtime.aot import like
+
+    jobs = []
+    for impl in ("std", "hand"):
+        for op in sk.OPS:
+            for t in sk.TYPES:
+                examples = [b.example_args(op, t, like)]
+                jobs += [(sk.name(impl, op, t), {"W": w}, examples, True) for w in b.WARPS]
     return jobs
 
 
