@@ -77,3 +77,35 @@ def test_single_elements_masked(shape):
     assert not run(ELEMENTS, (shape[0],), a, b)
     np.testing.assert_array_equal(b, (a.astype(np.float64) + 1.0).T.astype(np.float32))
     assert np.all(np.isnan(flat[n * m :]))
+
+
+PLACED = """
+kernel placed(X: tensor<f32>[M, 64], Z: tensor<f32>[M, 64], Y: tensor<f32>[M, 64], n: i32) {
+  let r = ctx.block.x * 4
+  var acc: tile<f32>[64] = 0.0           // a row, carried by a while in a kernel of 2-D tiles
+  var i = 0
+  while i < n {
+    if i == 5 {
+      break
+    }
+    acc += X[r + i % 4, 0 :+ 64]
+    i = i + 1
+  }
+  Y[r :+ 4, 0 :+ 64] = Z[r :+ 4, 0 :+ 64] + acc
+}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 3, 9])
+def test_while_carries_a_row_in_a_2d_kernel(n):
+    """The carried row keeps the placement of its initial value in both regions (placement.py)."""
+    m = 10
+    x, z = _values((m, 64)), _values((m, 64))
+    y = np.full((m, 64), np.nan, np.float32)
+    assert not run(PLACED, (3,), x, z, y, np.int32(n))
+    xp = np.zeros((12, 64))
+    xp[:m] = x
+    for b in range(3):
+        acc = sum(xp[4 * b + i % 4] for i in range(min(n, 5))) if n else np.zeros(64)
+        rows = slice(4 * b, min(4 * b + 4, m))
+        np.testing.assert_allclose(y[rows], z[rows] + acc, rtol=1e-6, atol=1e-6)

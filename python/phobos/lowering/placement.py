@@ -205,6 +205,15 @@ class Placement:
             yields = list(list(body.operations)[-1].operands)
             for init, arg, y, res in zip(inits, list(body.arguments)[1:], yields, op.results):
                 self._same([init, arg, y, res])
+        elif is_op(op, scf.WhileOp):
+            # what enters each region, what it passes on and what leaves the loop share a placement
+            before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+            passed = list(list(before.operations)[-1].operands)[1:]  # scf.condition's, after its flag
+            yields = list(list(after.operations)[-1].operands)
+            for init, arg, y in zip(op.operands, before.arguments, yields):
+                self._same([init, arg, y])
+            for p, arg, res in zip(passed, after.arguments, op.results):
+                self._same([p, arg, res])
         elif is_op(op, scf.IfOp):
             for region in op.regions:
                 if len(region.blocks):
@@ -215,7 +224,9 @@ class Placement:
             if _tile(op.results[0]) is not None:
                 axis = ir.IntegerAttr(op.attributes["axis"]).value
                 self.reductions.append((op, op.operands[0], op.results[0], axis))
-        elif is_op(op, scf.YieldOp, func.ReturnOp, T.CheckMultipleOp, T.TransposeOp, T.ConvertLayoutOp):
+        elif is_op(op, scf.YieldOp, scf.ConditionOp, func.ReturnOp, T.CheckMultipleOp):
+            pass
+        elif is_op(op, T.TransposeOp, T.ConvertLayoutOp):
             pass  # a transpose or a layout conversion moves data between threads: placed independently
         else:
             # Elementwise ops, broadcasts, hints, memory ops: all tiles of an

@@ -650,6 +650,11 @@ def _events(plan: DotPlan, block: ir.Block) -> list:
             elif is_op(op, scf.IfOp):
                 arms = [walk(r.blocks[0]) for r in op.regions if len(r.blocks)]
                 events.append(Branch(arms))
+            elif is_op(op, scf.WhileOp):
+                # before (after before)*, over-approximated by a loop of before and an optional
+                # after: every real order of accesses is among its paths, each op appears once
+                before, after = (walk(r.blocks[0]) for r in op.regions)
+                events.append(Loop([*before, Branch([after])], what=where(op)))
         return events
 
     return walk(block)
