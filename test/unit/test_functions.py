@@ -96,3 +96,25 @@ def test_language_page_holds_the_generated_std_reference():
         page = f.read()
     assert replace_section(page) == page, "run python -m phobos.frontend.stdlib.reference --write docs/language.md"
     assert "#### `dropout`" in page and "Philox4x32-10" in page
+
+
+PYTHON_KERNEL = """
+import phobos
+from phobos.lang import tensor, f32, ctx, span
+
+
+@phobos.kernel(autotune={"BR": [4]})
+def k(X: tensor[f32, "M", "N"], Y: tensor[f32, "M", "N"]):
+    r = ctx.block.x * BR
+    Y[span(r, BR), span(0, 8)] = silu(X[span(r, BR), span(0, 8)])
+"""
+
+
+def test_python_kernels_call_the_standard_library():
+    prog = program(PYTHON_KERNEL, name="k.py")
+    x, _ = random_tensor((6, 8))
+    y, ybuf = guarded((6, 8))
+    run_program(prog, [x, y], (2, 1, 1))
+    v = x.astype(np.float64)
+    np.testing.assert_allclose(y, v / (1.0 + np.exp(-v)), rtol=1e-6)
+    assert guard_intact(ybuf, np.nan)
