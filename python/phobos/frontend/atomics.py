@@ -12,7 +12,7 @@ masked off or out of bounds) and may stand alone as a statement, where it compil
 a reduction (`red`). Elements of one call apply in row-major order; within a launch
 the interpreter applies CTAs in order (phobos.interpreter.atomics).
 
-Checking is `AtomicChecks` (a mixin of the Checker); lowering turns the target into
+Checking is `AtomicChecks` (a mixin of the Checker); lowering (atomics_ir.py) turns the target into
 offsets and a mask as a gather does (frontend/gathers.py) and emits
 `tile.atomic_rmw`/`tile.atomic_cas`, which work on tiles: a single element is a tile
 of one element, extracted when the old value is used.
@@ -20,12 +20,7 @@ of one element, extracted when the old value is used.
 
 from __future__ import annotations
 
-from mlir import ir
-from mlir.dialects import arith, tensor
-
-from phobos import builder as tb
 from phobos.atomic_types import SCOPES, SEMS, unsupported
-from phobos.dialect import tile as TD
 
 from . import ast as A
 from . import gathers
@@ -87,46 +82,3 @@ class AtomicChecks:
             self.error(e.keywords[0][1], f"'{e.builtin}' takes no keyword arguments")
             return False
         return True
-
-
-def lower_atomic(em, e: A.Call, unused: bool) -> tb.Value | None:
-    """The tile IR of a checked atomic call: the old values, or None where `unused`."""
-    loc = em.loc(e.pos)
-    target, *values = e.args
-    access, mask_expr = gathers.unwrap_masked(target)
-    elem = access.ty.element
-    single = isinstance(access.ty, T.Scalar)
-    if not hasattr(access, "index_shape"):
-        access.index_shape = ()
-    if single:
-        # One element: a tile of one element at the element's offset.
-        access = _one_element_view(access)
-    offsets, mask = gathers.address(em, access, mask_expr)
-    shape = offsets.shape
-    base = em.env[access.base.symbol].value
-    tiles = [tb.broadcast_to(em.lower_as(v, T.Scalar(elem)), shape, loc=loc).value for v in values]
-    m = mask.value if mask is not None else None
-    info = e.atomic
-    if info["kind"] == "cas":
-        op = TD.AtomicCASOp(*tiles, base, offsets.value, m, sem=info["sem"], scope=info["scope"], loc=loc)
-    else:
-        kind = info["kind"]
-        op = TD.AtomicRMWOp(kind, tiles[0], base, offsets.value, m, sem=info["sem"], scope=info["scope"], loc=loc)
-    if unused:
-        return None
-    if single:
-        zero = arith.ConstantOp(ir.IndexType.get(), 0, loc=loc).result
-        return tb.Value(tensor.ExtractOp(op.result, [zero], loc=loc).result)
-    return tb.Value(op.result)
-
-
-def _one_element_view(access: A.Index) -> A.Index:
-    """`X[i, j]` as the gather-shaped access of one element: the last subscript a span of 1."""
-    subs = list(access.subscripts)
-    last = subs[-1]
-    span = A.Subscript(last.pos, "span", last.start, A.IntLit(last.pos, 1))
-    span.length = 1
-    view = A.Index(access.pos, access.base, subs[:-1] + [span], access.bracket)
-    view.ty = T.Tile(access.ty.element, (1,))
-    view.index_shape = ()
-    return view
