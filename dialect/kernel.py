@@ -80,6 +80,7 @@ FLAGS = (PIPELINE, TENSORCORE, PERSISTENT, ASSERT_COALESCED, FASTMATH)
 
 ARG_NAME = "tile.name"
 ARG_DIMS = "tile.dims"
+ARG_UNSIGNED = "tile.unsigned"  # a u8/u32 tensor or scalar (signless i8/i32 in the IR): its contract dtype
 ARG_DIVISIBILITY = "tile.divisibility"
 ARG_STRIDE_DIVISIBILITY = "tile.stride_divisibility"
 ARG_PTR_ALIGN = "tile.ptr_align"
@@ -187,6 +188,11 @@ def arg_dims(op: ir.Operation, index: int) -> list[str] | None:
     if not isinstance(attr, ir.ArrayAttr) or not all(isinstance(a, ir.StringAttr) for a in attr):
         raise KernelAttributeError(ARG_DIMS, "an array of strings", attr, index)
     return [ir.StringAttr(a).value for a in attr]
+
+
+def arg_unsigned(op: ir.Operation, index: int) -> bool:
+    """Whether parameter `index` holds unsigned integers (u8, u32): tile.unsigned."""
+    return ARG_UNSIGNED in arg_attrs(op, index)
 
 
 def arg_i64_array(op: ir.Operation, index: int, name: str) -> list[int] | None:

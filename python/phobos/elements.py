@@ -7,7 +7,13 @@ share these rules, so a kernel means the same whichever way it is written:
 - two floats of different widths meet at the wider;
 - a float and an integer meet at the float;
 - two integers meet at the wider, and at equal width a declared integer type
-  wins over `index` (`i64 + index` is `i64`, `i32 + index` is `index`).
+  wins over `index` (`i64 + index` is `i64`, `i32 + index` is `index`) and an
+  unsigned type over a signed one (`u32 + i32` is `u32`, `u8 + i8` is `u8`, as
+  in C and Triton; `u8 + i32` is `i32`).
+
+`u8` and `u32` are unsigned: in tile IR they are signless i8 and i32 whose
+division, remainder, comparisons, right shifts, max/min and conversions use the
+unsigned ops (`UNSIGNED`).
 
 `bool` meets no number: it converts only by an explicit conversion.
 """
@@ -18,8 +24,9 @@ import math
 import struct
 
 FLOATS = ("f16", "bf16", "f32", "f64")
-INTS = ("i8", "i32", "i64", "index")
-INT_WIDTH = {"i8": 8, "i32": 32, "i64": 64, "index": 64}
+INTS = ("i8", "u8", "i32", "u32", "i64", "index")
+UNSIGNED = ("u8", "u32")
+INT_WIDTH = {"i8": 8, "u8": 8, "i32": 32, "u32": 32, "i64": 64, "index": 64}
 FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 # What `dot` accumulates in, by the element type its operands meet at.
 DOT_ACCUMULATOR = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
@@ -42,11 +49,19 @@ def promote(a: str, b: str) -> str | None:
         return b
     if INT_WIDTH[a] != INT_WIDTH[b]:
         return a if INT_WIDTH[a] > INT_WIDTH[b] else b
-    return b if a == "index" else a
+    if a == "index" or b in UNSIGNED:
+        return b
+    return a
+
+
+def is_unsigned(elem: str | None) -> bool:
+    return elem in UNSIGNED
 
 
 def int_range(elem: str) -> tuple[int, int]:
     width = INT_WIDTH[elem]
+    if elem in UNSIGNED:
+        return 0, 2**width - 1
     return -(2 ** (width - 1)), 2 ** (width - 1) - 1
 
 

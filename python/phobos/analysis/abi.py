@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "i32", "i64")
+DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "u8", "i32", "u32", "i64")
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,13 @@ def dtype_name(t) -> str | None:
     return None
 
 
+def _unsigned(dtype: str | None, unsigned: bool) -> str | None:
+    """u8/u32 for an i8/i32 parameter marked tile.unsigned (None for another marked one)."""
+    if not unsigned:
+        return dtype
+    return {"i8": "u8", "i32": "u32"}.get(dtype or "")
+
+
 class ParamError(ValueError):
     pass
 
@@ -131,8 +138,9 @@ def describe_params(fn) -> list[Param]:
     params: list[Param] = []
     for i, t in enumerate(fn_type.inputs):
         name = K.arg_name(fn, i)
+        unsigned = K.arg_unsigned(fn, i)
         if isinstance(t, ir.MemRefType):
-            dtype = dtype_name(t.element_type)
+            dtype = _unsigned(dtype_name(t.element_type), unsigned)
             if dtype is None or isinstance(t.element_type, ir.IndexType):
                 raise ParamError(
                     f"tensor parameter '{name}' has element type {t.element_type}; supported: {', '.join(DTYPES)}"
@@ -141,7 +149,7 @@ def describe_params(fn) -> list[Param]:
             shape = [None if t.is_dynamic_dim(a) else t.get_dim_size(a) for a in range(t.rank)]
             params.append(TensorParam(name, dtype, dims, shape))
         else:
-            dtype = dtype_name(t)
+            dtype = _unsigned(dtype_name(t), unsigned)
             if dtype is None:
                 raise ParamError(f"scalar parameter '{name}' has type {t}; supported: {', '.join(DTYPES)}")
             params.append(ScalarParam(name, dtype))

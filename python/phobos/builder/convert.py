@@ -10,7 +10,11 @@ with `arith` ops, one element type per op, as the language converts:
 - float to integer truncates toward zero (`fptosi`), integer to float rounds
   (`sitofp`); integers are signed and wrap when narrowed (`extsi`, `trunci`);
 - `index` converts to fixed-width integers by `index_cast`, and to and from
-  floats through i64 (`arith.sitofp`/`fptosi` take no `index`).
+  floats through i64 (`arith.sitofp`/`fptosi` take no `index`);
+- an unsigned source (`src_unsigned`: u8, u32) widens by `extui`, becomes a
+  float by `uitofp` and an index by `index_castui`; an unsigned destination
+  (`dst_unsigned`) takes a float by `fptoui` (truncating toward zero,
+  saturating at 0 and the largest value on the GPU).
 """
 
 from __future__ import annotations
@@ -25,11 +29,15 @@ def _i64() -> ir.Type:
     return ir.IntegerType.get_signless(64)
 
 
-def convert_value(v: ir.Value, dst: ir.Type, loc: ir.Location) -> ir.Value:
+def convert_value(
+    v: ir.Value, dst: ir.Type, loc: ir.Location, src_unsigned: bool = False, dst_unsigned: bool = False
+) -> ir.Value:
     """`v` (a scalar or tile) converted to element type `dst`."""
     src = element_type_of(v.type)
     if src == dst:
         return v
+    if src_unsigned or dst_unsigned:
+        return _unsigned(v, src, dst, loc, src_unsigned, dst_unsigned)
     s, d = element_name(src), element_name(dst)
     if d == "bool":
         raise TypeError(f"cannot convert {s} to bool: compare instead (x != 0)")
@@ -69,3 +77,40 @@ def _one_step(v: ir.Value, src: ir.Type, dst: ir.Type, loc: ir.Location) -> ir.V
         wider = ir.IntegerType(dst).width > ir.IntegerType(src).width
         op = arith.ExtSIOp if wider else arith.TruncIOp
     return op(target, v, loc=loc).result
+
+
+def _unsigned(v: ir.Value, src: ir.Type, dst: ir.Type, loc: ir.Location, src_u: bool, dst_u: bool) -> ir.Value:
+    """Conversions with an unsigned side (u8, u32 are signless i8, i32 in tile IR)."""
+    target = with_element(v.type, dst)
+    src_f, dst_f = isinstance(src, ir.FloatType), isinstance(dst, ir.FloatType)
+    if src_u and dst_f:
+        return arith.UIToFPOp(target, v, loc=loc).result
+    if src_f:  # to an unsigned integer (dst_u), through u32 for a narrower one, or to a signed one
+        if not dst_u:
+            return convert_value(v, dst, loc)
+        width = ir.IntegerType(dst).width
+        if width < 32:  # saturate as a conversion to u32 does (cvt.rzi.u32), then at the narrow maximum
+            i32 = ir.IntegerType.get_signless(32)
+            wide = arith.FPToUIOp(with_element(v.type, i32), v, loc=loc).result
+            limit = _splat(v.type, i32, (1 << width) - 1, loc)
+            wide = arith.MinUIOp(wide, limit, loc=loc).result
+            return arith.TruncIOp(target, wide, loc=loc).result
+        return arith.FPToUIOp(target, v, loc=loc).result
+    if isinstance(dst, ir.IndexType):
+        op = arith.IndexCastUIOp if src_u else arith.IndexCastOp
+        return op(target, v, loc=loc).result
+    if isinstance(src, ir.IndexType) or element_name(src) == "bool":
+        return convert_value(v, dst, loc)
+    wider = ir.IntegerType(dst).width > ir.IntegerType(src).width
+    if not wider:
+        return arith.TruncIOp(target, v, loc=loc).result if ir.IntegerType(dst).width < ir.IntegerType(src).width else v
+    return (arith.ExtUIOp if src_u else arith.ExtSIOp)(target, v, loc=loc).result
+
+
+def _splat(like: ir.Type, element: ir.Type, value: int, loc: ir.Location) -> ir.Value:
+    """The integer constant `value` of `element`, a splat where `like` is a tile."""
+    t = with_element(like, element)
+    attr = ir.IntegerAttr.get(element, value)
+    if isinstance(t, ir.RankedTensorType):
+        attr = ir.DenseElementsAttr.get_splat(t, attr)
+    return arith.ConstantOp(t, attr, loc=loc).result

@@ -12,6 +12,7 @@ from phobos.dialect import kernel as K
 from phobos.dialect import load_tile_dialect
 from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op, upstream_ops
+from phobos.elements import UNSIGNED
 
 from .locations import caller_location, loc_or_caller
 from .tile_ops import dim
@@ -73,6 +74,8 @@ def build_kernel(
         attrs = {K.ARG_NAME: ir.StringAttr.get(pname)}
         if isinstance(spec, Tensor):
             attrs[K.ARG_DIMS] = ir.ArrayAttr.get([ir.StringAttr.get(d) for d in spec.dim_names()])
+        if getattr(spec.element if isinstance(spec, Tensor) else spec, "name", None) in UNSIGNED:
+            attrs[K.ARG_UNSIGNED] = ir.UnitAttr.get()
         arg_attrs.append(ir.DictAttr.get(attrs))
     fn.arg_attrs = ir.ArrayAttr.get(arg_attrs)
     entry = fn.add_entry_block(arg_locs=list(arg_locs) if arg_locs is not None else [loc] * len(arg_types))

@@ -16,8 +16,10 @@ class ScalarType:
         "i1": lambda: ir.IntegerType.get_signless(1),
         "bool": lambda: ir.IntegerType.get_signless(1),
         "i8": lambda: ir.IntegerType.get_signless(8),
+        "u8": lambda: ir.IntegerType.get_signless(8),  # unsigned: the ops say so (phobos.elements.UNSIGNED)
         "i16": lambda: ir.IntegerType.get_signless(16),
         "i32": lambda: ir.IntegerType.get_signless(32),
+        "u32": lambda: ir.IntegerType.get_signless(32),
         "i64": lambda: ir.IntegerType.get_signless(64),
         "index": lambda: ir.IndexType.get(),
     }

@@ -20,7 +20,7 @@ from mlir.dialects import arith, math, tensor
 
 from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op
-from phobos.elements import INT_WIDTH, exactly, promote
+from phobos.elements import INT_WIDTH, UNSIGNED, exactly, promote
 
 from .convert import convert_value
 from .locations import loc_or_caller
@@ -212,12 +212,14 @@ def broadcast_to(v: Operand, shape: Sequence[int], *, loc=None) -> Value:
     return v
 
 
-def convert(a: Operand, to: ScalarType | ir.Type | str, *, loc=None) -> Value:
+def convert(a: Operand, to: ScalarType | ir.Type | str, *, loc=None, src_unsigned: bool = False) -> Value:
     """Converts a scalar or tile to element type `to`, as the language converts
     (see `phobos.builder.convert`): float to int truncates toward zero, floats
-    round to nearest even, integers are signed and wrap, bool gives 0 or 1."""
+    round to nearest even, integers are signed and wrap, bool gives 0 or 1.
+    `src_unsigned`: `a` holds u8/u32 values; `to` named "u8"/"u32" is unsigned."""
     loc = loc_or_caller(loc)
-    return Value(convert_value(unwrap(a), as_mlir_element(to), loc))
+    dst_unsigned = str(to) in UNSIGNED
+    return Value(convert_value(unwrap(a), as_mlir_element(to), loc, src_unsigned, dst_unsigned))
 
 
 cast = convert
@@ -330,22 +332,33 @@ _INT_OPS = {
 }
 
 
-def binary(kind: str, a: Operand, b: Operand, *, loc=None) -> Value:
-    """`a <kind> b` elementwise with broadcasting (kind: add sub mul div rem shl shr and or xor max min)."""
+_UNSIGNED_OPS = {
+    **_INT_OPS,
+    "div": arith.DivUIOp,
+    "rem": arith.RemUIOp,
+    "shr": arith.ShRUIOp,
+    "max": arith.MaxUIOp,
+    "min": arith.MinUIOp,
+}
+
+
+def binary(kind: str, a: Operand, b: Operand, *, loc=None, unsigned: bool = False) -> Value:
+    """`a <kind> b` elementwise with broadcasting (kind: add sub mul div rem shl shr and or xor max min);
+    `unsigned`: integers are u8/u32 (div, rem, shr, max, min take the unsigned ops)."""
     loc = loc_or_caller(loc)
     a, b = coerce_pair(a, b, loc)
-    table = _FLOAT_OPS if is_float(a.type) else _INT_OPS
+    table = _FLOAT_OPS if is_float(a.type) else _UNSIGNED_OPS if unsigned else _INT_OPS
     if kind not in table:
         raise TypeError(f"'{kind}' is not defined on {element_name(a.type)}")
     return Value(table[kind](a.value, b.value, loc=loc).result)
 
 
-def maximum(a: Operand, b: Operand, *, loc=None) -> Value:
-    return binary("max", a, b, loc=loc_or_caller(loc))
+def maximum(a: Operand, b: Operand, *, loc=None, unsigned: bool = False) -> Value:
+    return binary("max", a, b, loc=loc_or_caller(loc), unsigned=unsigned)
 
 
-def minimum(a: Operand, b: Operand, *, loc=None) -> Value:
-    return binary("min", a, b, loc=loc_or_caller(loc))
+def minimum(a: Operand, b: Operand, *, loc=None, unsigned: bool = False) -> Value:
+    return binary("min", a, b, loc=loc_or_caller(loc), unsigned=unsigned)
 
 
 def negate(a: Operand, *, loc=None) -> Value:
@@ -374,13 +387,22 @@ _CMP_I = {
 }
 
 
-def compare(kind: str, a: Operand, b: Operand, *, loc=None) -> Value:
-    """Elementwise comparison (signed for integers, ordered for floats) giving i1."""
+_CMP_U = {
+    **_CMP_I,
+    "lt": arith.CmpIPredicate.ult,
+    "le": arith.CmpIPredicate.ule,
+    "gt": arith.CmpIPredicate.ugt,
+    "ge": arith.CmpIPredicate.uge,
+}
+
+
+def compare(kind: str, a: Operand, b: Operand, *, loc=None, unsigned: bool = False) -> Value:
+    """Elementwise comparison (signed for integers, unsigned with `unsigned`, ordered for floats) giving i1."""
     loc = loc_or_caller(loc)
     a, b = coerce_pair(a, b, loc)
     if is_float(a.type):
         return Value(arith.CmpFOp(_CMP_F[kind], a.value, b.value, loc=loc).result)
-    return Value(arith.CmpIOp(_CMP_I[kind], a.value, b.value, loc=loc).result)
+    return Value(arith.CmpIOp((_CMP_U if unsigned else _CMP_I)[kind], a.value, b.value, loc=loc).result)
 
 
 def where(cond: Operand, a: Operand, b: Operand, *, loc=None) -> Value:

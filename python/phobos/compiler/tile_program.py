@@ -165,6 +165,8 @@ def to_program(fn: ir.Operation) -> dict:
     args = []
     for i, a in enumerate(entry.arguments):
         args.append({"id": writer.define(a), "name": K.arg_name(fn, i), "type": type_data(a.type)})
+        if K.arg_unsigned(fn, i):  # u8/u32: the caller's arrays are unsigned (the IR's i8/i32 bits)
+            args[-1]["unsigned"] = True
     body = [writer.op(op.operation) for op in entry.operations if not is_op(op, func.ReturnOp)]
     attrs = {
         "aligned": K.aligned(fn),

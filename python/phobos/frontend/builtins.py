@@ -17,7 +17,7 @@ from .ast import start_pos
 from .atomics import ATOMICS, AtomicChecks
 from .math_builtins import MATH_BUILTINS, UNARY_FLOAT, MathChecks
 
-CONVERSIONS = ("f16", "bf16", "f32", "f64", "i8", "i32", "i64")
+CONVERSIONS = ("f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64")
 ELEMENTWISE_FLOAT = ("exp", "log", "sqrt", "tanh") + UNARY_FLOAT
 BUILTINS = frozenset(
     (

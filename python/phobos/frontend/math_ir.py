@@ -85,13 +85,20 @@ def lower_math(emitter, e: A.Call, loc) -> tb.Value:
             return _op(math.PowFOp, *args, loc=loc)
         if name == "fma":
             return _op(math.FmaOp, *args, loc=loc)
-        return tb.minimum(tb.maximum(args[0], args[1], loc=loc), args[2], loc=loc)
+        unsigned = T.is_unsigned(e.operand_element)
+        low = tb.maximum(args[0], args[1], loc=loc, unsigned=unsigned)
+        return tb.minimum(low, args[2], loc=loc, unsigned=unsigned)
     if name in ("isnan", "isinf"):
         x = emitter.lower_as(e.args[0], T.Scalar(e.operand_element))
         return _isnan(x, loc) if name == "isnan" else _isinf(x, loc)
     if name == "popcount":
         return _op(math.CtPopOp, emitter.lower_expr(e.args[0]), loc=loc)
-    return _arg_reduce(emitter.lower_expr(e.args[0]), name, e.axis, loc)
+    x = emitter.lower_expr(e.args[0])
+    if T.is_unsigned(T.element(e.args[0].ty)):  # unsigned order as signed order (to_tile_ir.flip_sign)
+        from .to_tile_ir import flip_sign
+
+        x = flip_sign(x, loc)
+    return _arg_reduce(x, name, e.axis, loc)
 
 
 def _in_f32(x: tb.Value, elem: str, fn, loc) -> tb.Value:

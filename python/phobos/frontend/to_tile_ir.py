@@ -32,11 +32,10 @@ from phobos.dialect import load_tile_dialect
 from phobos.dialect import tile as TD
 
 from . import ast as A
-from . import gathers, gathers_ir
+from . import gathers
 from . import types as T
 from .ast import start_pos
-from .atomics import ATOMICS, is_atomic
-from .atomics_ir import lower_atomic
+from .atomics import ATOMICS, is_atomic, lower_atomic
 from .exit_ir import rewrite_exits
 from .math_ir import HANDLED as MATH_HANDLED
 from .math_ir import lower_math
@@ -56,6 +55,13 @@ def mlir_type(ty: T.Type) -> ir.Type:
     if isinstance(ty, T.Tile):
         return ir.RankedTensorType.get(list(ty.shape), mlir_element(ty.element))
     return mlir_element(ty.element)
+
+
+def flip_sign(v: tb.Value, loc) -> tb.Value:
+    """`v` (u8 or u32 bits) with its top bit flipped: unsigned order becomes signed order
+    (x <u y exactly when flip(x) <s y's flip), so the signed max/min reductions serve."""
+    width = ir.IntegerType(tb.element_type_of(v.type)).width
+    return tb.binary("xor", v, tb.constant(-(1 << (width - 1)), v.type, loc=loc), loc=loc)
 
 
 def _reassociation(kept: Sequence[bool]) -> list[list[int]]:
@@ -287,7 +293,7 @@ class KernelEmitter:
 
     def load_slice(self, idx: A.Index, starts: list[ir.Value] | None = None, padding=None) -> tb.Value:
         if gathers.is_gather(idx):
-            return gathers_ir.load(self, idx, padding=padding)
+            return gathers.load(self, idx, padding=padding)
         loc = self.loc(idx.pos)
         starts = starts if starts is not None else self.slice_starts(idx)
         full = [sub.length for sub in idx.subscripts]
@@ -310,15 +316,16 @@ class KernelEmitter:
         if s.combined is not None:
             combined = s.combined
             operand_ty = T.with_element(combined.ty, combined.operand_element)
-            old = gathers_ir.load(self, idx, mask) if scatter else self.load_slice(idx, starts)
+            old = gathers.load(self, idx, mask) if scatter else self.load_slice(idx, starts)
             old = self.convert(old, target_ty.element, combined.operand_element, loc)
             rhs = self.lower_as(s.value, operand_ty)
-            value = tb.binary(_ARITH_KIND[combined.op], old, rhs, loc=self.loc(combined.pos))
+            unsigned = T.is_unsigned(combined.operand_element)
+            value = tb.binary(_ARITH_KIND[combined.op], old, rhs, loc=self.loc(combined.pos), unsigned=unsigned)
             value = self.convert(value, combined.operand_element, target_ty.element, loc)
         else:
             value = self.lower_as(s.value, target_ty)
         if scatter:
-            gathers_ir.store(self, idx, value, mask)
+            gathers.store(self, idx, value, mask)
             return
         full = [sub.length for sub in idx.subscripts]
         kept = [sub.kind != "point" for sub in idx.subscripts]
@@ -382,10 +389,11 @@ class KernelEmitter:
             operand_ty = T.with_element(ty, e.operand_element)
             a = self.lower_as(e.lhs, operand_ty)
             b = self.lower_as(e.rhs, operand_ty)
+            unsigned = T.is_unsigned(e.operand_element)
             if e.op in _ARITH_KIND:
-                return tb.binary(_ARITH_KIND[e.op], a, b, loc=loc)
+                return tb.binary(_ARITH_KIND[e.op], a, b, loc=loc, unsigned=unsigned)
             if e.op in _CMP_KIND:
-                return tb.compare(_CMP_KIND[e.op], a, b, loc=loc)
+                return tb.compare(_CMP_KIND[e.op], a, b, loc=loc, unsigned=unsigned)
             return tb.binary("and" if e.op == "&&" else "or", a, b, loc=loc)
         if isinstance(e, A.Call):
             return self.lower_call(e)
@@ -440,17 +448,26 @@ class KernelEmitter:
             a, b = self.lower_as(a, operand_ty), self.lower_as(b, operand_ty)
             if name == "where":
                 return tb.where(self.lower_expr(cond[0]), a, b, loc=loc)
-            return (tb.maximum if name == "tmax" else tb.minimum)(a, b, loc=loc)
+            unsigned = T.is_unsigned(e.operand_element)
+            return (tb.maximum if name == "tmax" else tb.minimum)(a, b, loc=loc, unsigned=unsigned)
         if name == "padded":
             return self.load_slice(e.args[0], padding=e.padding)
         if name in ATOMICS:
             return lower_atomic(self, e, unused=False)
         if name == "masked":
-            return gathers_ir.load(self, e.args[0], e.args[1])
-        if name in ("f16", "bf16", "f32", "f64", "i8", "i32", "i64"):
+            return gathers.load(self, e.args[0], e.args[1])
+        if name in ("f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64"):
             return self.convert(self.lower_expr(e.args[0]), e.args[0].ty.element, name, loc)
         v = self.lower_expr(e.args[0])
         rank = len(v.shape)
+        flip = name in ("max", "min", "rowmax", "rowmin") and T.is_unsigned(T.element(e.args[0].ty))
+        if flip:  # unsigned order is signed order with the sign bit flipped: reduce, flip back
+            return flip_sign(self.lower_tile_builtin(e, flip_sign(v, loc), rank, loc), loc)
+        return self.lower_tile_builtin(e, v, rank, loc)
+
+    def lower_tile_builtin(self, e: A.Call, v: tb.Value, rank: int, loc) -> tb.Value:
+        """Reductions, transpose, cumsum and tril of the tile `v` (of rank `rank`), call `e`'s argument."""
+        name = e.builtin
         if name in ("sum", "max", "min"):
             axis = getattr(e, "axis", None)
             if axis is not None:
@@ -483,7 +500,7 @@ class KernelEmitter:
         """`v`, of element type `src`, converted to `dst` by the rules the builder shares (phobos.builder.convert)."""
         if src == dst:
             return v
-        return tb.convert(v, dst, loc=loc)
+        return tb.convert(v, dst, loc=loc, src_unsigned=T.is_unsigned(src))
 
 
 def accumulates_into(value: A.Expr, target: T.Type) -> bool:

@@ -24,8 +24,10 @@ from phobos.elements import (  # noqa: F401  (the rules the builder shares)
     FLOATS,
     INT_WIDTH,
     INTS,
+    UNSIGNED,
     exactly,
     int_range,
+    is_unsigned,
     promote,
     rounded,
 )

@@ -106,6 +106,7 @@ class Kernel:
         self.loc = program.get("loc")
         preparer = _Preparer()
         self.args = []
+        self.unsigned = {arg["id"] for arg in program["args"] if arg.get("unsigned")}  # u8/u32 parameters
         for arg in program["args"]:
             t = D.value_type(arg["type"])
             preparer.types[arg["id"]] = t
@@ -243,9 +244,14 @@ def run_lockstep(run: _Run, grid: tuple) -> None:
 # ----------------------------------------------------------------------------- the launch
 
 
-def _bind_tensor(name: str, t: D.ValueType, value):
+def _bind_tensor(name: str, t: D.ValueType, value, unsigned: bool = False):
     if not isinstance(value, np.ndarray):
         raise InterpreterError(f"argument '{name}' must be a numpy array, got {type(value).__name__}")
+    if unsigned:  # u8/u32: the IR computes on the signless bits; the view writes through to `value`
+        wanted = np.dtype(f"uint{t.storage.itemsize * 8}")
+        if value.dtype != wanted:
+            raise InterpreterError(f"argument '{name}' must have dtype {wanted}, got {value.dtype}")
+        value = value.view(t.storage)
     expected = "float32 (holding bf16 values)" if t.dtype == "bf16" else str(t.storage)
     if value.dtype != t.storage:
         raise InterpreterError(f"argument '{name}' must have dtype {expected}, got {value.dtype}")
@@ -262,11 +268,13 @@ def _bind(kernel: Kernel, args) -> list:
         names = ", ".join(name for _, name, _ in kernel.args)
         raise InterpreterError(f"kernel '{kernel.name}' takes {len(kernel.args)} arguments ({names}), got {len(args)}")
     bound = []
-    for (_, name, t), value in zip(kernel.args, args):
+    for (i, name, t), value in zip(kernel.args, args):
         if t.memref is not None:
-            bound.append(_bind_tensor(name, t, value))
+            bound.append(_bind_tensor(name, t, value, i in kernel.unsigned))
             continue
         try:
+            if i in kernel.unsigned and isinstance(value, (int, np.integer)) and 0 <= int(value) < 2**t.width:
+                value = int(value) - (2**t.width if int(value) >> (t.width - 1) else 0)  # u32's bits as i32
             bound.append(D.scalar(value, t))
         except (TypeError, ValueError) as e:
             raise InterpreterError(f"argument '{name}' must be a {t.dtype} number: {e}") from None

@@ -15,11 +15,21 @@ import ctypes
 import sys
 from collections.abc import Callable
 
-ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i32": 4, "i64": 8}
+ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "u8": 1, "i32": 4, "u32": 4, "i64": 8}
 HOST = -1  # `device` of an array in host memory
 
 # numpy dtype.str (byte order stripped) -> Phobos element type
-_TYPESTR = {"f2": "f16", "f4": "f32", "f8": "f64", "b1": "i1", "i1": "i8", "i4": "i32", "i8": "i64"}
+_TYPESTR = {
+    "f2": "f16",
+    "f4": "f32",
+    "f8": "f64",
+    "b1": "i1",
+    "i1": "i8",
+    "i4": "i32",
+    "i8": "i64",
+    "u1": "u8",
+    "u4": "u32",
+}
 
 
 class ArrayArg:
@@ -107,6 +117,8 @@ def torch_dtype_name(t) -> str:
                 torch.int64: "i64",
             }
         )
+        if hasattr(torch, "uint8"):
+            _torch_dtypes[torch.uint8] = "u8"
     return _torch_dtypes.get(t.dtype) or str(t.dtype)
 
 
@@ -186,6 +198,8 @@ class _DLTensor(ctypes.Structure):
 _DL_CUDA, _DL_CUDA_MANAGED = 2, 13
 _DL_DTYPES = {
     (0, 8): "i8",
+    (1, 8): "u8",
+    (1, 32): "u32",
     (0, 32): "i32",
     (0, 64): "i64",
     (2, 16): "f16",

@@ -35,7 +35,7 @@ from . import arrays, persistent
 from .arrays import HOST, ArrayArg
 
 DTYPES = tuple(arrays.ITEMSIZE)
-INT_DTYPES = ("i1", "i8", "i32", "i64")
+INT_DTYPES = ("i1", "i8", "u8", "i32", "u32", "i64")
 FLOAT_DTYPES = ("f16", "bf16", "f32", "f64")
 
 # Each kernel parameter gets an 8-byte slot in the packed buffer (cuLaunchKernel
@@ -51,10 +51,18 @@ _SLOT_FORMAT = {
     "f64": "d",
     "i1": "?7x",
     "i8": "b7x",
+    "u8": "B7x",
     "i32": "i4x",
+    "u32": "I4x",
     "i64": "q",
 }
-_INT_RANGE = {"i8": (-(2**7), 2**7 - 1), "i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
+_INT_RANGE = {
+    "i8": (-(2**7), 2**7 - 1),
+    "u8": (0, 2**8 - 1),
+    "i32": (-(2**31), 2**31 - 1),
+    "u32": (0, 2**32 - 1),
+    "i64": (-(2**63), 2**63 - 1),
+}
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
 
 

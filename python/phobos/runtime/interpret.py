@@ -36,6 +36,8 @@ HOST_DTYPES = {
     "f64": np.float64,
     "i1": np.bool_,
     "i8": np.int8,
+    "u8": np.uint8,
+    "u32": np.uint32,
     "i32": np.int32,
     "i64": np.int64,
 }
