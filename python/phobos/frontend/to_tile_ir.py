@@ -32,10 +32,11 @@ from phobos.dialect import load_tile_dialect
 from phobos.dialect import tile as TD
 
 from . import ast as A
-from . import gathers
+from . import gathers, gathers_ir
 from . import types as T
 from .ast import start_pos
-from .atomics import ATOMICS, is_atomic, lower_atomic
+from .atomics import ATOMICS, is_atomic
+from .atomics_ir import lower_atomic
 from .exit_ir import rewrite_exits
 from .math_ir import HANDLED as MATH_HANDLED
 from .math_ir import lower_math
@@ -293,7 +294,7 @@ class KernelEmitter:
 
     def load_slice(self, idx: A.Index, starts: list[ir.Value] | None = None, padding=None) -> tb.Value:
         if gathers.is_gather(idx):
-            return gathers.load(self, idx, padding=padding)
+            return gathers_ir.load(self, idx, padding=padding)
         loc = self.loc(idx.pos)
         starts = starts if starts is not None else self.slice_starts(idx)
         full = [sub.length for sub in idx.subscripts]
@@ -316,7 +317,7 @@ class KernelEmitter:
         if s.combined is not None:
             combined = s.combined
             operand_ty = T.with_element(combined.ty, combined.operand_element)
-            old = gathers.load(self, idx, mask) if scatter else self.load_slice(idx, starts)
+            old = gathers_ir.load(self, idx, mask) if scatter else self.load_slice(idx, starts)
             old = self.convert(old, target_ty.element, combined.operand_element, loc)
             rhs = self.lower_as(s.value, operand_ty)
             unsigned = T.is_unsigned(combined.operand_element)
@@ -325,7 +326,7 @@ class KernelEmitter:
         else:
             value = self.lower_as(s.value, target_ty)
         if scatter:
-            gathers.store(self, idx, value, mask)
+            gathers_ir.store(self, idx, value, mask)
             return
         full = [sub.length for sub in idx.subscripts]
         kept = [sub.kind != "point" for sub in idx.subscripts]
@@ -455,7 +456,7 @@ class KernelEmitter:
         if name in ATOMICS:
             return lower_atomic(self, e, unused=False)
         if name == "masked":
-            return gathers.load(self, e.args[0], e.args[1])
+            return gathers_ir.load(self, e.args[0], e.args[1])
         if name in ("f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64"):
             return self.convert(self.lower_expr(e.args[0]), e.args[0].ty.element, name, loc)
         v = self.lower_expr(e.args[0])
