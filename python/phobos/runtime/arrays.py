@@ -117,8 +117,9 @@ def torch_dtype_name(t) -> str:
                 torch.int64: "i64",
             }
         )
-        if hasattr(torch, "uint8"):
-            _torch_dtypes[torch.uint8] = "u8"
+        for name, dtype in (("uint8", "u8"), ("uint32", "u32")):  # torch.uint32: 2.3 and newer
+            if hasattr(torch, name):
+                _torch_dtypes[getattr(torch, name)] = dtype
     return _torch_dtypes.get(t.dtype) or str(t.dtype)
 
 
