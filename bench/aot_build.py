@@ -111,6 +111,7 @@ def plan():
     jobs.extend(persistent_jobs())
     jobs.extend(tensorcore_jobs())
     jobs.extend(fallback_jobs())
+    jobs.extend(unsigned_jobs())
     jobs.extend(stdlib_jobs())
     return jobs
 
@@ -130,6 +131,11 @@ def stdlib_jobs():
                 examples = [b.example_args(op, t, like)]
                 jobs += [(sk.name(impl, op, t), {"W": w}, examples, True) for w in b.WARPS]
     return jobs
+
+
+def unsigned_jobs():
+    """test_unsigned_gpu.py: u8 and u32."""
+    return [("unsigned_ops", {}, [], True), ("unsigned_reductions", {}, [], True)]
 
 
 def fallback_jobs():
