@@ -11,6 +11,9 @@
 // RUN: phobos compile %s -o %t.mlir && FileCheck %s --check-prefix=OUTPUT < %t.mlir
 // RUN: phobos compile --mlir-print-debuginfo - < %s | phobos-opt --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=STDIN
 // RUN: phobos check %s
+// RUN: printf 'module {\xff}' > %t.bin
+// RUN: not env LC_ALL=C phobos compile --emit=gpu - < %t.bin 2>&1 | FileCheck %s --check-prefix=NOT-UTF8
+// RUN: not phobos compile %t.bin 2>&1 | FileCheck %s --check-prefix=NOT-UTF8
 
 // HELP: usage: phobos
 // HELP: compile
@@ -25,6 +28,9 @@
 
 // BADDEF: phobos: error: -D expects NAME=INTEGER, got 'TM'
 // BADDEF-NOT: Traceback
+
+// NOT-UTF8: phobos: error: cannot read {{.*}}: it is not UTF-8 text
+// NOT-UTF8-NOT: Traceback
 
 // BAD-EMIT: phobos: error: argument --emit: invalid choice: 'sass'
 

@@ -165,8 +165,11 @@ def _defines(items: list[str]) -> dict[str, int]:
 
 
 def _read(path: str) -> tuple:
-    if path == "-":
-        return sys.stdin.read(), "<stdin>"
+    if path == "-":  # bytes, decoded here: a C locale's stdin would smuggle bad bytes in as surrogates
+        try:
+            return sys.stdin.buffer.read().decode("utf-8"), "<stdin>"
+        except UnicodeDecodeError as e:
+            raise UserError(f"cannot read <stdin>: it is not UTF-8 text (byte {e.start})") from None
     try:
         with open(path, encoding="utf-8") as f:
             return f.read(), path

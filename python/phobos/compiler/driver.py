@@ -83,13 +83,18 @@ class _Job:
             try:
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
+            except UnicodeDecodeError:
+                raise _error(f"cannot read '{path}': it is not UTF-8 text") from None
             except OSError as e:
                 raise _error(f"cannot read '{path}': {e.strerror or e}") from None
             if path.endswith((".ph", ".py")):  # .py: the @phobos.kernel functions of a Python file
                 return self._parse_ph(text, path, defines)
             return self._parse_mlir(text, path)
         if isinstance(source, bytes):
-            source = source.decode()
+            try:
+                source = source.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise _error(f"the kernel source is not UTF-8 text (byte {e.start})") from None
         if not isinstance(source, str):
             raise TypeError(
                 f"a kernel source is an mlir Module, MLIR text, .ph text or a path; got {type(source).__name__}"
@@ -100,6 +105,11 @@ class _Job:
 
     def _parse_mlir(self, text: str, filename: str) -> ir.Module:
         self.filename, self.text = filename, text
+        if not text.isascii():  # lone surrogates (undecodable bytes) would fail in the bindings
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise _error(f"the input is not UTF-8 text (character {e.start})", filename) from None
         try:
             return ir.Module.parse(text)
         except ir.MLIRError:
