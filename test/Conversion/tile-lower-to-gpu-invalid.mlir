@@ -61,7 +61,7 @@ func.func @rank4(%A: memref<?x?x?x?xf32> {tile.name = "A", tile.dims = ["N", "C"
 
 // -----
 
-// expected-error@+1 {{tensor parameter 'A' has element type f8E4M3FN; supported: f16, bf16, f32, f64, i1, i8, i32, i64}}
+// expected-error@+1 {{tensor parameter 'A' has element type f8E4M3FN; supported: f16, bf16, f32, f64, i1, i8, u8, i32, u32, i64}}
 func.func @fp8(%A: memref<?xf8E4M3FN> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel} {
   return
 }

@@ -24,8 +24,8 @@ POISON = -77
 VARIANTS = [(32, 64, 128), (8, 128, 32), (64, 32, 256), (8, 32, 256)]
 
 
-def _int_out(shape) -> Guarded:
-    return Guarded("torch", shape, dtype=np.int32, values=np.full(shape, POISON))
+def _int_out(framework: str, shape) -> Guarded:
+    return Guarded(framework, shape, dtype=np.int32, values=np.full(shape, POISON))
 
 
 def _check_ints(out: Guarded, expected: np.ndarray, what: str) -> None:
@@ -41,16 +41,20 @@ def _check_ints(out: Guarded, expected: np.ndarray, what: str) -> None:
 @pytest.mark.parametrize("br,bc,w", VARIANTS)
 @pytest.mark.parametrize("ties", [False, True])
 def test_index_reductions(br, bc, w, ties):
-    kernel = aot("index_reductions", {"BR": br, "BC": bc, "W": w})
+    check_index_reductions(aot("index_reductions", {"BR": br, "BC": bc, "W": w}), br, bc, ties, "torch")
+
+
+def check_index_reductions(kernel, br: int, bc: int, ties: bool, framework: str) -> None:
+    """index_reductions.ph's outputs against numpy (also run by the interpreter test)."""
     m, n = br * 3 - 1, bc - 3
     g = -(-m // br)
     values = RNG.integers(-3, 4, (m, n)).astype(np.float32) if ties else RNG.standard_normal((m, n))
     values = values.astype(np.float32)
     if ties:
         values[1, 2] = values[br + 1, 0] = np.nan  # a NaN wins argmax and argmin, as in numpy
-    x = Guarded("torch", (m, n), values=values)
-    c0, c1 = Guarded("torch", (m, n), poison=True), Guarded("torch", (m, n), poison=True)
-    am, ra, t = _int_out((m,)), _int_out((m, 1)), _int_out((g,))
+    x = Guarded(framework, (m, n), values=values)
+    c0, c1 = Guarded(framework, (m, n), poison=True), Guarded(framework, (m, n), poison=True)
+    am, ra, t = _int_out(framework, (m,)), _int_out(framework, (m, 1)), _int_out(framework, (g,))
     kernel(x.view, c0.view, c1.view, am.view, ra.view, t.view, grid=(g,))
     tiles = np.zeros((g * br, bc), np.float32)  # the tiles as the CTAs see them (zeros outside X)
     tiles[:m, :n] = values

@@ -153,6 +153,31 @@ UNCOVERED = {
     # @persistent with grid_barrier: test_persistent_runtime.py (through phobos.compile, grid or none)
     "bench/kernels/persistent_sum.ph",
     "bench/kernels/persistent_rotate.ph",
+    # gathers, scatters and atomics: test_gather_kernels.py runs each on gather_cases.py's cases
+    "bench/kernels/conv3x3_nhwc.ph",
+    "bench/kernels/embedding_bag.ph",
+    "bench/kernels/gather_rows.ph",
+    "bench/kernels/histogram.ph",
+    "bench/kernels/scatter_add_rows.ph",
+    "bench/kernels/splitk_gemm.ph",
+    # the math builtins: test_builtins_interp.py; u8/u32: test_unsigned.py (the same kernels as
+    # test/Frontend/Inputs/unsigned-*.ph)
+    "bench/kernels/math_functions.ph",
+    "bench/kernels/unsigned_ops.ph",
+    "bench/kernels/unsigned_reductions.ph",
+    # the caller's grid or fixed shapes, with the GPU tests' checks: the tests below
+    "bench/kernels/convert2d.ph",
+    "bench/kernels/index_reductions.ph",
+    "bench/kernels/tc_fallback.ph",
+    "bench/kernels/tc_small_f16.ph",
+    "bench/kernels/tc_small_tf32.ph",
+}
+# bench_stdlib.py's kernels (std_* and hand_*): test_stdlib_bench_kernels.py runs each here
+UNCOVERED |= {
+    f"bench/kernels/{impl}_{op}_{t}.ph"
+    for impl in ("std", "hand")
+    for op in ("softmax", "layernorm", "rmsnorm", "gelu_bias", "rotary")
+    for t in ("f32", "f16")
 }
 RAGGED = [37, 129, 1, 200]  # extents for dimensions no promise covers
 
@@ -255,3 +280,28 @@ def test_minmax2d_in_the_interpreter(interpret_mode, br, bc, w):
     k(x, *outs.values(), grid=(g,))
     for name, ref in minmax_reference(x.astype(np.float64), br, bc).items():
         np.testing.assert_array_equal(outs[name], ref, err_msg=name)
+
+
+@pytest.mark.parametrize("b,w", [(32, 128), (16, 256), (64, 32)])
+def test_convert2d_in_the_interpreter(interpret_mode, b, w):
+    from test_reduce_gpu import check_convert2d
+
+    check_convert2d(phobos.compile(ROOT / "bench/kernels/convert2d.ph", defines={"B": b, "W": w}), b, "numpy")
+
+
+@pytest.mark.parametrize("br,bc,w", [(32, 64, 128), (8, 32, 256)])
+@pytest.mark.parametrize("ties", [False, True])
+def test_index_reductions_in_the_interpreter(interpret_mode, br, bc, w, ties):
+    from test_index_reductions_gpu import check_index_reductions
+
+    kernel = phobos.compile(ROOT / "bench/kernels/index_reductions.ph", defines={"BR": br, "BC": bc, "W": w})
+    check_index_reductions(kernel, br, bc, ties, "numpy")
+
+
+@pytest.mark.parametrize("name", ["tc_small_f16", "tc_small_tf32", "tc_fallback"])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (17, 33, 5), (100, 70, 49)], ids=str)
+def test_tensorcore_kernels_in_the_interpreter(interpret_mode, name, shape):
+    import test_tensorcore_fallback_gpu as tc
+
+    check = {"tc_small_f16": tc.check_small_f16, "tc_small_tf32": tc.check_small_tf32, "tc_fallback": tc.check_fallback}
+    check[name](phobos.compile(ROOT / f"bench/kernels/{name}.ph"), *shape, "numpy")

@@ -120,14 +120,18 @@ def test_minmax2d(br, bc, w):
 def test_convert2d(b, w):
     """A column of the tile used as a row, row sums stored as a row, the column's signs
     as a row of a `where`: each a tile.convert_layout. Exact but for the sums' order."""
-    kernel = aot("convert2d", {"B": b, "W": w})
+    check_convert2d(aot("convert2d", {"B": b, "W": w}), b, "torch")
+
+
+def check_convert2d(kernel, b: int, framework: str) -> None:
+    """convert2d.ph's outputs on a ragged and a whole shape (also run by the interpreter test)."""
     for m, n in ((b * 3 - 1, b - 3), (b * 2, b)):
         g = -(-m // b)
-        x = Guarded("torch", (m, n))
+        x = Guarded(framework, (m, n))
         outs = {
-            "A": Guarded("torch", (m, n), poison=True),
-            "S": Guarded("torch", (g, n), poison=True),
-            "P": Guarded("torch", (m, n), poison=True),
+            "A": Guarded(framework, (m, n), poison=True),
+            "S": Guarded(framework, (g, n), poison=True),
+            "P": Guarded(framework, (m, n), poison=True),
         }
         kernel(x.view, *(o.view for o in outs.values()), grid=(g,))
         xv = x.values.astype(np.float64)

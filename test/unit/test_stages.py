@@ -57,11 +57,11 @@ def test_every_stage_builds_a_pass_manager():
 
 def test_options_fill_and_empty_ones_drop():
     params = pipelines.parameters("", "sm_90", "", True, ())
-    assert pipelines.stage_elements("tile", params) == ["tile-verify", "tile-specialize"]
+    assert pipelines.stage_elements("tile", params) == ["tile-inline", "tile-verify", "tile-specialize"]
     gpu = pipelines.stage_elements("gpu", params)
     assert "tile-lower-to-gpu{chip=sm_90 features=+ptx80}" in gpu
     params = pipelines.parameters("X=a16.e16.s", "sm_90a", "+ptx83", False, ())
-    assert pipelines.stage_elements("tile", params)[1] == "tile-specialize{key=X=a16.e16.s}"
+    assert pipelines.stage_elements("tile", params)[2] == "tile-specialize{key=X=a16.e16.s}"
     assert "tile-lower-to-gpu{chip=sm_90a features=+ptx83 noalias=false}" in pipelines.stage_elements("gpu", params)
     assert "gpu.module(convert-gpu-to-nvvm{index-bitwidth=64})" in pipelines.stage_elements("llvm", params)
 

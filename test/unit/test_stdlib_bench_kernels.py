@@ -40,3 +40,23 @@ def test_checked_in_kernels_are_generated():
                 assert path.read_text(encoding="utf-8") == sk.source(impl, op, t), (
                     f"run bench/stdlib_kernels.py ({path})"
                 )
+
+
+@pytest.mark.parametrize("impl", ["std", "hand"])
+@pytest.mark.parametrize("op", sk.OPS)
+@pytest.mark.parametrize("t", sk.TYPES)
+def test_kernel_in_the_interpreter(monkeypatch, tmp_path, impl, op, t):
+    """Each kernel against NumPy in the interpreter, on a ragged shape, with the GPU test's
+    inputs, references and bounds (test_stdlib_gpu.py) on host buffers with guard zones."""
+    import phobos
+    from test_stdlib_gpu import RTOL, inputs
+
+    monkeypatch.setenv("PHOBOS_INTERPRET", "1")
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
+    m, n = (3, 4096) if op == "rotary" else (5, 301)
+    kernel = phobos.compile(sk.KERNELS / f"{sk.name(impl, op, t)}.ph", defines={"W": 512})
+    args, y, want, size, scalars = inputs(op, m, n, t, framework="numpy")
+    kernel(*(a.view for a in args), y.view, *scalars)
+    y.check(want, rtol=RTOL[t], size=size)
+    for a in args:
+        a.unchanged()

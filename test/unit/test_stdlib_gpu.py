@@ -27,19 +27,20 @@ RTOL = {"f32": 2e-5, "f16": 4e-3}  # f16: one rounding of the f32 result, plus t
 EPS = 1e-5
 
 
-def _inputs(op, m, n, t):
-    """(argument buffers, the output buffer, the float64 reference, its size) for op."""
+def inputs(op, m, n, t, framework="torch"):
+    """(argument buffers, the output buffer, the float64 reference, its size, the scalars) for op
+    (also used by the interpreter test, test_stdlib_bench_kernels.py, with framework="numpy")."""
     dt = DTYPE[t]
-    x = Guarded("torch", (m, n), dtype=dt, pad=3, misalign=1)
-    y = Guarded("torch", (m, n), dtype=dt, pad=5, poison=True)
+    x = Guarded(framework, (m, n), dtype=dt, pad=3, misalign=1)
+    y = Guarded(framework, (m, n), dtype=dt, pad=5, poison=True)
     v = x.values.astype(np.float64)
     if op == "softmax":
         e = np.exp(v - v.max(axis=1, keepdims=True))
         want = e / e.sum(axis=1, keepdims=True)
         return [x], y, want, np.abs(want) + 1e-30, []
     if op in ("layernorm", "rmsnorm"):
-        w = Guarded("torch", (n,), values=RNG.uniform(0.5, 1.5, n))
-        b = Guarded("torch", (n,))
+        w = Guarded(framework, (n,), values=RNG.uniform(0.5, 1.5, n))
+        b = Guarded(framework, (n,))
         wv, bv = w.values.astype(np.float64), b.values.astype(np.float64)
         if op == "layernorm":
             d = v - v.mean(axis=1, keepdims=True)
@@ -48,18 +49,19 @@ def _inputs(op, m, n, t):
         rstd = 1.0 / np.sqrt((v * v).mean(axis=1, keepdims=True) + EPS)
         return [x, w], y, v * rstd * wv, np.abs(v * rstd * wv) + 1e-30, [EPS]
     if op == "gelu_bias":
-        b = Guarded("torch", (n,), dtype=dt)
+        b = Guarded(framework, (n,), dtype=dt)
         s = (x.values + b.values).astype(np.float64)  # the kernel adds in the input type
         want = 0.5 * s * (1.0 + ERF(s / math.sqrt(2.0)))
         return [x, b], y, want, np.abs(want) + np.abs(s) * 1e-3 + 1e-30, []
     h = n // 2
     theta = RNG.uniform(0.0, 2 * np.pi, (m, 2048))
-    c = Guarded("torch", (m, 2048), values=np.cos(theta))
-    s = Guarded("torch", (m, 2048), values=np.sin(theta))
+    c = Guarded(framework, (m, 2048), values=np.cos(theta))
+    s = Guarded(framework, (m, 2048), values=np.sin(theta))
     cv, sv = c.values.astype(np.float64)[:, :h], s.values.astype(np.float64)[:, :h]
     x1, x2 = v[:, :h], v[:, h : 2 * h]
     want = np.concatenate([x1 * cv - x2 * sv, x2 * cv + x1 * sv], axis=1)
-    return [x, c, s], y, want, np.abs(x1 * cv) + np.abs(x2 * sv) + 1e-30, []
+    size = np.concatenate([np.abs(x1 * cv) + np.abs(x2 * sv), np.abs(x2 * cv) + np.abs(x1 * sv)], axis=1)
+    return [x, c, s], y, want, size + 1e-30, []
 
 
 @pytest.mark.parametrize("t", ["f32", "f16"])
@@ -70,7 +72,7 @@ def test_std_kernel_against_numpy_and_the_hand_written_one(op, t, shape):
     if op == "rotary":
         n = 4096  # the kernel reads halves at column 2048: rows of exactly 2 x 2048
     std, hand = aot(f"std_{op}_{t}", {"W": 512}), aot(f"hand_{op}_{t}", {"W": 512})
-    args, y, want, size, scalars = _inputs(op, m, n, t)
+    args, y, want, size, scalars = inputs(op, m, n, t)
     std(*(a.view for a in args), y.view, *scalars)
     y.check(want, rtol=RTOL[t], size=size)
     mine = y.download()

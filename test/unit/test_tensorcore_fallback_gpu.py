@@ -29,10 +29,10 @@ def _instruction(kernel) -> str:
     return kernel._last.contract.get("shared_memory", {}).get("tensor_cores", {}).get("instruction")
 
 
-def _gemm(kernel, m, n, k, dtype, alpha=1.5, beta=-0.5):
-    a = Guarded("torch", (m, k), dtype=dtype)
-    b = Guarded("torch", (k, n), dtype=dtype, pad=3)
-    c = Guarded("torch", (m, n), dtype=dtype)
+def _gemm(kernel, m, n, k, dtype, framework="torch", alpha=1.5, beta=-0.5):
+    a = Guarded(framework, (m, k), dtype=dtype)
+    b = Guarded(framework, (k, n), dtype=dtype, pad=3)
+    c = Guarded(framework, (m, n), dtype=dtype)
     kernel(a.view, b.view, c.view, alpha, beta)
     av, bv, cv = (g.values.astype(np.float64) for g in (a, b, c))
     ref = alpha * (av @ bv) + beta * cv
@@ -45,9 +45,12 @@ def _gemm(kernel, m, n, k, dtype, alpha=1.5, beta=-0.5):
 def test_small_f16_accumulator(chip, shape):
     """f16 accumulation: each of the k additions and the epilogue round to f16 (2^-11 relative)."""
     kernel = aot("tc_small_f16", {}, chip=chip)
-    m, n, k = shape
-    c, ref, size = _gemm(kernel, m, n, k, np.float16)
+    check_small_f16(kernel, *shape, "torch")
     assert _instruction(kernel) == "mma.sync"
+
+
+def check_small_f16(kernel, m, n, k, framework):
+    c, ref, size = _gemm(kernel, m, n, k, np.float16, framework)
     c.check(ref, rtol=(k + 4) * 2.0**-10, size=size)
 
 
@@ -56,9 +59,12 @@ def test_small_f16_accumulator(chip, shape):
 def test_small_tf32(chip, shape):
     """tf32 operands (rounded to 10 mantissa bits, 2^-11 relative each) into f32."""
     kernel = aot("tc_small_tf32", {}, chip=chip)
-    m, n, k = shape
-    c, ref, size = _gemm(kernel, m, n, k, np.float32)
+    check_small_tf32(kernel, *shape, "torch")
     assert _instruction(kernel) == "mma.sync"
+
+
+def check_small_tf32(kernel, m, n, k, framework):
+    c, ref, size = _gemm(kernel, m, n, k, np.float32, framework)
     c.check(ref, rtol=2.0**-9 + 4 * (k + 8) * 2.0**-24, size=size)
 
 
@@ -66,15 +72,18 @@ def test_small_tf32(chip, shape):
 def test_fallback_runs_on_cuda_cores(shape):
     """The dots the tensor cores cannot take run as FMAs: f16 products are exact in f32."""
     kernel = aot("tc_fallback", {})
-    m, n, k = shape
-    a = Guarded("torch", (m, k), dtype=np.float16)
-    b = Guarded("torch", (k, n), dtype=np.float16)
-    e = Guarded("torch", (8, 4), dtype=np.float16)
-    c = Guarded("torch", (m, n), poison=True)
-    d = Guarded("torch", (m, 4), poison=True)
-    kernel(a.view, b.view, c.view, e.view, d.view)
+    check_fallback(kernel, *shape, "torch")
     assert _instruction(kernel) == "fma"
     assert "the reduced extent 8" in kernel._last.contract["shared_memory"]["tensor_cores"]["why not mma.sync"]
+
+
+def check_fallback(kernel, m, n, k, framework):
+    a = Guarded(framework, (m, k), dtype=np.float16)
+    b = Guarded(framework, (k, n), dtype=np.float16)
+    e = Guarded(framework, (8, 4), dtype=np.float16)
+    c = Guarded(framework, (m, n), poison=True)
+    d = Guarded(framework, (m, 4), poison=True)
+    kernel(a.view, b.view, c.view, e.view, d.view)
     av, bv, ev = (g.values.astype(np.float64) for g in (a, b, e))
     c.check(av @ bv, rtol=4 * (k + 8) * 2.0**-24, size=np.abs(av) @ np.abs(bv))
     a8 = np.zeros((m, 8))
