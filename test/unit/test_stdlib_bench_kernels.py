@@ -48,8 +48,9 @@ def test_checked_in_kernels_are_generated():
 def test_kernel_in_the_interpreter(monkeypatch, tmp_path, impl, op, t):
     """Each kernel against NumPy in the interpreter, on a ragged shape, with the GPU test's
     inputs, references and bounds (test_stdlib_gpu.py) on host buffers with guard zones."""
-    import phobos
     from test_stdlib_gpu import RTOL, inputs
+
+    import phobos
 
     monkeypatch.setenv("PHOBOS_INTERPRET", "1")
     monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
