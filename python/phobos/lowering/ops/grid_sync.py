@@ -32,7 +32,7 @@ on one stream in order).
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import llvm
+from mlir.dialects import gpu, llvm
 
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
@@ -90,7 +90,7 @@ _SYNC_TEXT = f"""llvm.func internal @{SYNC}() attributes {{no_inline}} {{
 def _gpu_module_block() -> ir.Block:
     """The body of the gpu.module being built (above the current insertion point)."""
     op = ir.InsertionPoint.current.block.owner
-    while op is not None and op.name != "gpu.module":
+    while op is not None and not isinstance(op.operation.opview, gpu.GPUModuleOp):
         op = op.parent
     assert op is not None, "tile.grid_barrier lowered outside a gpu.module"
     return op.regions[0].blocks[0]
@@ -99,7 +99,7 @@ def _gpu_module_block() -> ir.Block:
 def _declare(block: ir.Block) -> None:
     """Adds the barrier's state and function to the module, once."""
     for op in block.operations:
-        if op.operation.name == "llvm.func" and ir.StringAttr(op.attributes["sym_name"]).value == SYNC:
+        if isinstance(op, llvm.LLVMFuncOp) and ir.StringAttr(op.attributes["sym_name"]).value == SYNC:
             return
     parsed = ir.Module.parse(_STATE_TEXT + "\n" + _SYNC_TEXT)  # together: the function names the global
     first = block.operations[0]  # the module holds the kernel's gpu.func already
