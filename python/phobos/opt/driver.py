@@ -166,6 +166,26 @@ class _Driver:
                 sys.stderr.write(render(diag, self.sources))
         sys.stderr.flush()
 
+    def enable_ir_printing(self, pm) -> None:
+        """--mlir-print-ir-* as mlir-opt reads them."""
+        args = self.args
+        flags = ("print_ir_after_all", "print_ir_before_all", "print_ir_after_change", "print_ir_after_failure")
+        if not any(_bool(getattr(args, f)) for f in flags):
+            return
+        tree_dir = args.mlir_print_ir_tree_dir
+        tree = {"tree_printing_dir_path": tree_dir} if tree_dir else {}
+        pm.enable_ir_printing(
+            print_before_all=_bool(args.print_ir_before_all),
+            print_after_all=_bool(args.print_ir_after_all),
+            print_module_scope=_bool(args.print_ir_module_scope),
+            print_after_change=_bool(args.print_ir_after_change),
+            print_after_failure=_bool(args.print_ir_after_failure),
+            large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
+            enable_debug_info=_bool(args.print_debuginfo),
+            print_generic_op_form=_bool(args.print_op_generic),
+            **tree,
+        )
+
     def run_chunk(self, chunk, first_line: int) -> bytes | None:
         """The printed (or bytecode) result of one chunk, or None when it failed."""
         from mlir import ir
@@ -204,28 +224,7 @@ class _Driver:
                         sys.stderr.write(f"<unknown>:0: error: {e}\n")
                         raise _Fatal() from None
                     pm.enable_verifier(_bool(args.verify_each))
-                    if any(
-                        _bool(getattr(args, f))
-                        for f in (
-                            "print_ir_after_all",
-                            "print_ir_before_all",
-                            "print_ir_after_change",
-                            "print_ir_after_failure",
-                        )
-                    ):
-                        tree_dir = args.mlir_print_ir_tree_dir
-                        tree = {"tree_printing_dir_path": tree_dir} if tree_dir else {}
-                        pm.enable_ir_printing(
-                            print_before_all=_bool(args.print_ir_before_all),
-                            print_after_all=_bool(args.print_ir_after_all),
-                            print_module_scope=_bool(args.print_ir_module_scope),
-                            print_after_change=_bool(args.print_ir_after_change),
-                            print_after_failure=_bool(args.print_ir_after_failure),
-                            large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
-                            enable_debug_info=_bool(args.print_debuginfo),
-                            print_generic_op_form=_bool(args.print_op_generic),
-                            **tree,
-                        )
+                    self.enable_ir_printing(pm)
                     sys.stderr.flush()
                     try:
                         pm.run(module.operation)
