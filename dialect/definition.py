@@ -7,8 +7,9 @@ instead of restating it:
 
   irdl.operands(base: %memref, starts: variadic %index)
       -> OpDefinition.operands = (Group("base", "single"), Group("starts", "variadic"))
-  irdl.attributes {"dim" = %int}
-      -> OpDefinition.attributes = ("dim",)
+  irdl.attributes {"dim" = %int}     (%int = irdl.base "#builtin.integer")
+      -> OpDefinition.attributes = ("dim",),
+         OpDefinition.attribute_bases = ("#builtin.integer",)
   irdl.results(id: %index)
       -> OpDefinition.results = (Group("id", "single"),)
 
@@ -44,12 +45,15 @@ class Group:
 
 @dataclass(frozen=True)
 class OpDefinition:
-    """What IRDL declares about one op: operand groups, attribute names, result groups."""
+    """What IRDL declares about one op: operand groups, attribute names, result groups, and
+    the base each attribute is constrained to (`"#builtin.integer"`; None where the constraint
+    is not an `irdl.base` by name), in the order of `attributes`."""
 
     name: str
     operands: tuple[Group, ...]
     attributes: tuple[str, ...]
     results: tuple[Group, ...]
+    attribute_bases: tuple[str | None, ...] = ()
 
 
 def segment_layout(groups: Sequence[Group], count: int, segment_sizes: Sequence[int] | None) -> list[range]:
@@ -87,17 +91,27 @@ def _groups(op: ir.Operation) -> tuple[Group, ...]:
     return tuple(Group(n, v) for n, v in zip(names, _variadicities(op.attributes["variadicity"]), strict=True))
 
 
+def _base_name(constraint: ir.Value) -> str | None:
+    """The base attribute that constraint value `constraint` names (`irdl.base "#builtin.integer"`), or None."""
+    owner = constraint.owner
+    if isinstance(owner, ir.Block) or owner.name != "irdl.base" or "base_name" not in owner.attributes:
+        return None
+    return ir.StringAttr(owner.attributes["base_name"]).value
+
+
 def _definition(dialect: str, op: ir.Operation) -> OpDefinition:
     parts: dict[str, tuple] = {"irdl.operands": (), "irdl.attributes": (), "irdl.results": ()}
+    bases: tuple[str | None, ...] = ()
     for inner in op.regions[0].blocks[0].operations:
         inner = inner.operation
         if inner.name == "irdl.attributes":
             names = ir.ArrayAttr(inner.attributes["attributeValueNames"])
             parts[inner.name] = tuple(ir.StringAttr(n).value for n in names)
+            bases = tuple(_base_name(v) for v in inner.operands)
         elif inner.name in parts:
             parts[inner.name] = _groups(inner)
     name = f"{dialect}.{ir.StringAttr(op.attributes['sym_name']).value}"
-    return OpDefinition(name, parts["irdl.operands"], parts["irdl.attributes"], parts["irdl.results"])
+    return OpDefinition(name, parts["irdl.operands"], parts["irdl.attributes"], parts["irdl.results"], bases)
 
 
 def read_definitions(text: str) -> dict[str, OpDefinition]:

@@ -56,15 +56,20 @@ Given by the front end or the builder (on tile.load_slice and tile.load):
                                    Absent: zero. `padded(X[...], -inf)` in the
                                    language; MLIR prints -inf as 0xFF800000 : f32.
 
-The readers below raise KernelAttributeError (a ValueError) when an attribute
-has the wrong type, naming it and the type expected; tile-verify reports that
+The readers below raise KernelAttributeError (an AttributeKindError, see
+attributes.py: every attribute read from user IR goes through attributes.read)
+when an attribute has the wrong type, naming it and the type expected; tile-verify reports that
 as a located error, and every Phobos pass runs tile-verify's checks first, so
 passes read only attributes of the right type.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from mlir import ir
+
+from . import attributes as A
 
 KERNEL = "tile.kernel"
 LAUNCH = "tile.launch"
@@ -108,22 +113,23 @@ def kernel_name(op: ir.Operation) -> str:
     return ir.StringAttr(op.attributes["sym_name"]).value
 
 
-class KernelAttributeError(ValueError):
+class KernelAttributeError(A.AttributeKindError):
     """A kernel or argument attribute of the wrong type. `name` is the attribute,
     `index` the argument it sits on (None for a kernel attribute)."""
 
     def __init__(self, name: str, expected: str, attr: ir.Attribute, index: int | None = None):
-        super().__init__(f"'{name}' must be {expected}, got {attr}")
-        self.name, self.index = name, index
+        super().__init__(name, expected, attr)
+        self.index = index
 
 
-def _int_dict(attr: ir.Attribute | None, name: str) -> dict[str, int]:
+def _read(attr: ir.Attribute | None, name: str, kind: A.Kind, index: int | None = None, default: Any = None) -> Any:
+    """attributes.read of the kernel (index None) or argument attribute `name`; `default` where absent."""
     if attr is None:
-        return {}
-    entries = list(ir.DictAttr(attr)) if isinstance(attr, ir.DictAttr) else None
-    if entries is None or not all(isinstance(n.attr, ir.IntegerAttr) for n in entries):
-        raise KernelAttributeError(name, "a dictionary of integers", attr)
-    return {n.name: ir.IntegerAttr(n.attr).value for n in entries}
+        return default
+    try:
+        return A.read(attr, name, kind)
+    except A.AttributeKindError as e:
+        raise KernelAttributeError(e.name, e.expected, e.attr, index) from None
 
 
 def _get(op: ir.Operation, name: str) -> ir.Attribute | None:
@@ -132,33 +138,26 @@ def _get(op: ir.Operation, name: str) -> ir.Attribute | None:
 
 def launch(op: ir.Operation) -> dict[str, int]:
     """The kernel's launch facts, with `threads` defaulted."""
-    facts = _int_dict(_get(op, LAUNCH), LAUNCH)
+    facts = _read(_get(op, LAUNCH), LAUNCH, A.INTEGER_DICT, default={})
     facts.setdefault("threads", DEFAULT_THREADS)
     return facts
 
 
 def aligned(op: ir.Operation) -> dict[str, int]:
-    return _int_dict(_get(op, ALIGNED), ALIGNED)
+    return _read(_get(op, ALIGNED), ALIGNED, A.INTEGER_DICT, default={})
 
 
 def bindings(op: ir.Operation) -> dict[str, int]:
-    return _int_dict(_get(op, BINDINGS), BINDINGS)
+    return _read(_get(op, BINDINGS), BINDINGS, A.INTEGER_DICT, default={})
 
 
 def autotune(op: ir.Operation) -> dict[str, list[int]]:
-    attr = _get(op, AUTOTUNE)
-    if attr is None:
-        return {}
-    entries = list(ir.DictAttr(attr)) if isinstance(attr, ir.DictAttr) else None
-    if entries is None or not all(isinstance(n.attr, ir.DenseI64ArrayAttr) for n in entries):
-        raise KernelAttributeError(AUTOTUNE, "a dictionary of array<i64>", attr)
-    return {n.name: list(ir.DenseI64ArrayAttr(n.attr)) for n in entries}
+    return _read(_get(op, AUTOTUNE), AUTOTUNE, A.I64_ARRAY_DICT, default={})
 
 
 def flags(op: ir.Operation) -> list[str]:
     for f in (KERNEL, *FLAGS):
-        if f in op.attributes and not isinstance(op.attributes[f], ir.UnitAttr):
-            raise KernelAttributeError(f, "a unit attribute", op.attributes[f])
+        _read(_get(op, f), f, A.UNIT)
     return [f for f in FLAGS if f in op.attributes]
 
 
@@ -173,21 +172,11 @@ def arg_attrs(op: ir.Operation, index: int) -> dict[str, ir.Attribute]:
 
 
 def arg_name(op: ir.Operation, index: int) -> str:
-    attr = arg_attrs(op, index).get(ARG_NAME)
-    if attr is None:
-        return f"arg{index}"
-    if not isinstance(attr, ir.StringAttr):
-        raise KernelAttributeError(ARG_NAME, "a string", attr, index)
-    return attr.value
+    return _read(arg_attrs(op, index).get(ARG_NAME), ARG_NAME, A.STRING, index, default=f"arg{index}")
 
 
 def arg_dims(op: ir.Operation, index: int) -> list[str] | None:
-    attr = arg_attrs(op, index).get(ARG_DIMS)
-    if attr is None:
-        return None
-    if not isinstance(attr, ir.ArrayAttr) or not all(isinstance(a, ir.StringAttr) for a in attr):
-        raise KernelAttributeError(ARG_DIMS, "an array of strings", attr, index)
-    return [ir.StringAttr(a).value for a in attr]
+    return _read(arg_attrs(op, index).get(ARG_DIMS), ARG_DIMS, A.STRING_ARRAY, index)
 
 
 def arg_unsigned(op: ir.Operation, index: int) -> bool:
@@ -196,18 +185,8 @@ def arg_unsigned(op: ir.Operation, index: int) -> bool:
 
 
 def arg_i64_array(op: ir.Operation, index: int, name: str) -> list[int] | None:
-    attr = arg_attrs(op, index).get(name)
-    if attr is None:
-        return None
-    if not isinstance(attr, ir.DenseI64ArrayAttr):
-        raise KernelAttributeError(name, "an array<i64>", attr, index)
-    return list(attr)
+    return _read(arg_attrs(op, index).get(name), name, A.I64_ARRAY, index)
 
 
 def arg_int(op: ir.Operation, index: int, name: str) -> int | None:
-    attr = arg_attrs(op, index).get(name)
-    if attr is None:
-        return None
-    if not isinstance(attr, ir.IntegerAttr):
-        raise KernelAttributeError(name, "an integer", attr, index)
-    return attr.value
+    return _read(arg_attrs(op, index).get(name), name, A.INTEGER, index)

@@ -8,7 +8,10 @@ reads it), not written here:
               an `optional` one, a list for a `variadic` one, sliced as the
               IRDL verifier slices them (by `operandSegmentSizes` where more
               than one operand is optional or variadic);
-  attributes  one per declared attribute, as Python data (see python_value);
+  attributes  one per declared attribute, as Python data of the kind its IRDL
+              base names (DECLARED_KINDS), read through attributes.read: an
+              attribute of another kind raises AttributeKindError, which
+              tile-verify reports at the op;
   results     one per declared result (`result`, or `id` of tile.block_id).
 
 Written by hand is what IRDL cannot say: the constructors (which infer result
@@ -27,10 +30,12 @@ from mlir import ir
 from mlir._mlir_libs import _mlir as _cext
 from mlir.dialects import arith, tensor
 
+from . import attributes as A
 from .definition import (
     OPERAND_SEGMENT_SIZES,
     OPTIONAL,
     RESULT_SEGMENT_SIZES,
+    SINGLE,
     TILE_OPS,
     VARIADIC,
     Group,
@@ -47,27 +52,26 @@ class _Dialect(ir.Dialect):
     DIALECT_NAMESPACE = "tile"
 
 
-def python_value(attr: ir.Attribute):
-    """A builtin attribute as Python data: IntegerAttr -> int, StringAttr -> str,
-    DenseI64ArrayAttr -> list of int, DenseBoolArrayAttr -> list of bool; any
-    other attribute as it is."""
-    if isinstance(attr, (ir.IntegerAttr, ir.StringAttr)):
-        return attr.value
-    if isinstance(attr, ir.DenseI64ArrayAttr):
-        return list(attr)
-    if isinstance(attr, ir.DenseBoolArrayAttr):
-        return [bool(x) for x in attr]
-    return attr
+# The kind of Python data each IRDL base of a declared attribute is read as. IRDL checks only
+# the base: `#builtin.dense_array` admits array<i1>, array<f32>, ...; the one declared dense array
+# (transpose's permutation) holds dimension indices, so it is read as array<i64>.
+DECLARED_KINDS: dict[str, A.Kind] = {
+    "#builtin.integer": A.INTEGER,
+    "#builtin.string": A.STRING,
+    "#builtin.dense_array": A.I64_ARRAY,
+}
 
 
 def _group_accessor(kind: str, segment_sizes: str, groups: Sequence[Group], index: int) -> property:
     """The accessor of declared group `index` among the op's `kind` ("operands" or "results")."""
     group = groups[index]
+    flexible = sum(g.variadicity != SINGLE for g in groups)
 
     def get(self):
         op = self.operation
         values = getattr(op, kind)
-        sizes = list(ir.DenseI32ArrayAttr(op.attributes[segment_sizes])) if segment_sizes in op.attributes else None
+        # The sizes matter (and are read) only where more than one group is optional or variadic.
+        sizes = A.read_op(op, segment_sizes, A.I32_ARRAY) if flexible > 1 else None
         positions = segment_layout(groups, len(values), sizes)[index]
         if group.variadicity == VARIADIC:
             return [values[i] for i in positions]
@@ -79,11 +83,15 @@ def _group_accessor(kind: str, segment_sizes: str, groups: Sequence[Group], inde
     return property(get)
 
 
-def _attribute_accessor(name: str) -> property:
-    def get(self):
-        return python_value(self.operation.attributes[name])
+def _attribute_accessor(name: str, base: str | None) -> property:
+    if base not in DECLARED_KINDS:
+        raise TypeError(f"tile.irdl.mlir declares attribute '{name}' with base {base}, which DECLARED_KINDS lacks")
+    kind = DECLARED_KINDS[base]
 
-    get.__doc__ = f"The attribute `{name}` (declared in tile.irdl.mlir), as Python data."
+    def get(self):
+        return A.read(self.operation.attributes[name], name, kind)
+
+    get.__doc__ = f"The attribute `{name}` (declared in tile.irdl.mlir), as Python data ({kind.description})."
     return property(get)
 
 
@@ -96,8 +104,9 @@ def accessors(definition: OpDefinition) -> dict[str, property]:
     ):
         for index, group in enumerate(groups):
             derived[group.name] = _group_accessor(kind, segment_sizes, groups, index)
-    for name in definition.attributes:
-        derived[name] = _attribute_accessor(name)
+    bases = definition.attribute_bases or (None,) * len(definition.attributes)
+    for name, base in zip(definition.attributes, bases, strict=True):
+        derived[name] = _attribute_accessor(name, base)
     return derived
 
 
@@ -236,10 +245,8 @@ class _SliceAccess(_TileOp):
 
     @property
     def in_bounds(self) -> list:
-        attrs = self.operation.attributes
-        if IN_BOUNDS not in attrs:
-            return [False] * len(self.starts)
-        return [bool(x) for x in ir.DenseBoolArrayAttr(attrs[IN_BOUNDS])]
+        marked = A.read_op(self, IN_BOUNDS, A.BOOL_ARRAY)
+        return [False] * len(self.starts) if marked is None else marked
 
 
 def padding_attr(element_type: ir.Type, value) -> ir.Attribute:
@@ -268,7 +275,7 @@ def padding_value(attr: ir.Attribute) -> float | int:
     if isinstance(attr, ir.IntegerAttr):
         if isinstance(attr.type, ir.IntegerType) and attr.type.width == 1:
             return int(attr.value != 0)
-        return int(attr.value)
+        return int(A.read(attr, PADDING, A.INTEGER))
     raise ValueError(f"padding must be a float or integer attribute, got {attr}")
 
 
@@ -486,10 +493,7 @@ class HintOp(_TileOp):
 
     def facts(self, name: str) -> list | None:
         """The hinted array for `name` (one of HINT_NAMES), or None."""
-        attrs = self.operation.attributes
-        if name not in attrs:
-            return None
-        return list(ir.DenseI64ArrayAttr(attrs[name]))
+        return A.read_op(self, name, A.I64_ARRAY)
 
 
 @_irdl_op

@@ -12,7 +12,10 @@ attribute and the type expected), parameters a pass can read (scalars, or
 strided memrefs of rank 1 or more holding integers or floats), a body and no
 results, dimension symbols consistent across parameters, launch threads a
 multiple of 32, every `@aligned` promise positive, about a real dimension and
-checked at entry. The rules of each op are documented on its class in
+checked at entry. Every attribute is read through attributes.read: one of the
+wrong kind (a float array where array<i64> belongs, an integer wider than 64
+bits) is an error at the op naming the attribute and the kind expected. The
+rules of each op are documented on its class in
 tile.py. The `tile-verify` pass and the front end run it; every other Phobos
 pass runs its structural part first (passes/registry.py).
 """
@@ -24,9 +27,17 @@ from collections.abc import Callable
 
 from mlir import ir
 
+from . import attributes as A
 from . import kernel as K
 from . import tile as T
+from .definition import OPERAND_SEGMENT_SIZES, OPTIONAL, RESULT_SEGMENT_SIZES, SINGLE, TILE_OPS, VARIADIC
 
+# How many values a declared group of each variadicity may hold.
+_SEGMENT_FITS: dict[str, Callable[[int], bool]] = {
+    SINGLE: lambda n: n == 1,
+    OPTIONAL: lambda n: n in (0, 1),
+    VARIADIC: lambda n: n >= 0,
+}
 _SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _LITERAL = re.compile(r"^[0-9]+$")
 
@@ -81,10 +92,14 @@ class _Checker:
         if K.VECTOR_WIDTH not in op.attributes:
             return
         attr = op.attributes[K.VECTOR_WIDTH]
-        if not isinstance(attr, ir.IntegerAttr) or not _is_pow2(attr.value):
+        try:
+            width = A.read(attr, K.VECTOR_WIDTH, A.INTEGER)
+        except A.AttributeKindError:
+            width = 0
+        if not _is_pow2(width):
             self.error(op, f"expects vector_width to be a positive power of two integer, got {attr}")
-        elif tile.rank and attr.value > tile.shape[-1]:
-            self.error(op, f"expects vector_width {attr.value} not to exceed the last tile extent {tile.shape[-1]}")
+        elif tile.rank and width > tile.shape[-1]:
+            self.error(op, f"expects vector_width {width} not to exceed the last tile extent {tile.shape[-1]}")
 
     def _padding(self, op: ir.Operation, element_type: ir.Type) -> None:
         """`padding` (the fill value of a load) is a float or integer attribute of the element type."""
@@ -94,6 +109,27 @@ class _Checker:
         attr = ir.IntegerAttr(given) if isinstance(given, ir.BoolAttr) else given
         if not isinstance(attr, (ir.FloatAttr, ir.IntegerAttr)) or attr.type != element_type:
             self.error(op, f"expects padding to be a scalar attribute of the element type {element_type}, got {given}")
+
+    def segment_sizes(self, op: ir.Operation) -> None:
+        """`operandSegmentSizes`/`resultSegmentSizes` on a tile op, where given (IRDL reads them only
+        for an op with several optional or variadic groups, which no tile op has; the accessors
+        read them there): an array<i32> of one size per declared group that slices the op's values."""
+        definition = TILE_OPS[op.name]
+        for attr_name, groups, values in (
+            (OPERAND_SEGMENT_SIZES, definition.operands, op.operands),
+            (RESULT_SEGMENT_SIZES, definition.results, op.results),
+        ):
+            sizes = A.read_op(op, attr_name, A.I32_ARRAY)
+            if sizes is None:
+                continue
+            fits = len(sizes) == len(groups) and sum(sizes) == len(values)
+            if fits:
+                fits = all(_SEGMENT_FITS[g.variadicity](n) for g, n in zip(groups, sizes))
+            if not fits:
+                names = ", ".join(f"{g.name} ({g.variadicity})" for g in groups)
+                self.error(
+                    op, f"expects {attr_name} to give the {len(values)} values to the groups {names}, got {sizes}"
+                )
 
     def _in_kernel(self, op: ir.Operation) -> bool:
         parent = op.parent
@@ -325,6 +361,13 @@ class _Checker:
 
     # --------------------------------------------------------------- kernels
 
+    def malformed(self, op: ir.Operation, e: A.AttributeKindError) -> None:
+        """Reports an attribute that a check read (attributes.read) and found of the wrong kind."""
+        if isinstance(e, K.KernelAttributeError):
+            self.attribute_error(op, e)
+        else:
+            self.error(op, f"expects {e.name} to be {e.expected}, got {e.attr}")
+
     def attribute_error(self, fn: ir.Operation, e: K.KernelAttributeError) -> None:
         """Reports an attribute of the wrong type at the argument that carries it (else the kernel)."""
         if e.index is None:
@@ -404,7 +447,10 @@ class _Checker:
             for op in body.operations:
                 if op.name == "tile.check_multiple":
                     o = op.opview
-                    checks[o.symbol] = o.divisor
+                    try:
+                        checks[o.symbol] = o.divisor
+                    except A.AttributeKindError:
+                        continue  # reported at the op by its own check
         for symbol, divisor in aligned.items():
             if divisor <= 0:
                 self.error(fn, f"promises '{symbol}' is a multiple of {divisor}; the divisor must be positive")
@@ -545,12 +591,18 @@ def verify_tile_ir(module: ir.Operation, promises: bool = True) -> bool:
 
     def visit(op):
         name = op.name
-        if name in _DISPATCH:
-            _DISPATCH[name](checker, op)
-        elif K.is_kernel(op):
-            checker.kernel(op)
-        elif K.KERNEL in op.attributes:
-            checker.misplaced_kernel(op)
+        # A check that reads an attribute of the wrong kind (attributes.read) stops there; the
+        # error names the attribute and the kind expected, at the op.
+        try:
+            if name in _DISPATCH:
+                checker.segment_sizes(op)
+                _DISPATCH[name](checker, op)
+            elif K.is_kernel(op):
+                checker.kernel(op)
+            elif K.KERNEL in op.attributes:
+                checker.misplaced_kernel(op)
+        except A.AttributeKindError as e:
+            checker.malformed(op, e)
         return ir.WalkResult.ADVANCE
 
     # The checks build types (expected results); that needs a default location.
