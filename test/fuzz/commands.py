@@ -10,6 +10,10 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
+
+# Runs a Python file of @phobos.kernel functions as an import does (see its docstring).
+RUN_PYTHON = str(Path(__file__).resolve().with_name("run_python.py"))
 
 PHOBOS_PASSES = [
     "tile-verify",
@@ -76,7 +80,7 @@ PHOBOS_OPT_FLAGS = [
 
 @dataclass
 class Command:
-    tool: str  # "phobos-opt" or "phobos"
+    tool: str  # "phobos-opt", "phobos" or "python" (run_python.py)
     args: list[str]
     stdin: bool = False
     notes: list[str] = field(default_factory=list)
@@ -84,6 +88,8 @@ class Command:
     @property
     def name(self) -> str:
         """The tool and its subcommand, for grouping ("phobos run", "phobos-opt")."""
+        if self.tool == "python":
+            return "python run_python.py"
         return self.tool if self.tool == "phobos-opt" else f"phobos {self.args[0]}"
 
 
@@ -223,8 +229,15 @@ def _maybe_stdin(rng, command: Command) -> Command:
     return command
 
 
+def python_file(rng: random.Random, text: str) -> Command:
+    """The decorators check each kernel of the file; half the time each is compiled to tile IR too."""
+    return Command("python", [RUN_PYTHON, "{input}"] + (["--tile"] if rng.random() < 0.5 else []))
+
+
 def command_for(rng: random.Random, kind: str, text: str) -> Command:
-    """A command line for an input of `kind` ("ph" or "mlir")."""
+    """A command line for an input of `kind` ("ph", "mlir" or "py")."""
+    if kind == "py":
+        return python_file(rng, text)
     if kind == "mlir":
         return phobos_opt(rng, text) if rng.random() < 0.8 else compile_(rng, text, kind)
     pick = rng.random()

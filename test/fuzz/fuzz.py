@@ -5,10 +5,13 @@
     python test/fuzz/fuzz.py --seed 1 --cases 400          # a fixed set of cases (what CI runs)
     python test/fuzz/fuzz.py --seed 1 --case 123 --verbose # one case again, with its output
 
-Each case takes a seed input (examples/, bench/kernels/, the .ph and .mlir
-inputs of test/), applies one to four mutations (mutate.py), picks a command
-line for it (commands.py: phobos-opt with pipelines and flags, phobos check,
-phobos compile --emit=tile|gpu, phobos run --interpret), runs it as a
+Each case takes a seed input (examples/, bench/kernels/, the standard library,
+the .ph and .mlir inputs of test/, the @phobos.kernel files of examples/python/),
+applies one to four mutations (mutate.py: text and token mutations, and
+grammar-aware ones that add functions, loops and exits, atomics, gathers, bit
+operators and attributes of the wrong kind), picks a command line for it
+(commands.py: phobos-opt with pipelines and flags, phobos check, phobos compile
+--emit=tile|gpu, phobos run --interpret, run_python.py for .py), runs it as a
 subprocess with a timeout and classifies the result (classify.py). Case N of
 seed S is the same on every machine: its random choices come from a generator
 seeded with (S, N), whatever the order in which cases finish.
@@ -40,6 +43,7 @@ from classify import CLASSES, FAILURES, classify, describe_exit, signature
 from commands import Command, command_for
 from mutate import Seed, load_corpus, mutate
 
+PYTHON_SHARE = 0.05  # of the cases, from a .py seed
 MEMORY_LIMIT = 8 << 30  # bytes of address space per run: a runaway allocation fails instead of swapping
 
 
@@ -67,7 +71,9 @@ class Result:
 
 def make_case(seed: int, index: int, corpus: list[Seed]) -> Case:
     rng = random.Random(f"{seed}:{index}")
-    source = rng.choice(corpus)
+    python = [s for s in corpus if s.kind == "py"]
+    # The Python files are few: they get a share of their own (the decorator's front end).
+    source = rng.choice(python) if python and rng.random() < PYTHON_SHARE else rng.choice(corpus)
     text, mutations = (source.text, []) if rng.random() < 0.1 else mutate(rng, source, corpus)
     return Case(index, source, text, mutations, command_for(rng, source.kind, text))
 
