@@ -51,7 +51,8 @@ def _torch_ops():
         return torch.softmax(x.float(), dim=1).to(x.dtype)
 
     def layernorm(x, w, b, eps):
-        return torch.nn.functional.layer_norm(x.float(), (x.shape[1],), w, b, eps).to(x.dtype)
+        v = x if x.dtype == torch.float64 else x.float()  # the float64 reference stays float64
+        return torch.nn.functional.layer_norm(v, (x.shape[1],), w.to(v.dtype), b.to(v.dtype), eps).to(x.dtype)
 
     def rmsnorm(x, w, eps):
         v = x.float()

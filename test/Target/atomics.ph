@@ -74,3 +74,34 @@ kernel pairs(I: tensor<i32>[M], V: tensor<f16>[M, D], Y: tensor<f16>[R, D]) {
 // PAIRED-NOT: add.noftz.f16 [
 // SINGLE-COUNT-8: red.relaxed.gpu.global.add.noftz.f16 [%rd{{[0-9]+}}], %rs{{[0-9]+}};
 // SINGLE-NOT: f16x2
+
+// An integer add of one value for the tile at gathered offsets (a histogram) is aggregated per
+// warp: the lanes at one address elect their lowest lane, which adds the value times their count.
+// A value that differs per element (a scatter of data), a float add, and an add at slice offsets
+// (`adds` above: distinct addresses) keep one red per element.
+// RUN: phobos compile %s --kernel counts --emit=ptx | FileCheck %s --check-prefix=COUNTS
+// RUN: phobos compile %s --kernel counts --emit=cubin -o %t.counts.cubin
+// RUN: phobos compile %s --kernel adds --emit=ptx | FileCheck %s --check-prefix=ADDS-NOT-AGG
+
+@launch(128)
+kernel counts(X: tensor<i32>[N], H: tensor<i32>[B], G: tensor<i64>[B], F: tensor<f32>[B]) {
+  let x = X[ctx.block.x * 128 :+ 128]
+  atomic_add(masked(H[x], x < i32(B)), 1)
+  atomic_add(masked(G[x], x < i32(B)), 3)
+  atomic_add(masked(H[x], x < i32(B)), x)
+  atomic_add(masked(F[x], x < i32(B)), 1.0)
+}
+
+// COUNTS: activemask.b32 agg_act;
+// COUNTS-NEXT: match.any.sync.b64 agg_grp, %rd{{[0-9]+}}, agg_act;
+// COUNTS: popc.b32 agg_n, agg_grp;
+// COUNTS-NEXT: mul.lo.u32 agg_n, agg_n, %r{{[0-9]+}};
+// COUNTS-NEXT: @agg_lead red.relaxed.gpu.global.add.u32 [%rd{{[0-9]+}}], agg_n;
+// COUNTS: match.any.sync.b64
+// COUNTS: cvt.u64.u32 agg_nw, agg_n;
+// COUNTS-NEXT: mul.lo.u64 agg_nw, agg_nw, %rd{{[0-9]+}};
+// COUNTS-NEXT: @agg_lead red.relaxed.gpu.global.add.u64 [%rd{{[0-9]+}}], agg_nw;
+// COUNTS-NOT: match.any
+// COUNTS: {{^}}	red.relaxed.gpu.global.add.u32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// COUNTS: {{^}}	red.relaxed.gpu.global.add.f32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// ADDS-NOT-AGG-NOT: match.any

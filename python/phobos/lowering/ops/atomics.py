@@ -12,6 +12,12 @@ as a signed integer, a negative one in reverse as an unsigned integer), so that 
 max is `atom.max.s32` where the value is >= 0 and `atom.min.u32` where it is negative.
 Values travel as integers of their width (`h`, `r`, `l` registers; PTX accepts a
 bit-size register for a float instruction of its size).
+
+An integer `red.add` of one value for the whole tile (a splat: a histogram's `+ 1`) at
+offsets computed from loaded data (a gather's indices, which may repeat) is aggregated per
+warp: the lanes that hit the same address (match.any.sync over the active lanes) elect their
+lowest lane, which adds the value times their count. Integer addition is exact, so the result
+is the same; a hot bin sees up to 32x fewer atomics (CUDA's warp-aggregated atomics).
 """
 
 from __future__ import annotations
@@ -19,14 +25,15 @@ from __future__ import annotations
 from functools import partial
 
 from mlir import ir
-from mlir.dialects import arith, llvm, memref, scf, vector
+from mlir.dialects import arith, func, llvm, memref, scf, tensor, vector
 
 from phobos.analysis.kernel_facts import element_bytes
 from phobos.atomic_types import MIN_SM, unsupported
 from phobos.dialect import tile as T
+from phobos.dialect.tile import is_op
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
-from phobos.lowering.kernel_layout import access_width
+from phobos.lowering.kernel_layout import access_width, vector_width
 from phobos.lowering.registry import lowers
 
 _CONSTRAINT = {16: "h", 32: "r", 64: "l"}
@@ -74,6 +81,46 @@ def _asm(op_text: str, sem: str, scope: str, width: int, operands: list[ir.Value
     return None
 
 
+def _aggregated_red(op_text: str, sem: str, scope: str, width: int, address: ir.Value, value: ir.Value) -> None:
+    """red of `value` times the number of active lanes at `address`, by the lowest of them."""
+    wide = width == 64
+    count = "cvt.u64.u32 agg_nw, agg_n;\nmul.lo.u64 agg_nw, agg_nw, $1;" if wide else "mul.lo.u32 agg_n, agg_n, $1;"
+    text = (
+        "{\n.reg .b32 agg_act, agg_grp, agg_low, agg_lane, agg_n;\n"
+        + (".reg .b64 agg_nw;\n" if wide else "")
+        + ".reg .pred agg_lead;\nactivemask.b32 agg_act;\nmatch.any.sync.b64 agg_grp, $0, agg_act;\n"
+        "neg.s32 agg_low, agg_grp;\nand.b32 agg_low, agg_low, agg_grp;\nbfind.u32 agg_low, agg_low;\n"
+        "mov.u32 agg_lane, %laneid;\nsetp.eq.u32 agg_lead, agg_low, agg_lane;\npopc.b32 agg_n, agg_grp;\n"
+        f"{count}\n@agg_lead red.{sem}.{scope}.global.{op_text} [$0], {'agg_nw' if wide else 'agg_n'};\n}}"
+    )
+    llvm.InlineAsmOp(None, [address, value], text, ",".join(["l", _CONSTRAINT[width]]), has_side_effects=True)
+
+
+def _aggregates(op: ir.Operation, kind: str, name: str, returns: bool) -> bool:
+    """Whether the atomic is an integer red.add of one value for the tile at offsets not proven contiguous."""
+    o = op.opview
+    if kind != "add" or returns or name not in ("i32", "i64") or o.sem not in ("relaxed", "release"):
+        return False
+    return isinstance(o.value.owner.opview, tensor.SplatOp) and vector_width(op) == 1 and _data_dependent(o.offsets)
+
+
+def _data_dependent(value: ir.Value, budget: int = 64) -> bool:
+    """Whether `value` may depend on loaded data or a loop-carried value (offsets that may collide
+    in a warp), walking at most `budget` defining ops (past that, assumed so)."""
+    pending = [value]
+    while pending:
+        owner = pending.pop().owner
+        if isinstance(owner, ir.Block):  # a kernel parameter is uniform; a loop's block argument may be anything
+            if not isinstance(owner.owner.opview, func.FuncOp):
+                return True
+            continue
+        budget -= 1
+        if budget < 0 or is_op(owner, *T.LOAD_OPS, *T.ATOMIC_OPS):
+            return True
+        pending.extend(owner.operands)
+    return False
+
+
 def _used(op: ir.Operation) -> bool:
     return any(True for _ in op.results[0].uses)
 
@@ -88,10 +135,13 @@ def _check(ctx: LoweringContext, op: ir.Operation, kind: str, name: str) -> None
         raise LoweringError(op, f"'{op.name}' op: atomic {kind} on {name} needs sm_{sm} or later, not {chip}")
 
 
-def _element(ctx, kind, name, o, address, pieces, returns) -> ir.Value | None:
+def _element(ctx, kind, name, o, address, pieces, returns, aggregate=False) -> ir.Value | None:
     """The atomic of one element (or an f16x2 pair, `name` "f16x2"): `pieces` the value (and, for cas, the
     expected value first), as integers."""
     sem, scope, width = o.sem, o.scope, ir.IntegerType(pieces[0].type).width
+    if aggregate:
+        _aggregated_red(_instruction(kind, name), sem, scope, width, address, pieces[0])
+        return None
     atom = returns or kind == "cas" or sem not in ("relaxed", "release")  # else red, which returns nothing
     if kind in ("max", "min") and name.startswith("f"):
         value = pieces[0]
@@ -122,6 +172,7 @@ def _lower(ctx: LoweringContext, op: ir.Operation, kind: str) -> None:
             f"'{op.name}' op: the old values of an atomic on a tile smaller than the CTA's layout "
             f"({list(ir.RankedTensorType(o.value.type).shape)}) are not available; use its result only on larger tiles",
         )
+    aggregate = _aggregates(op, kind, name, returns)
     paired = kind == "add" and name in ("f16", "bf16") and access_width(op, ctx.layout, shape, dims[-1], elem) >= 2
     groups = _groups(ctx, shape, dims, ir.VectorType(ctx.vtype(o.value)).shape[0], paired)
     p = ctx.param_index(o.base, op)
@@ -143,7 +194,8 @@ def _lower(ctx: LoweringContext, op: ir.Operation, kind: str) -> None:
         if guard is not None:
             cond = guard if cond is None else arith.AndIOp(cond, guard).result
         what = name + ("x2" if n == 2 else "")
-        old = _guarded(ctx, cond, bits_t, returns, partial(_element, ctx, kind, what, o, address, pieces, returns))
+        emit = partial(_element, ctx, kind, what, o, address, pieces, returns, aggregate)
+        old = _guarded(ctx, cond, bits_t, returns, emit)
         if returns:
             olds.extend(_unpacked(old, n, elem))
     if returns:
