@@ -63,6 +63,7 @@ STAGES: dict[str, list[Step]] = {
         Step("tile-pipeline", {"chip": "{chip}"}),
         Step("tile-allocate-shared", {"chip": "{chip}"}),
         Step("tile-insert-barriers", {"chip": "{chip}"}),
+        Step("tile-verify-barriers"),  # the recorded barriers, checked by an independent hazard analysis
         Step("tile-lower-to-gpu", {"chip": "{chip}", "features": "{features}", "noalias": "{noalias}"}),
         Step("canonicalize"),
         Step("cse"),

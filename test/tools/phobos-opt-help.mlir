@@ -7,6 +7,7 @@
 // CHECK: {{^      --tile-elide-masks +-   Marks what}}
 // CHECK-NEXT: {{^        --remarks +- print a remark}}
 // CHECK: {{^      --tile-verify +-   Checks the tile IR rules that IRDL cannot express.$}}
+// CHECK-NEXT: {{^      --tile-verify-barriers +-   Checks the barriers tile-insert-barriers recorded with a hazard analysis of its own.$}}
 // CHECK-NEXT: {{^      --topological-sort }}
 // CHECK: Pass Pipelines:
 // CHECK: {{^      --tile-to-gpu +-   Pipeline alias: tile IR through the stages tile -> gpu.$}}

@@ -60,6 +60,8 @@ def test_options_fill_and_empty_ones_drop():
     assert pipelines.stage_elements("tile", params) == ["tile-inline", "tile-verify", "tile-specialize"]
     gpu = pipelines.stage_elements("gpu", params)
     assert "tile-lower-to-gpu{chip=sm_90 features=+ptx80}" in gpu
+    # the recorded barriers are checked right after they are planned
+    assert gpu[gpu.index("tile-insert-barriers{chip=sm_90}") + 1] == "tile-verify-barriers"
     params = pipelines.parameters("X=a16.e16.s", "sm_90a", "+ptx83", False, ())
     assert pipelines.stage_elements("tile", params)[2] == "tile-specialize{key=X=a16.e16.s}"
     assert "tile-lower-to-gpu{chip=sm_90a features=+ptx83 noalias=false}" in pipelines.stage_elements("gpu", params)
