@@ -8,7 +8,8 @@ from phobos.analysis.abi import ParamError, describe_params
 from phobos.analysis.overlap import overlap_message, overlapping_stores
 from phobos.diagnostics import emit_warning
 from phobos.dialect.kernel import arg_name, kernels
-from phobos.passes.registry import tile_pass
+from phobos.frontend.attributes import CHECKED
+from phobos.passes.registry import fail, tile_pass
 
 
 @tile_pass("tile-check-overlap")
@@ -17,7 +18,8 @@ def tile_check_overlap(module: ir.Operation, pass_) -> None:
     with plain stores (phobos.analysis.overlap): a store whose place does not depend on
     `ctx.block` along a grid axis that launches several CTAs, or slices whose step along the
     axis is shorter than the slice. Such stores race on the GPU (the interpreter, running CTAs
-    one after another, hides it); the warning names atomic_add. Changes nothing.
+    one after another, hides it); the warning names atomic_add. In a `@checked` kernel
+    (`tile.checked`) it is an error instead. Changes nothing.
 
     Before: `Y[0 :+ 1] += sum(X[ctx.block.x * 256 :+ 256])`.
     After: the same IR, and `warning: CTAs along grid axis x may store to the same elements of 'Y' ...`.
@@ -28,6 +30,10 @@ def tile_check_overlap(module: ir.Operation, pass_) -> None:
         except ParamError:
             continue  # tile-verify reports it
         args = list(fn.regions[0].blocks[0].arguments)
+        checked = CHECKED in fn.attributes
         for op, d, why in overlapping_stores(fn, params):
-            name = arg_name(fn, args.index(op.opview.base))
-            emit_warning(op.location, overlap_message(op, d, why, name))
+            message = overlap_message(op, d, why, arg_name(fn, args.index(op.opview.base)))
+            if checked:
+                fail(pass_, op.location, f"@checked: {message}")
+            else:
+                emit_warning(op.location, message)
