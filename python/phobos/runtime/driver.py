@@ -102,18 +102,37 @@ def raise_error(code, what: str, kernel: str | None = None, certain: bool = True
         except Exception:
             pass
     name, text = error_text(code)
-    detail = f"{name}: {text}" if text else name
     if kernel is not None:
-        if certain:
-            msg = f"kernel '{kernel}' failed: {detail}"
-        else:
-            msg = f"{what} failed: {detail} (the last kernel Phobos launched was '{kernel}')"
-        if name in _STICKY:
-            msg += " (the CUDA context is now unusable; restart the process)"
-        if name in ("CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_ILLEGAL_INSTRUCTION"):
-            msg += "; a kernel traps when a promise it checks at entry (@aligned) is broken"
-        raise KernelFault(msg, int(code), name, kernel)
-    raise CudaError(f"{what} failed: {detail}", int(code), name)
+        raise KernelFault(fault_message(name, text, what, kernel, certain), int(code), name, kernel)
+    raise CudaError(f"{what} failed: {name}: {text}" if text else f"{what} failed: {name}", int(code), name)
+
+
+def fault_message(name: str, text: str, what: str, kernel: str, certain: bool = True) -> str:
+    """What a KernelFault says: the kernel, the driver's error and, for a fault on the device,
+    that the driver does not say where (Phobos cubins carry no line info, so the faulting PC
+    maps to no source line) and how to find out: check mode and compute-sanitizer."""
+    detail = f"{name}: {text}" if text else name
+    if certain:
+        msg = f"kernel '{kernel}' failed: {detail}"
+    else:
+        msg = f"{what} failed: {detail} (the last kernel Phobos launched was '{kernel}')"
+    if name not in _STICKY:
+        return msg
+    msg += " (the CUDA context is now unusable; restart the process)"
+    if name in ("CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_ILLEGAL_INSTRUCTION"):
+        msg += "; a kernel traps when a promise it checks at entry (@aligned) is broken"
+    sanitizer = "compute-sanitizer --tool memcheck python SCRIPT; --tool racecheck for shared memory"
+    ways = [f"under compute-sanitizer ({sanitizer})"]
+    if os.environ.get("PHOBOS_CHECK", "") in ("", "0"):
+        ways.insert(
+            0,
+            "with PHOBOS_CHECK=1 (check mode verifies on the device each promise the compiler relied on and "
+            "reports a broken one with its source line and CTA)",
+        )
+    return (
+        f"{msg}. The driver does not say where in '{kernel}' it faulted (the cubin carries no line info); "
+        f"to find the line, rerun {' or '.join(ways)}"
+    )
 
 
 def check(result, what: str):
