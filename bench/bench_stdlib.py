@@ -4,7 +4,7 @@ against torch.compile, one process on the GPU (issue 29, performance).
 Softmax, layer norm, RMSNorm, GELU + bias and rotary embedding (rotate-half) over 32768 rows of
 4096 columns, in f32 and f16: bench/kernels/std_<op>_<type>.ph (std.nn) and hand_<op>_<type>.ph
 (the same body written out; bench/stdlib_kernels.py writes both, test_stdlib_bench_kernels.py
-requires identical PTX), each the best of W = 512, 256, 1024 threads, and torch.compile of the
+requires identical PTX), each the best of W = 512, 256, 128, 1024 threads, and torch.compile of the
 torch expression (default mode, compiled once, warmed up). Every output is checked against a
 float64 torch reference before it is timed; times are medians of CUDA-event-timed runs; GB/s
 count each tensor read or written once. JSON to $OUT or bench/results/stdlib.json.
@@ -24,7 +24,7 @@ import common
 
 M, N = 32768, 4096
 H = N // 2
-WARPS = (512, 256, 1024)
+WARPS = (512, 256, 128, 1024)
 EPS = 1e-5
 TOL = {"f32": 1e-4, "f16": 1e-2}  # max error relative to the reference's size
 

@@ -16,7 +16,7 @@ from pathlib import Path
 KERNELS = Path(__file__).resolve().parent / "kernels"
 OPS = ("softmax", "layernorm", "rmsnorm", "gelu_bias", "rotary")
 TYPES = ("f32", "f16")
-HEADER = "@autotune(BN in [4096], W in [512, 256, 1024])\n@launch(W)\n"
+HEADER = "@autotune(BN in [4096], W in [512, 256, 128, 1024])\n@launch(W)\n"
 
 SIGNATURE = {
     "softmax": "X: tensor<{t}>[M, N], Y: tensor<{t}>[M, N]",

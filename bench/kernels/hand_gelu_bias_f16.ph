@@ -1,5 +1,5 @@
 // gelu_bias (f16) written out by hand: bench/stdlib_kernels.py writes this file, bench_stdlib.py times it.
-@autotune(BN in [4096], W in [512, 256, 1024])
+@autotune(BN in [4096], W in [512, 256, 128, 1024])
 @launch(W)
 kernel hand_gelu_bias_f16(X: tensor<f16>[M, N], B: tensor<f16>[N], Y: tensor<f16>[M, N]) {
   let r = ctx.block.x

@@ -1,5 +1,5 @@
 // rotary (f32) written out by hand: bench/stdlib_kernels.py writes this file, bench_stdlib.py times it.
-@autotune(BN in [4096], W in [512, 256, 1024])
+@autotune(BN in [4096], W in [512, 256, 128, 1024])
 @launch(W)
 kernel hand_rotary_f32(X: tensor<f32>[M, D], C: tensor<f32>[M, H], S: tensor<f32>[M, H], Y: tensor<f32>[M, D]) {
   let r = ctx.block.x

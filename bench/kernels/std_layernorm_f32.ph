@@ -1,5 +1,5 @@
 // layernorm (f32) with the standard library: bench/stdlib_kernels.py writes this file, bench_stdlib.py times it.
-@autotune(BN in [4096], W in [512, 256, 1024])
+@autotune(BN in [4096], W in [512, 256, 128, 1024])
 @launch(W)
 kernel std_layernorm_f32(X: tensor<f32>[M, N], Wt: tensor<f32>[N], B: tensor<f32>[N], Y: tensor<f32>[M, N], eps: f32) {
   let r = ctx.block.x

@@ -1,5 +1,5 @@
 // rotary (f16) with the standard library: bench/stdlib_kernels.py writes this file, bench_stdlib.py times it.
-@autotune(BN in [4096], W in [512, 256, 1024])
+@autotune(BN in [4096], W in [512, 256, 128, 1024])
 @launch(W)
 kernel std_rotary_f16(X: tensor<f16>[M, D], C: tensor<f32>[M, H], S: tensor<f32>[M, H], Y: tensor<f16>[M, D]) {
   let r = ctx.block.x
