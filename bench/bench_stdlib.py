@@ -18,6 +18,7 @@ Targets: std within 2% of hand (ratio hand_ms / std_ms >= 0.98) and >= torch.com
 from __future__ import annotations
 
 import math
+import statistics
 import sys
 
 import common
@@ -25,6 +26,7 @@ import common
 M, N = 32768, 4096
 H = N // 2
 WARPS = (512, 256, 128, 1024)
+ROUNDS = 7  # interleaved timing rounds of 10 launches each; the median of the rounds' medians
 EPS = 1e-5
 TOL = {"f32": 1e-4, "f16": 1e-2}  # max error relative to the reference's size
 
@@ -108,19 +110,27 @@ def run_op(op: str, t: str, ops, rows: list) -> None:
     ref = ops[op](*[a.double() if torch.is_tensor(a) else a for a in targs])
     y = torch.empty_like(args[0])
 
-    def record(impl, fn, got=None):
-        y.fill_(float("nan"))
-        out = fn()
-        err = _check(y if out is None else out, ref, t)
-        ms = common.gpu_time_ms(fn, reps=30)
-        rows.append({"op": op, "type": t, "impl": impl, "ms": ms, "GB/s": moved / (ms * 1e-3) / 1e9, "rel_err": err})
-
+    candidates = []  # (impl, fn), each checked first, then timed in interleaved rounds
     for impl in ("std", "hand"):
         for w in WARPS:
             k = common.phobos_kernel(f"{impl}_{op}_{t}", {"W": w})
-            record(f"{impl} W={w}", lambda k=k: k(*args, y, *scalars))
+            candidates.append((f"{impl} W={w}", lambda k=k: k(*args, y, *scalars)))
     compiled = torch.compile(ops[op])
-    record("torch.compile", lambda: compiled(*targs))
+    candidates.append(("torch.compile", lambda: compiled(*targs)))
+    errors = {}
+    for impl, fn in candidates:
+        y.fill_(float("nan"))
+        out = fn()
+        errors[impl] = _check(y if out is None else out, ref, t)
+    # Rounds, each timing every candidate in turn: the clock's drift over the run falls on all alike.
+    times: dict = {impl: [] for impl, _ in candidates}
+    for _ in range(ROUNDS):
+        for impl, fn in candidates:
+            times[impl].append(common.gpu_time_ms(fn, reps=10))
+    for impl, _ in candidates:
+        ms = statistics.median(times[impl])
+        rows.append({"op": op, "type": t, "impl": impl, "ms": ms, "GB/s": moved / (ms * 1e-3) / 1e9,
+                     "rel_err": errors[impl]})  # fmt: skip
 
 
 def best(rows, op, t, prefix) -> float:
