@@ -58,6 +58,13 @@ RUNTIME_TESTS = [PYTEST + ["test/unit/test_runtime.py", "test/unit/test_speciali
 LAYOUT_TESTS = [PYTEST + ["test/unit/test_layout_coordinates.py"]]
 CHECKER_TESTS = [LIT + ["test/Frontend"], PYTEST + ["test/unit/test_frontend_api.py", "test/unit/test_diagnostics.py"]]
 MIXED_TESTS = [PYTEST + ["test/unit/test_mixed_precision.py", "-x"]]
+# The lowering's plans (issue 30): the pure-Python planners' own tests, then the kernels that use them.
+CONVERSION_TESTS = [LIT + ["test/Conversion"]]
+FRAGMENT_TESTS = [
+    PYTEST + ["test/unit/test_fuzz_mutation_survivors.py"],  # fast, and written against this list's survivors
+    PYTEST
+    + ["test/unit/test_linear_layout.py", "test/unit/test_register_fragments.py", "test/unit/test_wgmma_plan.py"],
+]
 
 
 @dataclass(frozen=True)
@@ -160,16 +167,35 @@ TARGETS = [
             ("self.index(32 * inner_warps)", "self.index(32)"),
         ),
     ),
+    Target(
+        "python/phobos/lowering/shared_plan.py",
+        [PYTEST + ["test/unit/test_shared_memory.py", "test/unit/test_fuzz_mutation_survivors.py"], *CONVERSION_TESTS],
+        [],
+    ),
+    Target(
+        "python/phobos/lowering/exchange_plan.py",
+        [PYTEST + ["test/unit/test_exchange_plan.py", "test/unit/test_fuzz_mutation_survivors.py"], *CONVERSION_TESTS],
+        [],
+    ),
+    Target("python/phobos/lowering/plan_records.py", CONVERSION_TESTS, []),
+    Target("python/phobos/lowering/linear_layout.py", FRAGMENT_TESTS, []),
+    Target("python/phobos/lowering/fragments.py", FRAGMENT_TESTS, []),
 ]
 
 # Lines picked by pattern where a file's decisions are spread out: every line that matches one of these
 # (outside comments and strings) is a target, in file order, up to `per_file` of them.
+_DECISIONS = r"\b(if|elif|while|return)\b.*([<>]=?|!=|==|%|//|\bnot\b|\band\b|\bor\b)"
 PATTERNS = {
     "python/phobos/analysis/transfer.py": r"\bgcd\(|\bmin\(|\bmax\(",
     "passes/tile_elide_masks.py": r"\bif\b|\breturn\b",
     "passes/tile_specialize.py": r"\bif\b",
     "python/phobos/runtime/binding.py": r"\bif\b.*([<>]=?|==|%)",
     "python/phobos/frontend/checker.py": r"\bif\b.*([<>]=?|!=|==)",
+    "python/phobos/lowering/shared_plan.py": _DECISIONS,
+    "python/phobos/lowering/exchange_plan.py": _DECISIONS,
+    "python/phobos/lowering/plan_records.py": _DECISIONS,
+    "python/phobos/lowering/linear_layout.py": _DECISIONS,
+    "python/phobos/lowering/fragments.py": _DECISIONS,
 }
 
 FLIP = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
