@@ -110,7 +110,8 @@ def raise_error(code, what: str, kernel: str | None = None, certain: bool = True
 def fault_message(name: str, text: str, what: str, kernel: str, certain: bool = True) -> str:
     """What a KernelFault says: the kernel, the driver's error and, for a fault on the device,
     that the driver does not say where (Phobos cubins carry no line info, so the faulting PC
-    maps to no source line) and how to find out: check mode and compute-sanitizer."""
+    maps to no source line) and how to find out: compute-sanitizer. (A check mode that names the
+    broken promise's line is issue 30's item 1; the message will point at it once it exists.)"""
     detail = f"{name}: {text}" if text else name
     if certain:
         msg = f"kernel '{kernel}' failed: {detail}"
@@ -122,16 +123,9 @@ def fault_message(name: str, text: str, what: str, kernel: str, certain: bool = 
     if name in ("CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_ILLEGAL_INSTRUCTION"):
         msg += "; a kernel traps when a promise it checks at entry (@aligned) is broken"
     sanitizer = "compute-sanitizer --tool memcheck python SCRIPT; --tool racecheck for shared memory"
-    ways = [f"under compute-sanitizer ({sanitizer})"]
-    if os.environ.get("PHOBOS_CHECK", "") in ("", "0"):
-        ways.insert(
-            0,
-            "with PHOBOS_CHECK=1 (check mode verifies on the device each promise the compiler relied on and "
-            "reports a broken one with its source line and CTA)",
-        )
     return (
         f"{msg}. The driver does not say where in '{kernel}' it faulted (the cubin carries no line info); "
-        f"to find the line, rerun {' or '.join(ways)}"
+        f"to find the access, rerun under compute-sanitizer ({sanitizer})"
     )
 
 
