@@ -124,12 +124,6 @@ def _phobos(tool, *args, stdin=None):
     return subprocess.run([str(exe), *args], capture_output=True, text=True, input=stdin, timeout=120)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="frontend/gpu_rules.py check_autotune_values reads checker.autotune_value_pos after the whole "
-    "program was checked: it holds the last kernel's positions only, so an error about an earlier kernel "
-    "has no place",
-)
 def test_an_autotune_value_error_about_an_earlier_kernel_is_located():
     p = _phobos("phobos", "check", str(REPO / "test" / "Frontend" / "attributes.ph"))
     assert p.returncode == 1

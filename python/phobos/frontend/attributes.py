@@ -35,6 +35,7 @@ class KernelChecks:
         kernel.info = info
         self.kernel_name = kernel.name
         self.autotune_value_pos = {}
+        self.autotune_value_pos_of[kernel.name] = self.autotune_value_pos  # kept after the next kernel
         self.kernel_scope = {}
         self.scopes = []
         self.broken_consts: dict[str, A.Pos] = {}

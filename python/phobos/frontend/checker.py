@@ -50,6 +50,7 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
         self.gpu_rules = gpu_rules  # refuse tiles the GPU cannot hold (gpu_rules.py); the interpreter runs them
         self.kernel_name = ""
         self.autotune_value_pos: dict[str, A.Pos] = {}  # @autotune constant -> its bound value's literal
+        self.autotune_value_pos_of: dict[str, dict[str, A.Pos]] = {}  # the same, per kernel
         self.gpu_rule_errors: list = []  # (kernel name, Diagnostic) of tiles the GPU cannot hold
         self.defines = dict(defines or {})
         self.used_defines: set[str] = set()

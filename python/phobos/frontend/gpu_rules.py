@@ -146,7 +146,7 @@ def check_autotune_values(source: str, filename: str, defines: dict | None, prog
                 broken = [d for k, rule, d in checker.gpu_rule_errors if k == kernel.name and rule != "threads"]
                 if broken:
                     first = broken[0]
-                    where = checker.autotune_value_pos.get(name)
+                    where = checker.autotune_value_pos_of.get(kernel.name, {}).get(name)
                     diags.error(
                         where,
                         f"with {name} = {value}, kernel '{kernel.name}' cannot run on the GPU: {first.message}",
