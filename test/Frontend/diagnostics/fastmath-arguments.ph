@@ -6,7 +6,7 @@
 // CHECK: fastmath-arguments.ph:14:11: error: @fastmath takes no arguments
 // CHECK-NEXT: @fastmath(afn)
 // CHECK-NEXT: {{^ *}}^~~{{$}}
-// CHECK: fastmath-arguments.ph:18:1: error: unknown attribute '@fast_math' (expected one of {{.*}}, @fastmath)
+// CHECK: fastmath-arguments.ph:18:1: error: unknown attribute '@fast_math' (expected one of {{.*}}, @fastmath, @checked)
 // CHECK-NEXT: @fast_math
 // CHECK-NEXT: {{^}}^~~~~~~~~~{{$}}
 // CHECK-NOT: error:
