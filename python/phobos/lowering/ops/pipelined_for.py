@@ -37,6 +37,8 @@ from mlir import ir
 from mlir.dialects import arith, gpu, scf
 
 from phobos.lowering.context import LoweringContext
+from phobos.lowering.errors import LoweringError
+from phobos.lowering.plan_records import SYNC
 from phobos.lowering.registry import lowers
 
 PROXY_FENCE = ("#nvvm.proxy_kind<async.shared>", "#nvvm.shared_space<cta>")
@@ -167,7 +169,14 @@ class _Ring:
             ctx.values[old] = new
         if tma is None:
             _wait(S - 2)
+        if not self.smem.plan.sync.barrier_before((self.op, "stage-barrier")):
+            raise LoweringError(
+                self.op,
+                f"{SYNC} elides the stage barrier of this pipelined loop, but a ring cannot run without it "
+                "(a stage is refilled while other threads may still read it)",
+            )
         gpu.BarrierOp()
+        self.smem.barrier_if((self.op, "refill"))  # recorded as elided: the stage barrier orders it
         ahead = arith.AddIOp(iv, arith.MulIOp(step, ctx.index(S - 1)).result).result
         self.issue_if(ahead, write_stage)
         if tma is not None:
