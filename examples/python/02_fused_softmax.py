@@ -11,7 +11,7 @@ import phobos
 from phobos.lang import ctx, exp, f32, inf, padded, rowmax, rowsum, span, tensor, tile, tmax
 
 
-@phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192], "W": [256, 128, 512, 1024]}, launch="W")
+@phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192, 16384], "W": [256, 128, 512, 1024]}, launch="W")
 def softmax(X: tensor[f32, "M", "N"], Y: tensor[f32, "M", "N"]):
     r = ctx.block.x
     if N <= BN:
@@ -32,7 +32,7 @@ def softmax(X: tensor[f32, "M", "N"], Y: tensor[f32, "M", "N"]):
 
 def for_columns(n: int):
     """The kernel with its tile sized to the row, as Triton's tutorial sizes BLOCK_SIZE."""
-    bn = min(max(256, 1 << (n - 1).bit_length()), 8192)
+    bn = min(max(256, 1 << (n - 1).bit_length()), 16384)
     return softmax.with_defines(BN=bn, W=min(max(bn // 8, 128), 1024))
 
 

@@ -14,7 +14,7 @@ import phobos
 from phobos.lang import arange, ctx, f32, rowsum, span, sqrt, sum, tensor, tile, where
 
 
-@phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192], "W": [256, 128, 512, 1024]}, launch="W")
+@phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192, 16384], "W": [256, 128, 512, 1024]}, launch="W")
 def layer_norm_fwd(
     X: tensor[f32, "M", "N"],
     Wt: tensor[f32, "N"],
@@ -35,7 +35,7 @@ def layer_norm_fwd(
     Y[span(r, 1), span(0, BN)] = d * rstd * Wt[span(0, BN)] + B[span(0, BN)]
 
 
-@phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192], "W": [256, 128, 512, 1024]}, launch="W")
+@phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192, 16384], "W": [256, 128, 512, 1024]}, launch="W")
 def layer_norm_bwd_dx(
     DY: tensor[f32, "M", "N"],
     X: tensor[f32, "M", "N"],
@@ -76,7 +76,7 @@ def layer_norm_bwd_dwdb(
 
 
 def tile_for(n: int) -> dict:
-    bn = min(max(256, 1 << (n - 1).bit_length()), 8192)
+    bn = min(max(256, 1 << (n - 1).bit_length()), 16384)
     return {"BN": bn, "W": min(max(bn // 8, 128), 1024)}
 
 
