@@ -28,11 +28,11 @@ EPS16 = 2.0**-11  # f16's
 # (shapes) ragged ones run the generic variants, *_ALIGNED ones the benchmark's kind of variant
 VECTOR_ADD = [1, 1000, 98433, 1000003]
 VECTOR_ADD_ALIGNED = [12288]
-SOFTMAX = [(1, 1), (37, 100), (1823, 781), (5, 3001), (3, 12000), (64, 1024)]  # (M, N); 12000: the two-pass path
+SOFTMAX = [(1, 1), (37, 100), (1823, 781), (5, 3001), (3, 12000), (3, 20000), (64, 1024)]  # (M, N); 20000: two passes
 MATMUL = [(1, 1, 1), (100, 72, 80), (255, 257, 129), (1000, 999, 1001)]  # (M, N, K)
 MATMUL_REPACKED = [(1000, 999, 1001)]  # operands copied to 16-element pitches: the wgmma variant (runtime/repack.py)
 MATMUL_ALIGNED = [(256, 384, 128)]
-LAYER_NORM = [(1, 1), (37, 300), (64, 1000), (5, 3001), (3, 8192)]  # (M, N), N <= 8192 (one tile per row)
+LAYER_NORM = [(1, 1), (37, 300), (64, 1000), (5, 3001), (3, 8192), (3, 16000)]  # (M, N), N <= 16384 (one tile per row)
 DWDB_ALIGNED = [(256, 1024)]
 ATTENTION = [(1, 1), (3, 100), (2, 1000)]  # (heads, sequence)
 ATTENTION_ALIGNED = [(2, 256)]
@@ -148,7 +148,7 @@ def test_vector_add_tuned():
 
 def softmax_defines(n: int) -> dict:
     """02_fused_softmax.for_columns's tile (bench_tutorials.softmax_defines reads the tutorial's own)."""
-    bn = min(max(256, 1 << (n - 1).bit_length()), 8192)
+    bn = min(max(256, 1 << (n - 1).bit_length()), 16384)
     return {"BN": bn, "W": min(max(bn // 8, 128), 1024)}
 
 
