@@ -20,6 +20,8 @@ Function attributes (on the `func.func`):
                                    the builder's `fastmath=True`) put `fastmath<afn>` on every
                                    float `math` op and `arith.divf` of the kernel. The
                                    lowering reads the ops' flags, not this one.
+  tile.checked                     unit flag (`@checked`): tile-check-overlap's overlapping
+                                   cross-CTA store is an error, not a warning.
 
 Argument attributes:
   tile.name = "X"                  the parameter's source name (used in messages and
@@ -81,7 +83,8 @@ TENSORCORE = "tile.tensorcore"
 PERSISTENT = "tile.persistent"
 ASSERT_COALESCED = "tile.assert_coalesced"
 FASTMATH = "tile.fastmath"
-FLAGS = (PIPELINE, TENSORCORE, PERSISTENT, ASSERT_COALESCED, FASTMATH)
+CHECKED = "tile.checked"
+FLAGS = (PIPELINE, TENSORCORE, PERSISTENT, ASSERT_COALESCED, FASTMATH, CHECKED)
 
 ARG_NAME = "tile.name"
 ARG_DIMS = "tile.dims"

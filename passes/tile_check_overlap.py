@@ -7,8 +7,8 @@ from mlir import ir
 from phobos.analysis.abi import ParamError, describe_params
 from phobos.analysis.overlap import overlap_message, overlapping_stores
 from phobos.diagnostics import emit_warning
+from phobos.dialect import kernel as K
 from phobos.dialect.kernel import arg_name, kernels
-from phobos.frontend.attributes import CHECKED
 from phobos.passes.registry import fail, tile_pass
 
 
@@ -30,7 +30,7 @@ def tile_check_overlap(module: ir.Operation, pass_) -> None:
         except ParamError:
             continue  # tile-verify reports it
         args = list(fn.regions[0].blocks[0].arguments)
-        checked = CHECKED in fn.attributes
+        checked = K.CHECKED in fn.attributes
         for op, d, why in overlapping_stores(fn, params):
             message = overlap_message(op, d, why, arg_name(fn, args.index(op.opview.base)))
             if checked:

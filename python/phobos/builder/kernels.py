@@ -39,6 +39,7 @@ def build_kernel(
     persistent: bool = False,
     assert_coalesced: bool = False,
     fastmath: bool = False,
+    checked: bool = False,
     loc=None,
     arg_locs: Sequence[ir.Location] | None = None,
 ) -> func.FuncOp:
@@ -50,7 +51,8 @@ def build_kernel(
     `@aligned` promises at entry) when it has a parameter of that name.
     `arg_locs` locates each parameter (default: the kernel's location).
     `fastmath` records `tile.fastmath` and puts `fastmath<afn>` on the body's
-    float math ops and divisions (see `apply_fastmath`).
+    float math ops and divisions (see `apply_fastmath`); `checked` records
+    `tile.checked` (`@checked`).
     """
     loc = loc_or_caller(loc)
     load_tile_dialect(ir.Context.current)
@@ -66,7 +68,8 @@ def build_kernel(
     if bindings:
         fn.attributes[K.BINDINGS] = _dict_attr(bindings)
     flags = ((K.PIPELINE, pipeline), (K.TENSORCORE, tensorcore), (K.PERSISTENT, persistent))
-    for flag, on in flags + ((K.ASSERT_COALESCED, assert_coalesced), (K.FASTMATH, fastmath)):
+    flags += ((K.ASSERT_COALESCED, assert_coalesced), (K.FASTMATH, fastmath), (K.CHECKED, checked))
+    for flag, on in flags:
         if on:
             fn.attributes[flag] = ir.UnitAttr.get()
     arg_attrs = []

@@ -21,9 +21,6 @@ SM_REGISTERS = 65536
 MIN_REGS, MAX_REGS = 16, 255
 FLAG_ATTRIBUTES = ("pipeline", "tensorcore", "persistent", "assert_coalesced", "fastmath", "checked")
 KNOWN_ATTRIBUTES = ("autotune", "launch", "aligned") + FLAG_ATTRIBUTES
-# The IR record of @checked (a unit attribute on the kernel), read by tile-check-overlap. Its
-# place is dialect/kernel.py with the other kernel attributes once check mode (issue 30) lands there.
-CHECKED = "tile.checked"
 LAUNCH_FIELDS = ("threads", "minBlocks", "maxRegs")
 
 

@@ -37,7 +37,6 @@ from . import types as T
 from .ast import start_pos
 from .atomics import ATOMICS, is_atomic
 from .atomics_ir import lower_atomic
-from .attributes import CHECKED
 from .exit_ir import rewrite_exits
 from .math_ir import HANDLED as MATH_HANDLED
 from .math_ir import lower_math
@@ -150,11 +149,10 @@ class KernelEmitter:
             persistent="persistent" in info.flags,
             assert_coalesced="assert_coalesced" in info.flags,
             fastmath="fastmath" in info.flags,
+            checked="checked" in info.flags,  # @checked: what tile-check-overlap warns about is an error
             loc=self.loc(self.kernel.pos),
             arg_locs=[self.loc(p.pos) for p in self.kernel.params],
         )
-        if "checked" in info.flags:  # @checked: what tile-check-overlap warns about is an error
-            fn.attributes[CHECKED] = ir.UnitAttr.get()
         if info.launch and len(info.launch) > 1:
             i64 = ir.IntegerType.get_signless(64)
             fn.attributes[K.LAUNCH] = ir.DictAttr.get({k: ir.IntegerAttr.get(i64, v) for k, v in info.launch.items()})
