@@ -102,17 +102,18 @@ def raise_error(code, what: str, kernel: str | None = None, certain: bool = True
         except Exception:
             pass
     name, text = error_text(code)
+    detail = f"{name}: {text}" if text else name
     if kernel is not None:
-        raise KernelFault(fault_message(name, text, what, kernel, certain), int(code), name, kernel)
-    raise CudaError(f"{what} failed: {name}: {text}" if text else f"{what} failed: {name}", int(code), name)
+        raise KernelFault(fault_message(name, detail, what, kernel, certain), int(code), name, kernel)
+    raise CudaError(f"{what} failed: {detail}", int(code), name)
 
 
-def fault_message(name: str, text: str, what: str, kernel: str, certain: bool = True) -> str:
+def fault_message(name: str, detail: str, what: str, kernel: str, certain: bool = True) -> str:
     """What a KernelFault says: the kernel, the driver's error and, for a fault on the device,
     that the driver does not say where (Phobos cubins carry no line info, so the faulting PC
     maps to no source line) and how to find out: compute-sanitizer. (A check mode that names the
-    broken promise's line is issue 30's item 1; the message will point at it once it exists.)"""
-    detail = f"{name}: {text}" if text else name
+    broken promise's line is issue 30's item 1; the message will point at it once it exists.)
+    `detail` is the driver's error name and text."""
     if certain:
         msg = f"kernel '{kernel}' failed: {detail}"
     else:

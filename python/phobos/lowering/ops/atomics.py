@@ -97,7 +97,7 @@ def _aggregated_red(op_text: str, sem: str, scope: str, width: int, address: ir.
 
 
 def _aggregates(op: ir.Operation, kind: str, name: str, returns: bool) -> bool:
-    """Whether the atomic is an integer red.add of one value for the tile at offsets not proven contiguous."""
+    """Whether the atomic is an integer red.add of one value for the tile at offsets computed from loaded data."""
     o = op.opview
     if kind != "add" or returns or name not in ("i32", "i64") or o.sem not in ("relaxed", "release"):
         return False
