@@ -9,6 +9,7 @@ under a promise must be refused before anything runs. Outputs are poisoned
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,9 @@ pytest.importorskip("mlir")
 import phobos  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+import stdlib_kernels as sk  # noqa: E402
+
 RNG = np.random.default_rng(11)
 
 
@@ -173,12 +177,7 @@ UNCOVERED = {
     "bench/kernels/tc_small_tf32.ph",
 }
 # bench_stdlib.py's kernels (std_* and hand_*): test_stdlib_bench_kernels.py runs each here
-UNCOVERED |= {
-    f"bench/kernels/{impl}_{op}_{t}.ph"
-    for impl in ("std", "hand")
-    for op in ("softmax", "layernorm", "rmsnorm", "gelu_bias", "rotary")
-    for t in ("f32", "f16")
-}
+UNCOVERED |= {f"bench/kernels/{sk.name(impl, op, t)}.ph" for impl in ("std", "hand") for op in sk.OPS for t in sk.TYPES}
 RAGGED = [37, 129, 1, 200]  # extents for dimensions no promise covers
 
 
