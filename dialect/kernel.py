@@ -21,7 +21,12 @@ Function attributes (on the `func.func`):
                                    float `math` op and `arith.divf` of the kernel. The
                                    lowering reads the ops' flags, not this one.
   tile.checked                     unit flag (`@checked`): tile-check-overlap's overlapping
-                                   cross-CTA store is an error, not a warning.
+                                   cross-CTA store is an error, not a warning, and the
+                                   kernel compiles in check mode (tile.check_mode).
+  tile.check_mode                  unit flag (check mode: PHOBOS_CHECK=1, check=True,
+                                   @checked): every promise the compiler relies on is
+                                   verified on the device (tile-insert-checks sets it;
+                                   tile-elide-masks and the lowering read it).
 
 Argument attributes:
   tile.name = "X"                  the parameter's source name (used in messages and
@@ -84,7 +89,8 @@ PERSISTENT = "tile.persistent"
 ASSERT_COALESCED = "tile.assert_coalesced"
 FASTMATH = "tile.fastmath"
 CHECKED = "tile.checked"
-FLAGS = (PIPELINE, TENSORCORE, PERSISTENT, ASSERT_COALESCED, FASTMATH, CHECKED)
+CHECK_MODE = "tile.check_mode"
+FLAGS = (PIPELINE, TENSORCORE, PERSISTENT, ASSERT_COALESCED, FASTMATH, CHECKED, CHECK_MODE)
 
 ARG_NAME = "tile.name"
 ARG_DIMS = "tile.dims"

@@ -217,6 +217,22 @@ irdl.dialect @tile {
     irdl.results(result: %result)
   }
 
+  // A promise verified on the device (check mode, PHOBOS_CHECK=1): `condition`
+  // (an i1, or a tile of i1) holds for every element. Where it does not, the
+  // thread records `check`, `message`, the op's location, its CTA and thread
+  // and the element of `value` (an integer scalar or tile of the condition's
+  // shape) in the kernel's check record, and exits. Inserted by
+  // tile-insert-checks and tile-elide-masks, never written by hand.
+  irdl.operation @check {
+    %kind = irdl.base "#builtin.string"
+    %message = irdl.base "#builtin.string"
+    %condition = irdl.any
+    %value = irdl.any
+    irdl.attributes {"check" = %kind, "message" = %message}
+    irdl.operands(condition: %condition, value: %value)
+    irdl.results()
+  }
+
   // Synchronises the threads of the CTA.
   irdl.operation @barrier {
     irdl.operands()

@@ -516,6 +516,33 @@ class CheckMultipleOp(_TileOp):
         )
 
 
+# What a tile.check verifies (its `check` attribute), as the launch's PromiseBroken names it.
+CHECK_KINDS = (
+    "hint",  # a tile.hint's divisibility holds for the actual values
+    "aligned",  # an @aligned extent is a multiple of its divisor
+    "mask",  # a mask tile-elide-masks dropped as all-true is all-true
+    "bounds",  # a slice marked in bounds, or an unmasked access, stays inside its tensor
+    "contiguity",  # a vector access's elements are consecutive
+    "alignment",  # a vector access's address is a multiple of its size
+    "uniform mask",  # a vector access's mask is one value over the vector
+)
+
+
+@_irdl_op
+class CheckOp(_TileOp):
+    """`tile.check %condition, %value {check, message}`: a promise verified on the device.
+
+    Verified: `condition` is an i1 or a tile of i1; `value` an integer or index
+    scalar, or a tile of the condition's shape; `check` one of CHECK_KINDS.
+    """
+
+    OPERATION_NAME = "tile.check"
+
+    def __init__(self, condition: ir.Value, value: ir.Value, check: str, message: str, *, loc=None, ip=None):
+        attributes = {"check": ir.StringAttr.get(check), "message": ir.StringAttr.get(message)}
+        self._build([], [condition, value], attributes, loc, ip)
+
+
 @_irdl_op
 class BarrierOp(_TileOp):
     """`tile.barrier`: all threads of the CTA reach it before any continues."""

@@ -356,6 +356,23 @@ class _Checker:
         if op.parent is None or not K.is_kernel(op.parent):
             self.error(op, "must be at the top level of a tile kernel (it checks a promise at entry)")
 
+    def check(self, op):
+        self._in_kernel(op)
+        o = op.opview
+        if o.check not in T.CHECK_KINDS:
+            self.error(op, f"expects check to be one of {', '.join(T.CHECK_KINDS)}, got {o.check!r}")
+        cond, value = o.condition.type, o.value.type
+        cond_elem = _elem(cond)
+        if not (isinstance(cond_elem, ir.IntegerType) and ir.IntegerType(cond_elem).width == 1):
+            self.error(op, f"expects the condition to be an i1 or a tile of i1, got {cond}")
+        elif not _is_int_like(_elem(value)):
+            self.error(op, f"expects the value to be an integer or index scalar or tile, got {value}")
+        else:
+            shape = list(_tensor(cond).shape) if _tensor(cond) is not None else None
+            value_shape = list(_tensor(value).shape) if _tensor(value) is not None else None
+            if shape != value_shape:
+                self.error(op, f"expects the value ({value}) to have the condition's shape ({cond})")
+
     def no_operands(self, op):
         self._in_kernel(op)
 
@@ -572,6 +589,7 @@ _DISPATCH: dict[str, Callable] = {
     "tile.scan": _Checker.scan,
     "tile.hint": _Checker.hint,
     "tile.check_multiple": _Checker.check_multiple,
+    "tile.check": _Checker.check,
     "tile.barrier": _Checker.no_operands,
     "tile.grid_barrier": _Checker.no_operands,
 }

@@ -1,7 +1,8 @@
 """The compile pipeline as data: each stage is a list of passes with options.
 
     tile   the verified tile IR, its function calls inlined, specialised to a launch key
-    gpu    masks dropped (the rest compared in 32 bits), layout conversions inserted where
+    gpu    check mode's device checks inserted (PHOBOS_CHECK=1, @checked), masks dropped
+           (the rest compared in 32 bits), layout conversions inserted where
            a value is needed in two placements, layouts assigned (and checked
            for @assert_coalesced), the shared-memory plan made and recorded (dot path,
            rings, buffers, barriers), lowered to gpu.module/gpu.func
@@ -52,6 +53,7 @@ STAGES: dict[str, list[Step]] = {
         Step("tile-specialize", {"key": "{key}"}),
     ],
     "gpu": [
+        Step("tile-insert-checks", {"check": "{check}"}),  # check mode (PHOBOS_CHECK=1, @checked)
         Step("tile-elide-masks"),
         Step("tile-narrow-compares"),
         Step("tile-convert-layouts"),
@@ -121,6 +123,7 @@ ALIAS_OPTIONS: dict[str, AliasOption] = {
     "chip": AliasOption(DEFAULT_CHIP, "the GPU to compile for (sm_70 or newer)"),
     "features": AliasOption("", "PTX ISA features, e.g. +ptx80 (default: the chip's minimum, at least +ptx80)"),
     "noalias": AliasOption("true", "declare tensors the kernel only reads noalias + readonly (ld.global.nc)"),
+    "check": AliasOption("false", "check mode: verify every promise the compiler relies on, on the device"),
 }
 
 
@@ -141,7 +144,12 @@ def path_to(stage: str) -> list[str]:
 
 
 def parameters(
-    key: str = "", chip: str = DEFAULT_CHIP, features: str = "", noalias: bool = True, stages: tuple[str, ...] = ()
+    key: str = "",
+    chip: str = DEFAULT_CHIP,
+    features: str = "",
+    noalias: bool = True,
+    stages: tuple[str, ...] = (),
+    check: bool = False,
 ) -> dict[str, str]:
     """Checked values for the `{parameter}` options (chip and features are
     validated before LLVM sees them; the toolkit is found only when `cubin` runs)."""
@@ -149,7 +157,14 @@ def parameters(
         features = check_target(chip, features or None)
     except TargetError as e:
         raise PipelineOptionError(str(e)) from None
-    params = {"key": key, "chip": chip, "features": features, "noalias": "" if noalias else "false", "toolkit": ""}
+    params = {
+        "key": key,
+        "chip": chip,
+        "features": features,
+        "noalias": "" if noalias else "false",
+        "check": "true" if check else "",
+        "toolkit": "",
+    }
     if "cubin" in stages:
         params["toolkit"] = _toolkit()
     return params
@@ -205,8 +220,16 @@ def expand_alias(name: str, options_text: str) -> list[str]:
         if not eq:
             raise PipelineOptionError(f"option '{option}' of '{name}' needs a value")
         values[option] = value
-    if values["noalias"] not in ("true", "false", "1", "0"):
-        raise PipelineOptionError(f"option 'noalias' of '{name}' expects true or false, got '{values['noalias']}'")
+    for flag in ("noalias", "check"):
+        if values[flag] not in ("true", "false", "1", "0"):
+            raise PipelineOptionError(f"option '{flag}' of '{name}' expects true or false, got '{values[flag]}'")
     stages = tuple(path_to(stage))
-    params = parameters(values["key"], values["chip"], values["features"], values["noalias"] in ("true", "1"), stages)
+    params = parameters(
+        values["key"],
+        values["chip"],
+        values["features"],
+        values["noalias"] in ("true", "1"),
+        stages,
+        check=values["check"] in ("true", "1"),
+    )
     return [element for s in stages for element in stage_elements(s, params)]

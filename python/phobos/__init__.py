@@ -29,6 +29,7 @@ _LAZY = {
     "synchronize": ("phobos.runtime", "synchronize"),
     "CudaError": ("phobos.runtime", "CudaError"),
     "KernelFault": ("phobos.runtime", "KernelFault"),
+    "PromiseBroken": ("phobos.runtime", "PromiseBroken"),
     "NoCudaDriverError": ("phobos.runtime", "NoCudaDriverError"),
     "NoDeviceError": ("phobos.runtime", "NoDeviceError"),
     "SpecKey": ("phobos.contract.specialization", "SpecKey"),

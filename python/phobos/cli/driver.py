@@ -137,6 +137,13 @@ def target(q, key: bool = True) -> None:
     )
     q.add_argument("--features", default=None, help="PTX ISA features, e.g. +ptx83 (default: the chip's minimum)")
     q.add_argument("--kernel", default=None, help="the kernel to compile when the file has several")
+    q.add_argument(
+        "--check",
+        action="store_true",
+        default=None,
+        help="check mode: verify each promise the compiler relies on, on the device; a broken one raises "
+        "phobos.PromiseBroken at the launch (default: $PHOBOS_CHECK)",
+    )
     if key:
         q.add_argument(
             "--key",
@@ -251,7 +258,7 @@ def _compile(args, source: str, filename: str, defines: dict[str, int]):
 
         check_for_gpu(source, filename, defines)
     target = filename if filename != "<stdin>" else source
-    options = {"features": args.features} if args.features else None
+    options = _compile_options(args)
     common = dict(
         kernel=args.kernel,
         chip=args.chip,
@@ -269,6 +276,16 @@ def _compile(args, source: str, filename: str, defines: dict[str, int]):
     return text if text.endswith("\n") else text + "\n"
 
 
+def _compile_options(args) -> dict | None:
+    """The compile options of --features and --check (PHOBOS_CHECK=1 when --check is absent)."""
+    from phobos.runtime.check_record import check_mode_default
+
+    options = {"features": args.features} if args.features else {}
+    if args.check or (args.check is None and check_mode_default()):
+        options["check"] = True
+    return options or None
+
+
 def _aot(args, defines: dict[str, int]) -> None:
     from phobos.runtime.aot import compile_ahead, parse_args_text
 
@@ -278,7 +295,7 @@ def _aot(args, defines: dict[str, int]) -> None:
         examples = [parse_args_text(a) for a in args.args]
     except ValueError as e:
         raise UserError(f"--args: {e}") from None
-    options = {"features": args.features} if args.features else None
+    options = _compile_options(args)
     from phobos.frontend import CompileError
 
     if args.all_candidates:

@@ -198,7 +198,12 @@ def _parameters(key_text: str, chip: str, options: dict | None, stages: tuple[st
     options = options or {}
     try:
         return pipelines.parameters(
-            key_text, chip, options.get("features") or "", bool(options.get("noalias", True)), stages
+            key_text,
+            chip,
+            options.get("features") or "",
+            bool(options.get("noalias", True)),
+            stages,
+            check=bool(options.get("check", False)),
         )
     except pipelines.PipelineOptionError as e:
         raise _error(str(e)) from None
@@ -331,7 +336,8 @@ def _compile(
 
 
 def _record_shared_memory(module: ir.Module, contract: dict) -> None:
-    """The dynamic shared memory the lowering planned (the launch passes it) and its plan."""
+    """The dynamic shared memory the lowering planned (the launch passes it) and its plan,
+    and the check sites of a kernel in check mode."""
     import json
 
     from mlir.dialects import gpu
@@ -340,6 +346,9 @@ def _record_shared_memory(module: ir.Module, contract: dict) -> None:
         if is_op(op, gpu.GPUFuncOp) and "phobos.shared_bytes" in op.attributes:
             contract["shared_bytes"] = ir.IntegerAttr(op.attributes["phobos.shared_bytes"]).value
             contract["shared_memory"] = json.loads(ir.StringAttr(op.attributes["phobos.shared_plan"]).value)
+        if is_op(op, gpu.GPUFuncOp) and "phobos.checks" in op.attributes:
+            # check mode: the sites of the kernel's device-side checks (lowering/device_checks.py)
+            contract["checks"] = json.loads(ir.StringAttr(op.attributes["phobos.checks"]).value)
         if is_op(op, gpu.GPUFuncOp) and "phobos.tensor_maps" in op.attributes:
             # the TMA tensor maps are kernel parameters after the ABI's own (to_gpu._make_func)
             contract["abi"] = contract["abi"] + json.loads(ir.StringAttr(op.attributes["phobos.tensor_maps"]).value)

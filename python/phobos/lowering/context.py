@@ -23,6 +23,7 @@ from phobos.analysis.abi import ParamError, TensorParam, describe_params
 from phobos.analysis.grid import contiguous_block_dim
 from phobos.dialect import kernel as K
 from phobos.dialect.tile import DotOp, TileOp
+from phobos.lowering.device_checks import CheckSites, in_check_mode
 from phobos.lowering.errors import PASS, LoweringError
 from phobos.lowering.exchange_plan import plan_scratch
 from phobos.lowering.layout import WARP_SIZE, Blocked
@@ -81,6 +82,9 @@ class LoweringContext:
         self._const_cache: dict[tuple[str, str], ir.Value] = {}
         self._coord_cache: dict[tuple, ir.Value] = {}
         self.block_ids: dict[int, ir.Value] = {}  # tile.block_id(d), made once (ops/grid_index.py)
+        # Check mode (device_checks.py): the lowering adds the checks of its own facts.
+        self.check_mode = in_check_mode(fn)
+        self.checks = CheckSites()  # the sites of the kernel's tile.check ops and of those
         scratch = plan_scratch(fn, layout, self.placement, folded_transpose)
         plan = plan_dots(fn, layout, self.threads, chip, scratch)
         # The kernel's shared memory (dot operands and exchange scratch), as planned.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import gpu
 
 from phobos.diagnostics import file_location
 
@@ -16,3 +17,24 @@ def where(op: ir.Operation) -> str:
     """`file:line:col` of an op, for messages and plan records (its raw location when it has none)."""
     found = file_location(op.location)
     return f"{found[0]}:{found[1]}:{found[2]}" if found is not None else str(op.location)
+
+
+def gpu_module_block() -> ir.Block:
+    """The body of the gpu.module being built (above the current insertion point)."""
+    op = ir.InsertionPoint.current.block.owner
+    while op is not None and not isinstance(op.operation.opview, gpu.GPUModuleOp):
+        op = op.parent
+    assert op is not None, "a module-level helper asked for outside a gpu.module"
+    return op.regions[0].blocks[0]
+
+
+def declare_once(block: ir.Block, text: str) -> None:
+    """Adds the globals and functions of `text` (LLVM dialect, parsed together so that its
+    functions can name its globals) at the top of the gpu.module body `block`, each unless
+    a symbol of its name is there already."""
+    present = {ir.StringAttr(op.attributes["sym_name"]).value for op in block.operations if "sym_name" in op.attributes}
+    parsed = ir.Module.parse(text)
+    first = block.operations[0]  # the module holds the kernel's gpu.func already
+    for new in list(parsed.body.operations):
+        if ir.StringAttr(new.operation.attributes["sym_name"]).value not in present:
+            new.operation.move_before(first)

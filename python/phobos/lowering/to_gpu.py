@@ -53,5 +53,6 @@ def lower_kernel(
         ctx.lower_block(fn.regions[0].blocks[0])
     if ctx.smem is not None:
         ctx.smem.annotate(func)
+    ctx.checks.annotate(func)
     fn.erase()
     return module.operation

@@ -6,11 +6,13 @@
   binding   checking arguments against a kernel's contract; specialisation keys
   launch    compiled variants, per-layout plans (packing, launch, overlap rule), numpy copies
   fastpath  generated per-kernel code that finds the plan of torch / cupy arguments
+  check_record  check mode: the kernel's check record read after each launch (PromiseBroken)
 
 The user-facing objects (phobos.compile, phobos.load, Kernel) are in phobos.runtime.kernel.
 """
 
 from .binding import Binding, Signature
+from .check_record import PromiseBroken
 from .driver import (
     CudaError,
     KernelFault,
@@ -30,6 +32,7 @@ __all__ = [
     "NoCudaDriverError",
     "NoDeviceError",
     "Plan",
+    "PromiseBroken",
     "Signature",
     "Variant",
     "available",

@@ -283,6 +283,12 @@ class Device:
             self._functions[(digest, entry)] = fn
             return fn
 
+    def module_global(self, cubin: bytes, name: str) -> tuple[int, int]:
+        """(address, bytes) of the global `name` in `cubin`'s module (loaded by `function` first)."""
+        module = self._modules[hashlib.sha256(cubin).hexdigest()]
+        ptr, size = check(cu.cuModuleGetGlobal(module, name.encode()), f"cuModuleGetGlobal('{name}')")
+        return int(ptr), int(size)
+
     # -- memory, for numpy arguments (copied in and out around a synchronous launch)
 
     def alloc(self, nbytes: int) -> int:

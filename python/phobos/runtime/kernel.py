@@ -35,6 +35,7 @@ from phobos.target import default_chip
 from . import arrays, driver, fastpath
 from . import autotune as _autotune
 from . import cache as _cache
+from . import check_record as _check_record
 from . import interpret as _interpret
 from . import source_check as _source_check
 from .arrays import HOST
@@ -448,27 +449,6 @@ def _program_of(variant: Variant, name: str) -> dict:
 # ----------------------------------------------------------------------------- compiled from source
 
 
-def _source(source) -> tuple:
-    """(text to hash, where it came from, what to hand the compiler)."""
-    if hasattr(source, "operation"):  # an mlir Module (MLIR is loaded if the caller built one)
-        return str(source), "<module>", source
-    if isinstance(source, bytes):
-        source = source.decode()
-    if isinstance(source, os.PathLike) or (
-        isinstance(source, str)
-        and "\n" not in source
-        and len(source) < 4096
-        and (source.endswith((".ph", ".mlir")) or os.path.exists(source))
-    ):
-        path = Path(source)
-        if not path.is_file():
-            raise FileNotFoundError(f"kernel source {str(path)!r} does not exist")
-        return path.read_text(), str(path), str(path)
-    if isinstance(source, str):
-        return source, "<text>", source
-    raise TypeError(f"a kernel source is a .ph/.mlir path, its text, or an MLIR module; got {type(source).__name__}")
-
-
 class Kernel(_Launchable):
     """A kernel compiled from source, one variant per specialisation key, on first use."""
 
@@ -484,11 +464,15 @@ class Kernel(_Launchable):
         autotune: bool | None = None,
         autotune_key=None,
         origin: str | None = None,
+        check: bool | None = None,
     ):
         super().__init__()
+        options = dict(options or {})
+        if check if check is not None else _check_record.check_mode_default():
+            options["check"] = True  # check mode: part of the family (the cache key)
         self._autotune = autotune
         self.autotune_key = autotune_key
-        self._text, self.origin, self._compile_source = _source(source)
+        self._text, self.origin, self._compile_source = _source_check.read_source(source)
         if origin is not None:  # source text read from a file (a @phobos.kernel's lines of its .py file)
             self.origin = origin
         self.kernel_name = kernel
@@ -654,12 +638,15 @@ def compile(
     cache_dir: os.PathLike | None = None,
     autotune: bool | None = None,
     autotune_key=None,
+    check: bool | None = None,
 ) -> Kernel:
     """A launchable kernel from a .ph/.mlir path, its text or an MLIR module (compiled lazily per key).
 
     chip: the GPU to compile for (None: PHOBOS_CHIP, else the device's own, else phobos.target.DEFAULT_CHIP);
     autotune: tune @autotune constants on the first launch of each new argument layout (None:
-    unless PHOBOS_AUTOTUNE=0); autotune_key: what picks a config (docs/autotune.md).
+    unless PHOBOS_AUTOTUNE=0); autotune_key: what picks a config (docs/autotune.md); check: check
+    mode (None: PHOBOS_CHECK=1), where each promise the compiler relies on is verified on the
+    device and a broken one raises phobos.PromiseBroken at the launch (docs/check-mode.md).
     A .ph source is checked now: a broken one raises phobos.frontend.CompileError here."""
     compiled = Kernel(
         source,
@@ -670,6 +657,7 @@ def compile(
         cache_dir=cache_dir,
         autotune=autotune,
         autotune_key=autotune_key,
+        check=check,
     )
     _source_check.check(compiled._text, compiled.origin, kernel, defines, compiled._interpreting)
     return compiled

@@ -41,6 +41,7 @@ import numpy as np
 from . import driver, persistent
 from .arrays import HOST, ITEMSIZE, ArrayArg
 from .binding import Binding, Signature, bf16_bits, device_strides
+from .check_record import CheckRecord
 from .tensor_maps import TensorMapSlot
 
 _SYNC_ALWAYS = os.environ.get("PHOBOS_SYNC", "") not in ("", "0")
@@ -200,6 +201,9 @@ class Plan:
         self.owner = owner  # the kernel object: its `_last` is set per launch (k.asm)
         self.host = bool(binding.host_slots)
         self.overlaps = overlap_pairs(sig, binding.arrays)
+        sites = sig.contract.get("checks")
+        # check mode: every launch waits and reads the kernel's check record (check_record.py)
+        self.checks = CheckRecord(device, variant.cubin, sites, sig.name) if sites else None
         self._layout_buffer(binding)
         self.fire = _generate_fire(self)
 
@@ -356,6 +360,8 @@ class Plan:
                     dev.copy_out(out.ctypes.data, ptr, out.nbytes, stream)
                     back.append((host, out))
             driver.synchronize(stream, kernel=self.name)
+            if self.checks is not None:
+                self.checks.after_launch(stream)
             for host, out in back:
                 if out is not host:
                     np.copyto(host, out)
@@ -432,7 +438,9 @@ def _generate_fire(plan: Plan):
         "    if err:",
         f"        raise_error(err, {'cuLaunchKernelEx' if entry is not None else 'cuLaunchKernel'!r}, kernel=name)",
     ]
-    if _SYNC_ALWAYS:  # PHOBOS_SYNC=1: every launch waits
+    if plan.checks is not None:  # check mode: wait and read the check record
+        lines.append("    checks(stream)")
+    elif _SYNC_ALWAYS:  # PHOBOS_SYNC=1: every launch waits
         lines.append("    synchronize(stream, kernel=name)")
     else:
         lines += ["    if sync:", "        synchronize(stream, kernel=name)"]
@@ -467,4 +475,5 @@ def _fire_scope(plan: Plan, entry) -> dict:
         "synchronize": driver.synchronize,
         "bf16": bf16_bits,
         "tensor_maps": plan.tensor_maps,
+        "checks": plan.checks.after_launch if plan.checks is not None else None,
     }

@@ -12,7 +12,9 @@ installed; a module object is verified when it is compiled.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 _MLIR_TEXT = re.compile(r"^\s*(module\b|func\.func\b|\"?builtin\.module)", re.M)
 
@@ -64,3 +66,24 @@ def _choose(program, text: str, origin: str, kernel: str | None) -> None:
     elif kernel is not None and kernel not in names:
         diags.error(program.kernels[0].pos, f"{origin} has no kernel '{kernel}' (it has {', '.join(names)})")
     diags.raise_if_errors()
+
+
+def read_source(source) -> tuple:
+    """(text to hash, where it came from, what to hand the compiler)."""
+    if hasattr(source, "operation"):  # an mlir Module (MLIR is loaded if the caller built one)
+        return str(source), "<module>", source
+    if isinstance(source, bytes):
+        source = source.decode()
+    if isinstance(source, os.PathLike) or (
+        isinstance(source, str)
+        and "\n" not in source
+        and len(source) < 4096
+        and (source.endswith((".ph", ".mlir")) or os.path.exists(source))
+    ):
+        path = Path(source)
+        if not path.is_file():
+            raise FileNotFoundError(f"kernel source {str(path)!r} does not exist")
+        return path.read_text(), str(path), str(path)
+    if isinstance(source, str):
+        return source, "<text>", source
+    raise TypeError(f"a kernel source is a .ph/.mlir path, its text, or an MLIR module; got {type(source).__name__}")

@@ -18,5 +18,6 @@ from phobos.lowering.ops import (  # noqa: F401
     loops,
     memory,
     pipelined_for,
+    promises,
     smem,
 )

@@ -6,7 +6,8 @@ intrinsics element by element: sqrt without `afn` (sqrt.rn) and exp with it
 (ex2.approx.ftz). Ranges, splats and broadcasts become vector constants,
 `vector.broadcast` and `vector.shuffle` under the kernel's layout; reshapes
 that add or remove unit dimensions and hints keep their registers;
-`tile.check_multiple` becomes a compare and a trap.
+`tile.check_multiple` becomes a compare and a trap (in check mode: a failed check
+recorded for the launch to report, device_checks.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from mlir.dialects import arith, index, math, scf, tensor, vector
 from phobos.dialect import tile as T
 from phobos.dialect.tile import upstream_ops
 from phobos.lowering.context import LoweringContext
+from phobos.lowering.device_checks import fail_unless
 from phobos.lowering.errors import PASS, LoweringError
 from phobos.lowering.registry import lowers, register_classes
 
@@ -180,6 +182,12 @@ def lower_check_multiple(ctx: LoweringContext, op: ir.Operation) -> None:
     value = ctx.get(op.operands[0], op)
     with op.location:
         rem = arith.RemUIOp(value, ctx.index(o.divisor)).result
+        if ctx.check_mode:  # recorded and reported at the launch, instead of a trap
+            ok = arith.CmpIOp(arith.CmpIPredicate.eq, rem, ctx.index(0)).result
+            message = f"@aligned promises that {o.symbol} is a multiple of {o.divisor}; the value is {o.symbol}"
+            fail_unless(ctx.checks, op, "aligned", message, ok, value)
+            ctx.values[op.results[0]] = value
+            return
         broken = arith.CmpIOp(arith.CmpIPredicate.ne, rem, ctx.index(0)).result
         check = scf.IfOp(broken)
         with ir.InsertionPoint(check.then_block):

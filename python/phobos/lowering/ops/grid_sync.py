@@ -24,6 +24,8 @@ in global memory, fences at gpu scope, one thread per CTA); it is correct only
 when every CTA of the grid is resident at once, which `@persistent` makes the
 runtime ensure (runtime/persistent.py: the grid is sized from the occupancy
 query, and a grid that cannot be co-resident is refused before launch).
+In check mode the spin loop also polls the check record and exits once a check
+of the launch failed (device_checks.py): a CTA whose thread 0 exited never arrives.
 The state is per module, so two launches of one persistent kernel must not
 run at the same time (a persistent grid fills the GPU; the runtime launches
 on one stream in order).
@@ -32,12 +34,14 @@ on one stream in order).
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import gpu, llvm
+from mlir.dialects import llvm
 
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
+from phobos.lowering.device_checks import CHECKS_TEXT, POLL
 from phobos.lowering.errors import LoweringError
+from phobos.lowering.ir_helpers import declare_once, gpu_module_block
 from phobos.lowering.registry import lowers
 
 STATE = "__phobos_grid_barrier"
@@ -74,7 +78,7 @@ _SYNC_TEXT = f"""llvm.func internal @{SYNC}() attributes {{no_inline}} {{
   llvm.fence syncscope("device") acq_rel
   %old = llvm.atomicrmw add %generation, %c1 syncscope("device") release : !llvm.ptr<1>, i32
   llvm.br ^passed
-^wait:
+^wait:{{poll}}
   %now = llvm.load %generation atomic syncscope("device") acquire {{alignment = 4 : i64}} : !llvm.ptr<1> -> i32
   %same = llvm.icmp "eq" %now, %g : i32
   llvm.cond_br %same, ^wait, ^passed
@@ -87,26 +91,6 @@ _SYNC_TEXT = f"""llvm.func internal @{SYNC}() attributes {{no_inline}} {{
 }}"""
 
 
-def _gpu_module_block() -> ir.Block:
-    """The body of the gpu.module being built (above the current insertion point)."""
-    op = ir.InsertionPoint.current.block.owner
-    while op is not None and not isinstance(op.operation.opview, gpu.GPUModuleOp):
-        op = op.parent
-    assert op is not None, "tile.grid_barrier lowered outside a gpu.module"
-    return op.regions[0].blocks[0]
-
-
-def _declare(block: ir.Block) -> None:
-    """Adds the barrier's state and function to the module, once."""
-    for op in block.operations:
-        if isinstance(op, llvm.LLVMFuncOp) and ir.StringAttr(op.attributes["sym_name"]).value == SYNC:
-            return
-    parsed = ir.Module.parse(_STATE_TEXT + "\n" + _SYNC_TEXT)  # together: the function names the global
-    first = block.operations[0]  # the module holds the kernel's gpu.func already
-    for new in list(parsed.body.operations):
-        new.operation.move_before(first)
-
-
 @lowers(T.GridBarrierOp)
 def lower_grid_barrier(ctx: LoweringContext, op: ir.Operation) -> None:
     if K.PERSISTENT not in ctx.fn.attributes:
@@ -115,5 +99,8 @@ def lower_grid_barrier(ctx: LoweringContext, op: ir.Operation) -> None:
             "tile.grid_barrier needs a tile.persistent kernel (@persistent): only a grid whose CTAs are "
             "all resident at once can wait for each other",
         )
-    _declare(_gpu_module_block())
+    sync = _SYNC_TEXT.replace("{poll}", "")
+    if ctx.check_mode:  # a CTA whose check failed never arrives: the others stop waiting then
+        sync = CHECKS_TEXT + "\n" + _SYNC_TEXT.replace("{poll}", f"\n  llvm.call @{POLL}() : () -> ()")
+    declare_once(gpu_module_block(), _STATE_TEXT + "\n" + sync)
     llvm.CallOp(None, [], [], [], callee=ir.FlatSymbolRefAttr.get(SYNC), convergent=True, loc=op.location)

@@ -21,7 +21,9 @@ from mlir.dialects import arith, memref, scf, vector
 from phobos.analysis.kernel_facts import element_bytes
 from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
+from phobos.lowering.device_checks import fail_unless
 from phobos.lowering.errors import LoweringError
+from phobos.lowering.ir_helpers import where
 from phobos.lowering.kernel_layout import access_width
 from phobos.lowering.registry import lowers
 
@@ -62,6 +64,7 @@ def _chunks(ctx: LoweringContext, shape, dims, width):
 
 def _slice_access(ctx: LoweringContext, op: ir.Operation, tile_old: ir.Value, base: ir.Value, starts: list[ir.Value]):
     """Per-chunk flat indices and masks of a slice-form access."""
+    starts_old = list(starts)
     p = ctx.param_index(base, op)
     shape, dims, width, elem = _access_plan(ctx, op, tile_old)
     in_bounds = op.opview.in_bounds
@@ -114,6 +117,11 @@ def _slice_access(ctx: LoweringContext, op: ir.Operation, tile_old: ir.Value, ba
                 m = in_range(i, ks[i])
                 mask = m if mask is None else arith.AndIOp(mask, m).result
         accesses.append((j, idx, mask))
+    if ctx.check_mode and width > 1:
+        _check_alignment(ctx, op, p, width, elem, accesses, starts_old)
+        last = rank - 1
+        if not in_bounds[last] and dims[last] is not None:
+            _check_uniform_slice_mask(ctx, op, p, width, coords[last], dims[last], shape, last, starts_old)
     return p, shape, dims, width, elem, accesses
 
 
@@ -131,7 +139,116 @@ def _offset_access(
             off = arith.IndexCastOp(_index_type(), off).result
         m = vector.ExtractOp(mask, [], [j]).result if mask is not None else None
         accesses.append((j, off, m))
+    if ctx.check_mode and width > 1:
+        _check_offset_chunks(ctx, op, p, width, elem, accesses, offsets, mask, offsets_old)
     return p, shape, dims, width, elem, accesses
+
+
+# ----------------------------------------------------------------------------- check mode
+
+
+def _hints_behind(values: list[ir.Value], depth: int = 12) -> str:
+    """' (relying on the tile.hint at f.ph:3:9)' when hints feed `values`, for messages."""
+    found, seen, frontier = [], set(), list(values)
+    for _ in range(depth):
+        nxt = []
+        for v in frontier:
+            owner = v.owner if isinstance(v, ir.OpResult) else None
+            if owner is None or owner in seen:
+                continue
+            seen.add(owner)
+            if isinstance(owner.opview, T.HintOp):
+                found.append(where(owner))
+            nxt.extend(owner.operands)
+        frontier = nxt
+    if not found:
+        return ""
+    return f" (relying on the tile.hint at {', '.join(sorted(set(found)))})"
+
+
+def _unless_masked(ok: ir.Value, mask: ir.Value | None) -> ir.Value:
+    """`ok`, or true where the chunk's mask is off (an access that does not happen relies on nothing)."""
+    if mask is None:
+        return ok
+    off = arith.XOrIOp(mask, arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result).result
+    return arith.OrIOp(ok, off).result
+
+
+def _vectors(oks: list[ir.Value], values: list[ir.Value]) -> tuple[ir.Value, ir.Value]:
+    """The per-chunk conditions and values as two vectors, for fail_unless."""
+    i1, i64 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64)
+    values = [arith.IndexCastOp(i64, v).result if isinstance(v.type, ir.IndexType) else v for v in values]
+    n = len(oks)
+    return (
+        vector.FromElementsOp(ir.VectorType.get([n], i1), oks).result,
+        vector.FromElementsOp(ir.VectorType.get([n], i64), values).result,
+    )
+
+
+def _check_alignment(ctx, op, p, width, elem, accesses, behind) -> None:
+    """Each chunk's address is a multiple of its size (width elements): the vector access needs it."""
+    size = width * element_bytes(elem)
+    pointer = memref.ExtractAlignedPointerAsIndexOp(ctx.views[p]).result
+    eb = ctx.index(element_bytes(elem))
+    oks, values = [], []
+    for _, idx, mask in accesses:
+        address = arith.AddIOp(pointer, arith.MulIOp(idx, eb).result).result
+        rem = arith.RemUIOp(address, ctx.index(size)).result
+        oks.append(_unless_masked(arith.CmpIOp(arith.CmpIPredicate.eq, rem, ctx.index(0)).result, mask))
+        values.append(address)
+    message = f"this {op.name} reads or writes {size}-byte vectors, whose addresses must be multiples of {size}"
+    message += _hints_behind(behind) + "; the value is the address"
+    fail_unless(ctx.checks, op, "alignment", message, *_vectors(oks, values))
+
+
+def _check_uniform_slice_mask(ctx, op, p, width, coord, d, shape, axis, behind) -> None:
+    """A masked slice chunk is all in or all out along the last dimension (its extent and
+    start are multiples of the width): the chunk's first and last elements agree."""
+    extent = ctx.extents[(p, axis)]
+    oks, values = [], []
+    for k in ctx.layout.register_indices(shape):
+        if k[d] % width:
+            continue
+        first = arith.AddIOp(coord, ctx.index(ctx.layout.offsets(d, shape[d])[k[d]])).result
+        last = arith.AddIOp(first, ctx.index(width - 1)).result
+        inside_first = arith.CmpIOp(arith.CmpIPredicate.ult, first, extent).result
+        inside_last = arith.CmpIOp(arith.CmpIPredicate.ult, last, extent).result
+        oks.append(arith.CmpIOp(arith.CmpIPredicate.eq, inside_first, inside_last).result)
+        values.append(first)
+    message = f"this {op.name}'s {width}-element vectors are each all inside or all outside the tensor"
+    message += _hints_behind(behind) + "; the value is the first coordinate"
+    fail_unless(ctx.checks, op, "uniform mask", message, *_vectors(oks, values))
+
+
+def _check_offset_chunks(ctx, op, p, width, elem, accesses, offsets, mask, offsets_old) -> None:
+    """Each chunk's offsets are consecutive, its address aligned, and its mask one value."""
+    oks, values = [], []
+    for j, first, m in accesses:
+        ok = None
+        for t in range(1, width):
+            off = vector.ExtractOp(offsets, [], [j + t]).result
+            if not isinstance(off.type, ir.IndexType):
+                off = arith.IndexCastOp(ir.IndexType.get(), off).result
+            same = arith.CmpIOp(arith.CmpIPredicate.eq, off, arith.AddIOp(first, ctx.index(t)).result).result
+            ok = same if ok is None else arith.AndIOp(ok, same).result
+        oks.append(_unless_masked(ok, m))
+        values.append(first)
+    message = f"this {op.name} reads or writes {width} consecutive elements at a time"
+    message += _hints_behind([offsets_old]) + "; the value is the first offset of the vector"
+    fail_unless(ctx.checks, op, "contiguity", message, *_vectors(oks, values))
+    _check_alignment(ctx, op, p, width, elem, accesses, [offsets_old])
+    if mask is None:
+        return
+    oks, values = [], []
+    for j, first, m in accesses:
+        ok = None
+        for t in range(1, width):
+            same = arith.CmpIOp(arith.CmpIPredicate.eq, vector.ExtractOp(mask, [], [j + t]).result, m).result
+            ok = same if ok is None else arith.AndIOp(ok, same).result
+        oks.append(ok)
+        values.append(first)
+    message = f"this {op.name}'s mask is one value over each {width}-element vector" + _hints_behind([offsets_old])
+    fail_unless(ctx.checks, op, "uniform mask", message + "; the value is the first offset", *_vectors(oks, values))
 
 
 def _load_chunks(ctx: LoweringContext, op, result_old, p, width, elem, accesses, slice_form: bool) -> None:
