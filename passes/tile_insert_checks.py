@@ -89,8 +89,8 @@ def _element_count(base: ir.Value) -> ir.Value:
     return count
 
 
-def _check_unmasked(op: ir.Operation) -> None:
-    """An offset-form access without a mask promises its offsets lie inside the tensor."""
+def _check_offsets(op: ir.Operation) -> None:
+    """An offset-form access reads or writes inside its tensor (where its mask holds)."""
     view = op.opview
     offsets = view.offsets
     type_ = ir.RankedTensorType(offsets.type)
@@ -101,27 +101,32 @@ def _check_unmasked(op: ir.Operation) -> None:
         bound = tensor.SplatOp(type_, count, []).result
         below = arith.CmpIOp(arith.CmpIPredicate.slt, offsets, bound).result
         above = arith.CmpIOp(arith.CmpIPredicate.sge, offsets, _const(0, type_)).result
-        message = f"the unmasked {op.name} reads or writes elements 0 <= offset < the element count of its tensor"
-        T.CheckOp(arith.AndIOp(below, above).result, offsets, "bounds", message)
+        inside = arith.AndIOp(below, above).result
+        where = "" if view.mask is None else " where its mask holds"
+        if view.mask is not None:
+            off = arith.XOrIOp(view.mask, _const(1, view.mask.type)).result
+            inside = arith.OrIOp(inside, off).result
+        message = f"this {op.name}'s offsets{where} lie inside its tensor (0 <= offset < element count)"
+        T.CheckOp(inside, offsets, "bounds", message + "; the value is the offset")
 
 
 def _instrument(fn: ir.Operation) -> None:
     fn.attributes[K.CHECK_MODE] = ir.UnitAttr.get()
     analysis = AxisInfoAnalysis(fn)
-    hints, unmasked = [], []
+    hints, offset_accesses = [], []
 
     def visit(op):
         if is_op(op, T.HintOp):
             hints.append(op)
-        elif is_op(op, *T.OFFSET_OPS, *T.ATOMIC_OPS) and op.opview.mask is None:
-            unmasked.append(op)
+        elif is_op(op, *T.OFFSET_OPS, *T.ATOMIC_OPS):
+            offset_accesses.append(op)
         return ir.WalkResult.ADVANCE
 
     fn.walk(visit)
     for op in hints:
         _check_hint(op, analysis)
-    for op in unmasked:
-        _check_unmasked(op)
+    for op in offset_accesses:
+        _check_offsets(op)
 
 
 @tile_pass(
@@ -135,8 +140,8 @@ def tile_insert_checks(module: ir.Operation, pass_, check: bool = False) -> None
     the device where it is used, and a broken one raises phobos.PromiseBroken at
     the launch. This pass inserts the checks the tile IR states: each tile.hint's
     divisibility (of a scalar, or of the first element of each contiguous group
-    of a tile) and the offsets of each unmasked tile.load/tile.store/atomic (inside
-    the tensor). tile-elide-masks checks each mask it drops and each slice it
+    of a tile) and the offsets of each tile.load/tile.store/atomic (inside the
+    tensor, where the mask holds). tile-elide-masks checks each mask it drops and each slice it
     proves in bounds; the lowering checks each vector access's alignment,
     contiguity and mask, and each @aligned promise (docs/check-mode.md).
 

@@ -62,10 +62,18 @@ class CheckRecord:
         driver.synchronize(stream, kernel=self.kernel)
         words = (ctypes.c_int32 * RECORD_WORDS)()
         driver.check(driver.cu.cuMemcpyDtoH(ctypes.addressof(words), self.address, 4 * RECORD_WORDS), "cuMemcpyDtoH")
-        if not words[0]:
-            return
-        driver.check(driver.cu.cuMemsetD32(self.address, 0, RECORD_WORDS), "cuMemsetD32")
-        value = ctypes.c_int64.from_buffer_copy(bytes(words)[4 * VALUE_WORD : 4 * VALUE_WORD + 8]).value
-        site = words[1]
-        found = self.sites[site] if 0 <= site < len(self.sites) else {"check": "?", "message": "", "location": "?"}
-        raise PromiseBroken(self.kernel, found, (words[2], words[3], words[4]), words[5], value, words[6])
+        error = decode(list(words), self.sites, self.kernel)
+        if error is not None:
+            driver.check(driver.cu.cuMemsetD32(self.address, 0, RECORD_WORDS), "cuMemsetD32")
+            raise error
+
+
+def decode(words: list[int], sites: list[dict], kernel: str) -> PromiseBroken | None:
+    """The PromiseBroken a check record's RECORD_WORDS i32 words describe (None: no check failed)."""
+    if not words[0]:
+        return None
+    raw = b"".join(int(w).to_bytes(4, "little", signed=True) for w in words[VALUE_WORD : VALUE_WORD + 2])
+    value = int.from_bytes(raw, "little", signed=True)
+    site = words[1]
+    found = sites[site] if 0 <= site < len(sites) else {"check": "?", "message": f"site {site}", "location": "?"}
+    return PromiseBroken(kernel, found, (words[2], words[3], words[4]), words[5], value, words[6])

@@ -1,0 +1,86 @@
+"""Kernels that break their promises, for check mode (test_check_mode*.py).
+
+Each is compiled in check mode into `<out>/check/<name>` by `build(out)` (needs
+MLIR; `python test/unit/check_mode_kernels.py OUT` does it, and the GPU test
+loads the folders from $PHOBOS_GPU_ARTIFACTS/check). The line each test expects
+a PromiseBroken at is found in the source text by its marker comment, so the
+tests do not hard-code line numbers.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+N_COPY = 4096  # elements of the copy kernels' tensors (a multiple of every tile below)
+
+# A correct copy with 16-byte vectors (@aligned and the grid rule: no masks). Launched on a grid
+# one CTA too large, its last CTA's slices lie past the end (the analysis took each slice as
+# inside, as the grid rule makes it); with N = 1000 it breaks @aligned; launched raw on a
+# misaligned pointer it breaks its vector accesses' alignment.
+COPY = """@aligned(N = 256)
+kernel copy(X: tensor<f32>[N], Y: tensor<f32>[N]) {
+  let b = ctx.block.x
+  Y[b * 256 :+ 256] = X[b * 256 :+ 256]  // marker: read
+}
+"""
+
+# Every CTA stores the same 256 elements of Y: a static error under @checked.
+OVERLAP = """@checked
+kernel overlap(X: tensor<f32>[N], Y: tensor<f32>[256]) {
+  let b = ctx.block.x
+  Y[0 :+ 256] = X[b * 256 :+ 256]  // marker: store
+}
+"""
+
+SOURCES = {"copy": COPY}
+
+
+def marker_line(text: str, marker: str) -> int:
+    """The 1-based line of `text` holding `// marker: <marker>`."""
+    for i, line in enumerate(text.splitlines(), 1):
+        if f"// marker: {marker}" in line:
+            return i
+    raise ValueError(f"no marker {marker!r}")
+
+
+def hinted_copy_module():
+    """Y[i] = X[i + s] for i < n, the offsets promised (tile.hint) to be multiples of 4 in runs
+    of 4, so the load uses 16-byte vectors: true for s % 4 == 0, a lie otherwise. Returns the
+    module's text (with locations in this file) and the line of the hint."""
+    from phobos import builder as tb
+
+    hint_line = {}
+
+    def hinted_copy(X: tb.Tensor(tb.f32, "N"), Y: tb.Tensor(tb.f32, "N"), s: tb.i32, n: tb.i32):
+        offs = tb.arange(0, 1024) + tb.convert(tb.block_id(0) * 1024, tb.i32)
+        hint_line["line"] = sys._getframe().f_lineno + 1
+        src = tb.max_contiguous(tb.multiple_of(offs + s, 4), 4)
+        mask = offs < n
+        tb.store(Y, offs, tb.load(X, src, mask), mask)
+
+    with tb.context(), tb.Location.unknown():
+        module = tb.Module.create()
+        with tb.InsertionPoint(module.body):
+            tb.kernel(hinted_copy)
+        return module.operation.get_asm(enable_debug_info=True), hint_line["line"]
+
+
+def build(out: Path) -> None:
+    """Compiles every kernel above in check mode into `out/check/<name>`."""
+    import phobos
+
+    x = np.ones(N_COPY, np.float32)
+    options = {"check": True}
+    for name, text in SOURCES.items():
+        phobos.compile_ahead(text, out / "check" / name, options=options, examples=[(x, x)])
+        print(out / "check" / name)
+    text, _ = hinted_copy_module()
+    folder = out / "check" / "hinted_copy"
+    phobos.compile_ahead(text, folder, options=options, examples=[(x, x, 4, N_COPY)])
+    (folder / "hint_line").write_text(str(hinted_copy_module()[1]))
+    print(folder)
+
+
+if __name__ == "__main__":
+    build(Path(sys.argv[1]))
