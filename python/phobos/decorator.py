@@ -32,7 +32,7 @@ from phobos.runtime import source_check as _source_check
 from phobos.runtime.kernel import Kernel
 
 KERNEL_KEYWORDS = ("autotune", "launch", "aligned", "pipeline", "tensorcore", "persistent", "fastmath")
-KERNEL_KEYWORDS += ("assert_coalesced",) + RUNTIME_KEYWORDS + ("autotune_mode",)
+KERNEL_KEYWORDS += ("assert_coalesced", "checked") + RUNTIME_KEYWORDS + ("autotune_mode",)
 # Names a kernel body may use without declaring them (the language's own).
 _LANGUAGE_NAMES = frozenset(
     "ctx inf range span dot dot_t exp log sqrt tanh abs tmax tmin where sum max min rowsum rowmax rowmin "
@@ -69,7 +69,9 @@ def fn(func):
 
 def kernel(func=None, **options):
     """`@phobos.kernel` or `@phobos.kernel(autotune=..., launch=..., aligned=..., pipeline=True, ...,
-    chip=..., defines=..., autotune_key=...)`: a phobos.Kernel read from the function's source."""
+    chip=..., defines=..., autotune_key=..., check=...)`: a phobos.Kernel read from the function's
+    source. checked=True is `@checked` (static checks are errors, and check mode); check=True
+    compiles in check mode only (docs/check-mode.md)."""
     unknown = [k for k in options if k not in KERNEL_KEYWORDS]
     if unknown:
         raise TypeError(
@@ -141,6 +143,7 @@ class PythonKernel(Kernel):
             cache_dir=options.get("cache_dir"),
             autotune=options.get("autotune_mode"),
             autotune_key=options.get("autotune_key"),
+            check=options.get("check"),
         )
         try:
             _source_check.check(self._text, self.origin, self.kernel_name, self.defines, self._interpreting)

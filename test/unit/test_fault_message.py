@@ -55,7 +55,7 @@ def test_a_device_fault_names_the_kernel_and_how_to_find_the_line(fake):
     assert text.startswith("kernel 'saxpy' failed: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access")
     assert "the CUDA context is now unusable" in text
     assert "The driver does not say where in 'saxpy' it faulted (the cubin carries no line info)" in text
-    assert "PHOBOS_CHECK" not in text  # no check mode yet: the message names only what exists
+    assert "rerun with PHOBOS_CHECK=1, which reports it at its source line" in text
     assert "compute-sanitizer --tool memcheck python SCRIPT" in text and "--tool racecheck" in text
     assert isinstance(e, driver.CudaError)
 

@@ -16,8 +16,8 @@ from .parser import SCALAR_TYPES
 
 # Decorator keywords that become attributes, and the ones the runtime takes (not attributes).
 ATTRIBUTE_KEYWORDS = ("autotune", "launch", "aligned", "pipeline", "tensorcore", "persistent", "fastmath")
-FLAG_KEYWORDS = ("pipeline", "tensorcore", "persistent", "fastmath", "assert_coalesced")
-RUNTIME_KEYWORDS = ("chip", "defines", "autotune_key", "options", "cache_dir")
+FLAG_KEYWORDS = ("pipeline", "tensorcore", "persistent", "fastmath", "assert_coalesced", "checked")
+RUNTIME_KEYWORDS = ("chip", "defines", "autotune_key", "options", "cache_dir", "check")
 LAUNCH_NAMES = ("threads", "minBlocks", "maxRegs")
 DECORATOR_NAMES = ("kernel", "fn")
 
@@ -72,7 +72,8 @@ class AttributeReader:
             raise Unsupported(
                 dec.args[0],
                 "@phobos.kernel takes keyword arguments only (autotune=, launch=, aligned=, pipeline=, "
-                "tensorcore=, persistent=, fastmath=, assert_coalesced=, chip=, defines=, autotune_key=)",
+                "tensorcore=, persistent=, fastmath=, assert_coalesced=, checked=, chip=, defines=, autotune_key=, "
+                "check=)",
             )
         out = []
         for kw in dec.keywords:
@@ -98,7 +99,7 @@ class AttributeReader:
             return A.Attribute(pos, name, self.launch(kw.value), True)
         if name == "aligned":
             return A.Attribute(pos, name, self.keywords(kw.value, "aligned", "{'N': 'BLOCK'}"), True)
-        known = ", ".join(ATTRIBUTE_KEYWORDS + ("assert_coalesced",) + RUNTIME_KEYWORDS)
+        known = ", ".join(ATTRIBUTE_KEYWORDS + ("assert_coalesced", "checked") + RUNTIME_KEYWORDS)
         raise Unsupported(kw, f"unknown keyword '{name}=' of @phobos.kernel (expected one of {known})")
 
     def spaces(self, node) -> list[A.AttrArg]:

@@ -111,9 +111,8 @@ def raise_error(code, what: str, kernel: str | None = None, certain: bool = True
 def fault_message(name: str, detail: str, what: str, kernel: str, certain: bool = True) -> str:
     """What a KernelFault says: the kernel, the driver's error and, for a fault on the device,
     that the driver does not say where (Phobos cubins carry no line info, so the faulting PC
-    maps to no source line) and how to find out: compute-sanitizer. (A check mode that names the
-    broken promise's line is issue 30's item 1; the message will point at it once it exists.)
-    `detail` is the driver's error name and text."""
+    maps to no source line) and how to find out: check mode (PHOBOS_CHECK=1), which names the
+    broken promise's line, and compute-sanitizer. `detail` is the driver's error name and text."""
     if certain:
         msg = f"kernel '{kernel}' failed: {detail}"
     else:
@@ -126,7 +125,8 @@ def fault_message(name: str, detail: str, what: str, kernel: str, certain: bool 
     sanitizer = "compute-sanitizer --tool memcheck python SCRIPT; --tool racecheck for shared memory"
     return (
         f"{msg}. The driver does not say where in '{kernel}' it faulted (the cubin carries no line info); "
-        f"to find the access, rerun under compute-sanitizer ({sanitizer})"
+        "to find a broken promise (a hint, @aligned, a slice taken as in bounds), rerun with PHOBOS_CHECK=1, "
+        f"which reports it at its source line; to find any bad access, rerun under compute-sanitizer ({sanitizer})"
     )
 
 
