@@ -1,3 +1,4 @@
+# ruff: noqa: F821  (the dimension symbols in a kernel's annotations name no Python object)
 """Kernels that break their promises, for check mode (test_check_mode*.py).
 
 Each is compiled in check mode into `<out>/check/<name>` by `build(out)` (needs
@@ -64,6 +65,24 @@ def hinted_copy_module():
         with tb.InsertionPoint(module.body):
             tb.kernel(hinted_copy)
         return module.operation.get_asm(enable_debug_info=True), hint_line["line"]
+
+
+def decorated_copies(cache_dir):
+    """The copy kernel as @phobos.kernel functions: with checked=True (@checked) and with check=True."""
+    import phobos
+    from phobos.lang import ctx, f32, span, tensor
+
+    @phobos.kernel(aligned={"N": 256}, checked=True, cache_dir=cache_dir)
+    def copy_checked(X: tensor[f32, "N"], Y: tensor[f32, "N"]):
+        b = ctx.block.x
+        Y[span(b * 256, 256)] = X[span(b * 256, 256)]
+
+    @phobos.kernel(aligned={"N": 256}, check=True, cache_dir=cache_dir)
+    def copy_check(X: tensor[f32, "N"], Y: tensor[f32, "N"]):
+        b = ctx.block.x
+        Y[span(b * 256, 256)] = X[span(b * 256, 256)]
+
+    return copy_checked, copy_check
 
 
 def build(out: Path) -> None:

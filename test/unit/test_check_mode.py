@@ -122,18 +122,9 @@ def _types(operands: str) -> list[str]:
 
 
 def test_decorator_keywords(tmp_path):
-    from phobos.lang import ctx, f32, span, tensor
+    from check_mode_kernels import decorated_copies
 
-    @phobos.kernel(aligned={"N": 256}, checked=True, cache_dir=tmp_path)
-    def copy_checked(X: tensor[f32, "N"], Y: tensor[f32, "N"]):
-        b = ctx.block.x
-        Y[span(b * 256, 256)] = X[span(b * 256, 256)]
-
-    @phobos.kernel(aligned={"N": 256}, check=True, cache_dir=tmp_path)
-    def copy_check(X: tensor[f32, "N"], Y: tensor[f32, "N"]):
-        b = ctx.block.x
-        Y[span(b * 256, 256)] = X[span(b * 256, 256)]
-
+    copy_checked, copy_check = decorated_copies(tmp_path)
     for k in (copy_checked, copy_check):
         kinds = {s["check"] for s in k.artifact(VECTOR_KEY).contract["checks"]}
         assert {"aligned", "bounds", "alignment"} <= kinds
