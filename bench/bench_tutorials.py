@@ -281,7 +281,9 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="one or two sizes per tutorial")
     p.add_argument("--from-aot", action="store_true", help="launch from the ahead-of-time folders even with MLIR")
     p.add_argument("--out", help="JSON file (default: $OUT/tutorials.json, else bench/results/tutorials.json)")
+    p.add_argument("--only", help="comma-separated tutorials: vector_add, softmax, matmul, layer_norm, attention")
     args = p.parse_args(argv)
+    only = set(args.only.split(",")) if args.only else None
     import common
     import torch
     import triton
@@ -289,6 +291,8 @@ def main(argv=None) -> int:
     from_aot = args.from_aot or not compiler_available()
     K = Kernels(from_aot)
     sizes = _sizes(args.quick)
+    if only is not None:
+        sizes = {name: (v if name in only else []) for name, v in sizes.items()}
     t0 = time.perf_counter()
     rows = [vector_add(K, args.reps, n) for n in sizes["vector_add"]]
     rows += [softmax(K, args.reps, n) for n in sizes["softmax"]]
