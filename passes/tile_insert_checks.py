@@ -96,11 +96,13 @@ def _check_offsets(op: ir.Operation) -> None:
     type_ = ir.RankedTensorType(offsets.type)
     with ir.InsertionPoint(op), op.location:
         count = _element_count(view.base)
+        wide = offsets  # compared as index: an element count need not fit the offsets' type
         if not isinstance(type_.element_type, ir.IndexType):
-            count = arith.IndexCastOp(type_.element_type, count).result
+            type_ = ir.RankedTensorType.get(list(type_.shape), ir.IndexType.get())
+            wide = arith.IndexCastOp(type_, offsets).result
         bound = tensor.SplatOp(type_, count, []).result
-        below = arith.CmpIOp(arith.CmpIPredicate.slt, offsets, bound).result
-        above = arith.CmpIOp(arith.CmpIPredicate.sge, offsets, _const(0, type_)).result
+        below = arith.CmpIOp(arith.CmpIPredicate.slt, wide, bound).result
+        above = arith.CmpIOp(arith.CmpIPredicate.sge, wide, _const(0, type_)).result
         inside = arith.AndIOp(below, above).result
         where = "" if view.mask is None else " where its mask holds"
         if view.mask is not None:

@@ -105,7 +105,12 @@ TARGETS = [
     Target("python/phobos/analysis/transfer.py", AXIS_TESTS, []),
     Target(
         "passes/tile_elide_masks.py",
-        [LIT + ["test/Transforms/tile-elide-masks.mlir"]],
+        [LIT + ["test/Transforms/tile-elide-masks.mlir", "test/Transforms/tile-insert-checks.mlir"]],
+        [],
+    ),
+    Target(
+        "passes/tile_insert_checks.py",
+        [LIT + ["test/Transforms/tile-insert-checks.mlir"], PYTEST + ["test/unit/test_check_mode.py"]],
         [],
     ),
     Target("passes/tile_specialize.py", [LIT + ["test/Transforms/tile-specialize.mlir"]], []),
@@ -188,6 +193,7 @@ _DECISIONS = r"\b(if|elif|while|return)\b.*([<>]=?|!=|==|%|//|\bnot\b|\band\b|\b
 PATTERNS = {
     "python/phobos/analysis/transfer.py": r"\bgcd\(|\bmin\(|\bmax\(",
     "passes/tile_elide_masks.py": r"\bif\b|\breturn\b",
+    "passes/tile_insert_checks.py": _DECISIONS,
     "passes/tile_specialize.py": r"\bif\b",
     "python/phobos/runtime/binding.py": r"\bif\b.*([<>]=?|==|%)",
     "python/phobos/frontend/checker.py": r"\bif\b.*([<>]=?|!=|==)",
