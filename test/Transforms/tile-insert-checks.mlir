@@ -120,3 +120,50 @@ func.func @marked(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]},
   "tile.store_slice"(%x, %Y, %s) : (tensor<256xf32>, memref<?xf32>, index) -> ()
   return
 }
+
+// -----
+
+// 2-D hints: each dimension's divisibility is checked at the first element of its
+// groups along that dimension (coordinates: a range, a unit dimension around it, a
+// broadcast); a dimension with divisibility 1 or contiguity 1 needs less.
+// CHECK-LABEL: func.func @hinted_2d
+// CHECK: %[[A:.*]] = "tile.hint"(%{{.*}}) {contiguity = array<i64: 1, 2>, divisibility = array<i64: 2, 4>}
+// CHECK-NEXT: %[[D2:.*]] = arith.constant dense<2> : tensor<4x8xi32>
+// CHECK-NEXT: %[[R0:.*]] = arith.remsi %[[A]], %[[D2]] : tensor<4x8xi32>
+// CHECK-NEXT: arith.constant dense<0> : tensor<4x8xi32>
+// CHECK-NEXT: %[[OK0:.*]] = arith.cmpi eq, %[[R0]], %{{.*}} : tensor<4x8xi32>
+// CHECK-NEXT: %[[D4:.*]] = arith.constant dense<4> : tensor<4x8xi32>
+// CHECK-NEXT: %[[R1:.*]] = arith.remsi %[[A]], %[[D4]] : tensor<4x8xi32>
+// CHECK-NEXT: arith.constant dense<0> : tensor<4x8xi32>
+// CHECK-NEXT: %[[OK1:.*]] = arith.cmpi eq, %[[R1]], %{{.*}} : tensor<4x8xi32>
+// CHECK-NEXT: %[[COLS:.*]] = "tile.range"() {end = 8 : i64, start = 0 : i64} : () -> tensor<8xi32>
+// CHECK-NEXT: %[[ROW:.*]] = tensor.expand_shape %[[COLS]] {{\[\[}}0, 1]] output_shape [1, 8] : tensor<8xi32> into tensor<1x8xi32>
+// CHECK-NEXT: %[[C1:.*]] = "tile.broadcast"(%[[ROW]]) : (tensor<1x8xi32>) -> tensor<4x8xi32>
+// CHECK-NEXT: %[[G2:.*]] = arith.constant dense<2> : tensor<4x8xi32>
+// CHECK-NEXT: %[[CR:.*]] = arith.remsi %[[C1]], %[[G2]] : tensor<4x8xi32>
+// CHECK-NEXT: arith.constant dense<0> : tensor<4x8xi32>
+// CHECK-NEXT: %[[IN:.*]] = arith.cmpi ne, %[[CR]], %{{.*}} : tensor<4x8xi32>
+// CHECK-NEXT: %[[GOK:.*]] = arith.ori %[[IN]], %[[OK1]] : tensor<4x8xi1>
+// CHECK-NEXT: %[[ALL:.*]] = arith.andi %[[OK0]], %[[GOK]] : tensor<4x8xi1>
+// CHECK-NEXT: "tile.check"(%[[ALL]], %[[A]]) {check = "hint", message = "tile.hint promises the values (the first of each contiguous group) are multiples of 2 x 4"}
+// CHECK: %[[B:.*]] = "tile.hint"(%{{.*}}) {contiguity = array<i64: 4, 1>, divisibility = array<i64: 8, 1>}
+// CHECK-NEXT: %[[D8:.*]] = arith.constant dense<8> : tensor<4x8xi32>
+// CHECK-NEXT: %[[RB:.*]] = arith.remsi %[[B]], %[[D8]] : tensor<4x8xi32>
+// CHECK-NEXT: arith.constant dense<0> : tensor<4x8xi32>
+// CHECK-NEXT: arith.cmpi eq, %[[RB]], %{{.*}} : tensor<4x8xi32>
+// CHECK-NEXT: %[[ROWS:.*]] = "tile.range"() {end = 4 : i64, start = 0 : i64} : () -> tensor<4xi32>
+// CHECK-NEXT: %[[COL:.*]] = tensor.expand_shape %[[ROWS]] {{\[\[}}0, 1]] output_shape [4, 1] : tensor<4xi32> into tensor<4x1xi32>
+// CHECK-NEXT: "tile.broadcast"(%[[COL]]) : (tensor<4x1xi32>) -> tensor<4x8xi32>
+// CHECK-NEXT: arith.constant dense<4> : tensor<4x8xi32>
+// CHECK-NOT: arith.andi
+// CHECK: "tile.check"({{.*}}, %[[B]]) {check = "hint"
+func.func @hinted_2d(%X: memref<?x?xi32> {tile.name = "X", tile.dims = ["M", "N"]})
+    attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %x = "tile.load_slice"(%X, %c0, %c0) : (memref<?x?xi32>, index, index) -> tensor<4x8xi32>
+  %a = "tile.hint"(%x) {divisibility = array<i64: 2, 4>, contiguity = array<i64: 1, 2>} : (tensor<4x8xi32>) -> tensor<4x8xi32>
+  %b = "tile.hint"(%x) {divisibility = array<i64: 8, 1>, contiguity = array<i64: 4, 1>} : (tensor<4x8xi32>) -> tensor<4x8xi32>
+  %s = arith.addi %a, %b : tensor<4x8xi32>
+  "tile.store_slice"(%s, %X, %c0, %c0) : (tensor<4x8xi32>, memref<?x?xi32>, index, index) -> ()
+  return
+}
