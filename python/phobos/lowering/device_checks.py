@@ -10,7 +10,9 @@ module's global `__phobos_check` (i32 words):
     [6] how many checks failed      [8..9] the offending value (i64)
 
 and then exits the thread (PTX `exit`: barriers waiting only on exited threads
-are released, so the rest of the CTA finishes). The context stays usable: the
+are released, so the rest of the CTA finishes). The function is `noreturn`: LLVM
+must not move the access a check guards (a load from a read-only tensor, say)
+above the check. The context stays usable: the
 runtime reads the record after the launch and raises phobos.PromiseBroken
 (runtime/check_record.py), then clears it. The sites (check, message, location)
 are recorded on the gpu.func as `phobos.checks` and reach the launch contract.
@@ -35,7 +37,7 @@ VALUE_WORD = 8
 CHECKS_TEXT = f"""llvm.mlir.global external @{RECORD}(dense<0> : tensor<{RECORD_WORDS}xi32>)
     {{addr_space = 1 : i32, alignment = 8 : i64}} : !llvm.array<{RECORD_WORDS} x i32>
 
-llvm.func internal @{FAIL}(%site: i32, %value: i64) attributes {{no_inline}} {{
+llvm.func internal @{FAIL}(%site: i32, %value: i64) attributes {{no_inline, passthrough = ["noreturn"]}} {{
   %record = llvm.mlir.addressof @{RECORD} : !llvm.ptr<1>
   %c0 = llvm.mlir.constant(0 : i32) : i32
   %c1 = llvm.mlir.constant(1 : i32) : i32
@@ -64,7 +66,7 @@ llvm.func internal @{FAIL}(%site: i32, %value: i64) attributes {{no_inline}} {{
   llvm.br ^exit
 ^exit:
   llvm.inline_asm has_side_effects "exit;", "" : () -> ()
-  llvm.return
+  llvm.unreachable
 }}
 
 llvm.func internal @{POLL}() attributes {{no_inline}} {{

@@ -7,7 +7,8 @@ gives `ld.global.nc`): launching with it overlapping a written tensor is then
 allowed only in the elementwise in-place way (each element read before it is
 written, by the thread that writes it); kernels with barriers, and the
 `noalias=false` option, get no such declaration. `llvm.align = 16` comes only
-from `tile.ptr_align = 16` (the specialisation key's a16). Each pointer is
+from `tile.ptr_align = 16` (the specialisation key's a16), and not in check mode,
+which verifies the alignment instead of letting LLVM assume it. Each pointer is
 seen by the body through a flat `memref<?xT>` view (`flat_view`).
 """
 
@@ -66,7 +67,8 @@ def kernel_function(fn: ir.Operation, abi: list[dict], stored: set[int], tensor_
                 a["llvm.noalias"] = ir.UnitAttr.get()
                 a["llvm.readonly"] = ir.UnitAttr.get()
             align = K.arg_attrs(fn, p).get(K.ARG_PTR_ALIGN)
-            if align is not None and ir.IntegerAttr(align).value >= 16:
+            # check mode verifies the alignment on the device: LLVM must not take it as given
+            if align is not None and ir.IntegerAttr(align).value >= 16 and K.CHECK_MODE not in fn.attributes:
                 a["llvm.align"] = ir.IntegerAttr.get(_i64(), 16)
             attrs.append(ir.DictAttr.get(a))
         elif entry["kind"] in ("extent", "stride"):
