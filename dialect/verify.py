@@ -368,8 +368,9 @@ class _Checker:
         elif not _is_int_like(_elem(value)):
             self.error(op, f"expects the value to be an integer or index scalar or tile, got {value}")
         else:
-            shape = list(_tensor(cond).shape) if _tensor(cond) is not None else None
-            value_shape = list(_tensor(value).shape) if _tensor(value) is not None else None
+            cond_tile, value_tile = _tensor(cond), _tensor(value)
+            shape = list(cond_tile.shape) if cond_tile is not None else None
+            value_shape = list(value_tile.shape) if value_tile is not None else None
             if shape != value_shape:
                 self.error(op, f"expects the value ({value}) to have the condition's shape ({cond})")
 

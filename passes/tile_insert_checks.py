@@ -49,7 +49,8 @@ def _hint_condition(op: ir.Operation, analysis: AxisInfoAnalysis) -> ir.Value | 
         return None
     value = op.results[0]
     type_ = value.type
-    contiguity = hint.facts("contiguity") or analysis.get(value).contiguity
+    computed = analysis.get(value)  # without facts, take no element to lie inside a group
+    contiguity = hint.facts("contiguity") or (computed.contiguity if computed is not None else [1] * len(divisibility))
     cond = None
     for dim, divisor in enumerate(divisibility):
         if divisor == 1:

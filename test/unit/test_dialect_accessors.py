@@ -34,6 +34,7 @@ func.func @k(%X: memref<?x?xf32>, %F: memref<?xf32>, %i: index, %j: index, %t: t
   %10 = "tile.scan"(%v) {kind = "sum", axis = 0 : i64} : (tensor<16xf32>) -> tensor<16xf32>
   %11 = "tile.hint"(%o) {divisibility = array<i64: 16>} : (tensor<16xi32>) -> tensor<16xi32>
   %12 = "tile.check_multiple"(%i) {divisor = 16 : i64, symbol = "M"} : (index) -> index
+  "tile.check"(%m, %o) {check = "mask", message = "dropped"} : (tensor<16xi1>, tensor<16xi32>) -> ()
   "tile.barrier"() : () -> ()
   "tile.grid_barrier"() : () -> ()
   %13 = "tile.atomic_rmw"(%v, %F, %o, %m) {kind = "add", sem = "relaxed", scope = "gpu"}
@@ -78,6 +79,7 @@ EXPECTED = [
     ("tile.scan", {"source": Operand(0), "kind": "sum", "axis": 0, "result": Result(0)}),
     ("tile.hint", {"value": Operand(0), "result": Result(0)}),
     ("tile.check_multiple", {"value": Operand(0), "divisor": 16, "symbol": "M", "result": Result(0)}),
+    ("tile.check", {"condition": Operand(0), "value": Operand(1), "check": "mask", "message": "dropped"}),
     ("tile.barrier", {}),
     ("tile.grid_barrier", {}),
     (
