@@ -29,13 +29,11 @@ def _coordinates(type_: ir.RankedTensorType, dim: int) -> ir.Value:
         if axis == dim:
             continue
         current = list(ir.RankedTensorType(v.type).shape)
+        # before the range: inserted at `axis`, in front of the range's (last) dimension; after
+        # it: appended. Either way the new unit dimension joins the source's last dimension.
         at = axis if axis < dim else len(current)
         new_shape = current[:at] + [1] + current[at:]
-        reassoc = [[i] if i < at else [i + 1] for i in range(len(current))]
-        if at < len(current):
-            reassoc[at] = [at, at + 1]
-        else:
-            reassoc[-1] = [len(current) - 1, len(current)]
+        reassoc = [[i] for i in range(len(current) - 1)] + [[len(current) - 1, len(current)]]
         v = tensor.ExpandShapeOp(ir.RankedTensorType.get(new_shape, elem), v, reassoc, [], new_shape).result
     return T.BroadcastOp(v, shape).result if len(shape) > 1 else v
 
@@ -49,8 +47,9 @@ def _hint_condition(op: ir.Operation, analysis: AxisInfoAnalysis) -> ir.Value | 
         return None
     value = op.results[0]
     type_ = value.type
-    computed = analysis.get(value)  # without facts, take no element to lie inside a group
-    contiguity = hint.facts("contiguity") or (computed.contiguity if computed is not None else [1] * len(divisibility))
+    computed = analysis.get(value)
+    assert computed is not None  # a hint's value is an integer scalar or tile: the analysis has its facts
+    contiguity = hint.facts("contiguity") or computed.contiguity
     cond = None
     for dim, divisor in enumerate(divisibility):
         if divisor == 1:
