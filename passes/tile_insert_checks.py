@@ -21,20 +21,24 @@ def _const(value: int, type_: ir.Type) -> ir.Value:
     return arith.ConstantOp(type_, ir.IntegerAttr.get(type_, value)).result
 
 
+def _unit_dim(v: ir.Value, at: int) -> ir.Value:
+    """`v` with a dimension of extent 1 inserted at `at`: in front of the range's dimension
+    while that is `v`'s last, else appended. Either way it joins `v`'s last dimension."""
+    current = list(ir.RankedTensorType(v.type).shape)
+    new_shape = current[:at] + [1] + current[at:]
+    reassoc = [[i] for i in range(len(current) - 1)] + [[len(current) - 1, len(current)]]
+    elem = ir.RankedTensorType(v.type).element_type
+    return tensor.ExpandShapeOp(ir.RankedTensorType.get(new_shape, elem), v, reassoc, [], new_shape).result
+
+
 def _coordinates(type_: ir.RankedTensorType, dim: int) -> ir.Value:
     """The tile of `type_`'s shape holding each element's coordinate along `dim`."""
     shape, elem = list(type_.shape), type_.element_type
     v = T.RangeOp(0, shape[dim], elem).result
-    for axis in range(len(shape)):  # unit dimensions around it, one at a time, as the builder adds them
-        if axis == dim:
-            continue
-        current = list(ir.RankedTensorType(v.type).shape)
-        # before the range: inserted at `axis`, in front of the range's (last) dimension; after
-        # it: appended. Either way the new unit dimension joins the source's last dimension.
-        at = axis if axis < dim else len(current)
-        new_shape = current[:at] + [1] + current[at:]
-        reassoc = [[i] for i in range(len(current) - 1)] + [[len(current) - 1, len(current)]]
-        v = tensor.ExpandShapeOp(ir.RankedTensorType.get(new_shape, elem), v, reassoc, [], new_shape).result
+    for at in range(dim):  # unit dimensions in front of it, one at a time, as the builder adds them
+        v = _unit_dim(v, at)
+    for at in range(dim + 1, len(shape)):  # and after it
+        v = _unit_dim(v, at)
     return T.BroadcastOp(v, shape).result if len(shape) > 1 else v
 
 
