@@ -182,7 +182,11 @@ TARGETS = [
         [PYTEST + ["test/unit/test_exchange_plan.py", "test/unit/test_fuzz_mutation_survivors.py"], *CONVERSION_TESTS],
         [],
     ),
-    Target("python/phobos/lowering/plan_records.py", CONVERSION_TESTS, []),
+    Target(
+        "python/phobos/lowering/plan_records.py",
+        [LIT + ["test/Transforms/tile-plan-records-invalid.ph"], *CONVERSION_TESTS],
+        [],
+    ),
     Target("python/phobos/lowering/linear_layout.py", FRAGMENT_TESTS, []),
     Target("python/phobos/lowering/fragments.py", FRAGMENT_TESTS, []),
 ]
