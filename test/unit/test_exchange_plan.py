@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -142,3 +143,47 @@ def test_scans_along_rows_match_numpy(params, seed):
                     r, col = coords[t][0][i], coords[t][1][c * run + k]
                     assert acc == expected[r, col], f"thread {t} ({r}, {col}): {acc} != {expected[r, col]} ({L})"
             carry = [carry[t] + total[t] for t in range(threads)]
+
+
+def test_conversion_scratch_keeps_elements_but_i1():
+    """A layout conversion's buffer holds the tile's own elements; i1 tiles go through bytes."""
+    from mlir import ir
+
+    from phobos.dialect import make_context
+    from phobos.lowering.exchange_plan import _conversion_scratch
+
+    with make_context(), ir.Location.unknown():
+        module = ir.Module.parse(
+            """func.func @k(%a: tensor<4x8xi1>, %b: tensor<4x8xi32>, %c: tensor<4x8xf16>) {
+  %0 = "tile.convert_layout"(%a) : (tensor<4x8xi1>) -> tensor<4x8xi1>
+  %1 = "tile.convert_layout"(%b) : (tensor<4x8xi32>) -> tensor<4x8xi32>
+  %2 = "tile.convert_layout"(%c) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+  return
+}"""
+        )
+        ops = list(module.body.operations[0].regions[0].blocks[0].operations)[:3]
+        elements = [str(_conversion_scratch(op.operation).element) for op in ops]
+    assert elements == ["i8", "i32", "f16"]
+
+
+def test_what_the_exchange_lowering_refuses():
+    """check(): a transpose needs a 2-D tile in a 2-D layout; a 1-D reduction in a 1-D layout is fine."""
+    from mlir import ir
+
+    from phobos.dialect import make_context
+    from phobos.lowering.errors import LoweringError
+    from phobos.lowering.exchange_plan import check
+
+    with make_context(), ir.Location.unknown():
+        module = ir.Module.parse(
+            """func.func @k(%v: tensor<256xf32>, %t: tensor<4x8xf32>) {
+  %0 = "tile.reduce"(%v) {kind = "sum", axis = 0 : i64} : (tensor<256xf32>) -> f32
+  %1 = "tile.transpose"(%t) {permutation = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return
+}"""
+        )
+        reduce_op, transpose_op = list(module.body.operations[0].regions[0].blocks[0].operations)[:2]
+        check(reduce_op.operation, choose_blocked([256], 128))
+        check(transpose_op.operation, choose_blocked([4, 8], 128))
+        with pytest.raises(LoweringError, match="only of 2-D tiles in a 2-D kernel layout"):
+            check(transpose_op.operation, choose_blocked([256], 128))
