@@ -150,3 +150,29 @@ def test_the_hazard_named_is_the_same_in_every_process():
         assert done.returncode == 0, done.stderr
         reasons.add(done.stdout.strip())
     assert reasons == {"read after write: after the copy of the lhs tile"}
+
+
+_ONE_USE_OR_TWO = """kernel once(A: tensor<f32>[M, K], B: tensor<f32>[K, N], C: tensor<f32>[M, N]) {
+  let a = A[ctx.block.x * 64 :+ 64, 0 :+ 16]
+  let b = B[0 :+ 16, ctx.block.y * 64 :+ 64]
+  C[ctx.block.x * 64 :+ 64, ctx.block.y * 64 :+ 64] = dot(a, b)
+}
+kernel twice(A: tensor<f32>[M, K], B: tensor<f32>[K, N], C: tensor<f32>[M, N], S: tensor<f32>[M, Q]) {
+  let a = A[ctx.block.x * 64 :+ 64, 0 :+ 16]
+  let b = B[0 :+ 16, ctx.block.y * 64 :+ 64]
+  C[ctx.block.x * 64 :+ 64, ctx.block.y * 64 :+ 64] = dot(a, b)
+  S[ctx.block.x * 64 :+ 64, ctx.block.y * 16 :+ 16] = a
+}
+"""
+
+
+@pytest.mark.parametrize("kernel, line", [("once", 2), ("twice", 9)])
+def test_a_dot_operand_used_elsewhere_is_not_staged_from_its_load(kernel, line):
+    """A tile only the dot reads is copied from global memory straight into its buffer (the
+    buffer's `where` is the load); one also used elsewhere stays in registers and is stored
+    from there (its `where` is the dot)."""
+    from phobos.compiler import compile_artifact
+
+    plan = compile_artifact(_ONE_USE_OR_TWO, kernel=kernel).contract["shared_memory"]
+    lhs = next(b for b in plan["buffers"] if b["name"].startswith("lhs of the dot"))
+    assert lhs["where"].split(":")[1] == str(line)
