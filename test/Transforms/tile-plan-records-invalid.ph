@@ -5,6 +5,7 @@
 // RUN: phobos compile %s --emit=tile --kernel=pipelined | phobos-opt -p 'builtin.module(tile-elide-masks,tile-assign-layout,tile-plan-dots)' | sed 's/tile.dot_path = "fma"/tile.dot_path = "wgmma"/' | not phobos-opt --tile-lower-to-gpu 2>&1 | FileCheck %s --check-prefix=PATH
 // RUN: phobos compile %S/../../bench/kernels/hgemm.ph -D TK=64 --emit=tile | phobos-opt -p 'builtin.module(tile-elide-masks,tile-assign-layout,tile-plan-dots)' | sed 's/tile.dot_path = "mma.sync"/tile.dot_path = "wgmma"/' | not phobos-opt --tile-lower-to-gpu 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: phobos compile %s --emit=tile --kernel=two_dots | phobos-opt -p 'builtin.module(tile-elide-masks,tile-assign-layout,tile-plan-dots)' | sed '0,/tile.dot_path = "fma"/s//tile.dot_path_was = "fma"/' | not phobos-opt --tile-lower-to-gpu 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: phobos compile %s --emit=tile --kernel=two_dots | phobos-opt -p 'builtin.module(tile-elide-masks,tile-assign-layout,tile-plan-dots)' | awk '/tile.dot_path = "fma"/ && ++n == 2 { sub(/"fma"/, "\"mma.sync\"") } 1' | not phobos-opt --tile-lower-to-gpu 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: phobos compile %s --emit=tile --kernel=pipelined | phobos-opt -p 'builtin.module(tile-elide-masks,tile-assign-layout,tile-plan-dots,tile-pipeline,tile-allocate-shared)' | sed 's/shape = array<i64: 8, 64>/shape = array<i64: 8, 32>/' | not phobos-opt --tile-lower-to-gpu 2>&1 | FileCheck %s --check-prefix=STALE
 
 // ONE: error: expects tile.pipeline_stages to be 0 (no ring) or at least 2, got 1

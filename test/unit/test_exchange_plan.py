@@ -167,7 +167,8 @@ def test_conversion_scratch_keeps_elements_but_i1():
 
 
 def test_what_the_exchange_lowering_refuses():
-    """check(): a transpose needs a 2-D tile in a 2-D layout; a 1-D reduction in a 1-D layout is fine."""
+    """check(): a transpose needs a 2-D tile in a 2-D layout, a reduction a non-i1 tile; 1-D
+    reductions of floats and integers in a 1-D layout are fine."""
     from mlir import ir
 
     from phobos.dialect import make_context
@@ -176,14 +177,19 @@ def test_what_the_exchange_lowering_refuses():
 
     with make_context(), ir.Location.unknown():
         module = ir.Module.parse(
-            """func.func @k(%v: tensor<256xf32>, %t: tensor<4x8xf32>) {
+            """func.func @k(%v: tensor<256xf32>, %t: tensor<4x8xf32>, %i: tensor<256xi32>, %b: tensor<256xi1>) {
   %0 = "tile.reduce"(%v) {kind = "sum", axis = 0 : i64} : (tensor<256xf32>) -> f32
   %1 = "tile.transpose"(%t) {permutation = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %2 = "tile.reduce"(%i) {kind = "max", axis = 0 : i64} : (tensor<256xi32>) -> i32
+  %3 = "tile.reduce"(%b) {kind = "max", axis = 0 : i64} : (tensor<256xi1>) -> i1
   return
 }"""
         )
-        reduce_op, transpose_op = list(module.body.operations[0].regions[0].blocks[0].operations)[:2]
+        reduce_op, transpose_op, int_op, bool_op = list(module.body.operations[0].regions[0].blocks[0].operations)[:4]
         check(reduce_op.operation, choose_blocked([256], 128))
+        check(int_op.operation, choose_blocked([256], 128))
+        with pytest.raises(LoweringError, match="of i1 tiles is not supported"):
+            check(bool_op.operation, choose_blocked([256], 128))
         check(transpose_op.operation, choose_blocked([4, 8], 128))
         with pytest.raises(LoweringError, match="only of 2-D tiles in a 2-D kernel layout"):
             check(transpose_op.operation, choose_blocked([256], 128))
