@@ -10,8 +10,9 @@ from check_mode_kernels import COPY, OVERLAP, hinted_copy_module, marker_line
 
 import phobos
 from phobos.compiler import compile_artifact, compile_stages
+from phobos.contract.check_record import RECORD_WORDS, VALUE_WORD
 from phobos.frontend import CompileError
-from phobos.runtime.check_record import RECORD_WORDS, VALUE_WORD, PromiseBroken, decode
+from phobos.runtime.check_record import PromiseBroken, decode
 
 VECTOR_KEY = "X=a16.e16.s;Y=a16.e16.s"
 

@@ -16,7 +16,8 @@ import pytest
 from check_mode_kernels import COPY, N_COPY, marker_line
 
 import phobos
-from phobos.runtime.check_record import RECORD, RECORD_WORDS, decode
+from phobos.contract.check_record import RECORD, RECORD_WORDS
+from phobos.runtime.check_record import decode
 
 pytestmark = pytest.mark.gpu
 

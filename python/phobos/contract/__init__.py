@@ -1,6 +1,7 @@
 """What the compiler and the runtime agree on, importable without MLIR.
 
   artifact        a compiled kernel: cubin bytes, the launch contract (JSON) and its checks
+  check_record    the layout of a check-mode kernel's record of a broken promise
   fingerprint     the compiler fingerprint that names compatible artifacts and cache entries
   specialization  specialisation keys: what a launch learns from its arguments
 

@@ -2,14 +2,9 @@
 
 A kernel in check mode (tile.check_mode) verifies each promise the compiler relied
 on where it is used. A failed check calls `__phobos_check_fail(site, value)`, which
-counts the failure and, for the first failing thread of the launch, records in the
-module's global `__phobos_check` (i32 words):
-
-    [0] 1 once a check failed       [1] the site (an index into the kernel's table)
-    [2..4] the CTA (ctaid.x, y, z)  [5] the thread (tid.x)
-    [6] how many checks failed      [8..9] the offending value (i64)
-
-and then exits the thread (PTX `exit`: barriers waiting only on exited threads
+counts the failure and, for the first failing thread of the launch, records the site,
+its CTA and thread and the value in the module's check record (its layout:
+phobos.contract.check_record), and then exits the thread (PTX `exit`: barriers waiting only on exited threads
 are released, so the rest of the CTA finishes). The function is `noreturn`: LLVM
 must not move the access a check guards (a load from a read-only tensor, say)
 above the check. The context stays usable: the
@@ -25,14 +20,12 @@ import json
 from mlir import ir
 from mlir.dialects import arith, llvm, scf, vector
 
+from phobos.contract.check_record import RECORD, RECORD_WORDS, VALUE_WORD
 from phobos.dialect import kernel as K
 from phobos.lowering.ir_helpers import declare_once, gpu_module_block, where
 
-RECORD = "__phobos_check"
 FAIL = "__phobos_check_fail"
 POLL = "__phobos_check_poll"
-RECORD_WORDS = 12
-VALUE_WORD = 8
 
 CHECKS_TEXT = f"""llvm.mlir.global external @{RECORD}(dense<0> : tensor<{RECORD_WORDS}xi32>)
     {{addr_space = 1 : i32, alignment = 8 : i64}} : !llvm.array<{RECORD_WORDS} x i32>
@@ -121,7 +114,7 @@ def _as_i64(value: ir.Value) -> ir.Value:
 def fail_unless(sites: CheckSites, op: ir.Operation, check: str, message: str, ok: ir.Value, value: ir.Value) -> None:
     """Where `ok` (an i1, or a vector of i1 with `value` a vector of integers of its
     length) is false, record the site and the first offending element, and exit."""
-    declare_once(gpu_module_block(), CHECKS_TEXT)
+    declare_once(gpu_module_block(), FAIL, CHECKS_TEXT)
     site = sites.site(check, message, op)
     i1 = ir.IntegerType.get_signless(1)
     if isinstance(ok.type, ir.VectorType):
@@ -142,10 +135,3 @@ def fail_unless(sites: CheckSites, op: ir.Operation, check: str, message: str, o
         args = [arith.ConstantOp(i32, site).result, _as_i64(value)]
         llvm.CallOp(None, args, [], [], callee=ir.FlatSymbolRefAttr.get(FAIL))
         scf.YieldOp([])
-
-
-def poll() -> None:
-    """Exits the thread if a check of the launch failed: for spin loops that wait on other
-    CTAs (the grid barrier), whose failed CTAs will never arrive."""
-    declare_once(gpu_module_block(), CHECKS_TEXT)
-    llvm.CallOp(None, [], [], [], callee=ir.FlatSymbolRefAttr.get(POLL))

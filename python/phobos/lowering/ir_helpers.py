@@ -28,11 +28,14 @@ def gpu_module_block() -> ir.Block:
     return op.regions[0].blocks[0]
 
 
-def declare_once(block: ir.Block, text: str) -> None:
+def declare_once(block: ir.Block, symbol: str, text: str) -> None:
     """Adds the globals and functions of `text` (LLVM dialect, parsed together so that its
     functions can name its globals) at the top of the gpu.module body `block`, each unless
-    a symbol of its name is there already."""
+    a symbol of its name is there already; nothing (not even the parse) when `symbol`, one
+    of them, is there."""
     present = {ir.StringAttr(op.attributes["sym_name"]).value for op in block.operations if "sym_name" in op.attributes}
+    if symbol in present:
+        return
     parsed = ir.Module.parse(text)
     first = block.operations[0]  # the module holds the kernel's gpu.func already
     for new in list(parsed.body.operations):

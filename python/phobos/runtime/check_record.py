@@ -15,11 +15,9 @@ from __future__ import annotations
 import ctypes
 import os
 
-from . import driver
+from phobos.contract.check_record import RECORD, RECORD_WORDS, VALUE_WORD
 
-RECORD = "__phobos_check"  # lowering/device_checks.py's RECORD
-RECORD_WORDS = 12
-VALUE_WORD = 8
+from . import driver
 
 
 def check_mode_default() -> bool:

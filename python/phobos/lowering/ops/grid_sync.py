@@ -99,8 +99,9 @@ def lower_grid_barrier(ctx: LoweringContext, op: ir.Operation) -> None:
             "tile.grid_barrier needs a tile.persistent kernel (@persistent): only a grid whose CTAs are "
             "all resident at once can wait for each other",
         )
-    sync = _SYNC_TEXT.replace("{poll}", "")
+    text = _STATE_TEXT + "\n" + _SYNC_TEXT.replace("{poll}", "")
     if ctx.check_mode:  # a CTA whose check failed never arrives: the others stop waiting then
-        sync = CHECKS_TEXT + "\n" + _SYNC_TEXT.replace("{poll}", f"\n  llvm.call @{POLL}() : () -> ()")
-    declare_once(gpu_module_block(), _STATE_TEXT + "\n" + sync)
+        poll = f"\n  llvm.call @{POLL}() : () -> ()"
+        text = _STATE_TEXT + "\n" + CHECKS_TEXT + "\n" + _SYNC_TEXT.replace("{poll}", poll)
+    declare_once(gpu_module_block(), SYNC, text)
     llvm.CallOp(None, [], [], [], callee=ir.FlatSymbolRefAttr.get(SYNC), convergent=True, loc=op.location)
