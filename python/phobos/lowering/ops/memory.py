@@ -15,6 +15,9 @@ reach, several threads hold the same element; only one of them stores it.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator
+
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
@@ -220,33 +223,37 @@ def _check_uniform_slice_mask(ctx, op, p, width, coord, d, shape, axis, behind) 
     fail_unless(ctx.checks, op, "uniform mask", message, *_vectors(oks, values))
 
 
+def _all_of(conditions: Iterator[ir.Value]) -> ir.Value:
+    """The conjunction of `conditions`, each built as the previous ones are combined."""
+    return functools.reduce(lambda a, b: arith.AndIOp(a, b).result, conditions)
+
+
+def _as_index(v: ir.Value) -> ir.Value:
+    return v if isinstance(v.type, ir.IndexType) else arith.IndexCastOp(_index_type(), v).result
+
+
 def _check_offset_chunks(ctx, op, p, width, elem, accesses, offsets, mask, offsets_old) -> None:
     """Each chunk's offsets are consecutive, its address aligned, and its mask one value."""
-    oks, values = [], []
-    for j, first, m in accesses:
-        ok = None
-        for t in range(1, width):
-            off = vector.ExtractOp(offsets, [], [j + t]).result
-            if not isinstance(off.type, ir.IndexType):
-                off = arith.IndexCastOp(ir.IndexType.get(), off).result
-            same = arith.CmpIOp(arith.CmpIPredicate.eq, off, arith.AddIOp(first, ctx.index(t)).result).result
-            ok = same if ok is None else arith.AndIOp(ok, same).result
-        oks.append(_unless_masked(ok, m))
-        values.append(first)
+
+    def element(vec, k):
+        return vector.ExtractOp(vec, [], [k]).result
+
+    def eq(a, b):
+        return arith.CmpIOp(arith.CmpIPredicate.eq, a, b).result
+
+    def consecutive(j, first):
+        offset = (_as_index(element(offsets, j + t)) for t in range(1, width))
+        return _all_of(eq(off, arith.AddIOp(first, ctx.index(t)).result) for t, off in enumerate(offset, 1))
+
+    oks = [_unless_masked(consecutive(j, first), m) for j, first, m in accesses]
+    values = [first for _, first, _ in accesses]
     message = f"this {op.name} reads or writes {width} consecutive elements at a time"
     message += _hints_behind([offsets_old]) + "; the value is the first offset of the vector"
     fail_unless(ctx.checks, op, "contiguity", message, *_vectors(oks, values))
     _check_alignment(ctx, op, p, width, elem, accesses, [offsets_old])
     if mask is None:
         return
-    oks, values = [], []
-    for j, first, m in accesses:
-        ok = None
-        for t in range(1, width):
-            same = arith.CmpIOp(arith.CmpIPredicate.eq, vector.ExtractOp(mask, [], [j + t]).result, m).result
-            ok = same if ok is None else arith.AndIOp(ok, same).result
-        oks.append(ok)
-        values.append(first)
+    oks = [_all_of(eq(element(mask, j + t), m) for t in range(1, width)) for j, _, m in accesses]
     message = f"this {op.name}'s mask is one value over each {width}-element vector" + _hints_behind([offsets_old])
     fail_unless(ctx.checks, op, "uniform mask", message + "; the value is the first offset", *_vectors(oks, values))
 
