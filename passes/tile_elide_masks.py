@@ -62,13 +62,14 @@ def _check_in_bounds(op: ir.Operation, in_bounds: list[bool]) -> None:
 
 
 def _apply(op: ir.Operation, facts: AccessFacts, checked: bool) -> ir.Operation:
+    drop_mask = facts.drop_mask and not is_op(op, *T.ATOMIC_OPS)
     if checked and facts.in_bounds is not None and any(facts.in_bounds):
         _check_in_bounds(op, facts.in_bounds)
-    if checked and facts.drop_mask and not is_op(op, *T.ATOMIC_OPS):
+    if checked and drop_mask:
         _check_dropped_mask(op)
     if facts.in_bounds is not None:
         op.attributes[K.IN_BOUNDS] = ir.DenseBoolArrayAttr.get(facts.in_bounds)
-    if facts.drop_mask and not is_op(op, *T.ATOMIC_OPS):
+    if drop_mask:
         op = _without_mask(op)
     op.attributes[K.VECTOR_WIDTH] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), facts.vector_width)
     return op

@@ -321,7 +321,7 @@ def _compile(
                 contract = _contract(fn, chip, key_text, options)
                 program = _program(fn)
         if stage == "gpu" and contract is not None:
-            _record_shared_memory(module, contract)
+            _record_lowering_facts(module, contract)
         output = pipelines.OUTPUT_OF[stage]
         if output == "object-bytes":
             cubin = first_binary(module)
@@ -335,9 +335,9 @@ def _compile(
     return _Compiled(asm, contract, cubin, program)
 
 
-def _record_shared_memory(module: ir.Module, contract: dict) -> None:
-    """The dynamic shared memory the lowering planned (the launch passes it) and its plan,
-    and the check sites of a kernel in check mode."""
+def _record_lowering_facts(module: ir.Module, contract: dict) -> None:
+    """What the lowering recorded on the gpu.func for the launch: the dynamic shared memory it
+    planned and its plan, the TMA tensor maps, and the check sites of a kernel in check mode."""
     import json
 
     from mlir.dialects import gpu

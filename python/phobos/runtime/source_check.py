@@ -7,7 +7,8 @@ machines that launch from a cache too) parses and checks the source here, with
 the GPU rules on tiles and every @autotune value the kernel may tune over,
 and chooses the kernel: all errors are located `CompileError`s. Tile IR
 (`.mlir` or MLIR text) goes through the tile stage's verifiers where MLIR is
-installed; a module object is verified when it is compiled.
+installed; a module object is verified when it is compiled. `read_source` turns
+what phobos.compile was given (a path, text or a module) into the text it checks.
 """
 
 from __future__ import annotations
