@@ -108,11 +108,13 @@ def plan():
     jobs.extend(math_jobs())
     jobs.extend(builtin_jobs())
     jobs.extend(gather_jobs())
+    jobs.extend(gemv_jobs())
     jobs.extend(persistent_jobs())
     jobs.extend(tensorcore_jobs())
     jobs.extend(fallback_jobs())
     jobs.extend(unsigned_jobs())
     jobs.extend(stdlib_jobs())
+    jobs.extend(stdnn_jobs())
     return jobs
 
 
@@ -131,6 +133,16 @@ def stdlib_jobs():
                 examples = [b.example_args(op, t, like)]
                 jobs += [(sk.name(impl, op, t), {"W": w}, examples, True) for w in b.WARPS]
     return jobs
+
+
+def stdnn_jobs():
+    """test_stdlib_more_gpu.py: the rest of std.nn (bench/kernels/stdnn_*.ph), the generic variant
+    (the tests' padded, misaligned ragged shapes) and one for their dense 37 x 4096 layout."""
+    import test_stdlib_more_gpu as t
+
+    from phobos.runtime.aot import like
+
+    return [(t.kernel_name(op, ty), {}, [t.example_args(op, ty, like)], True) for op, ty in t.CASES]
 
 
 def unsigned_jobs():
@@ -230,6 +242,17 @@ def gather_jobs():
         "conv3x3_nhwc": [(like("f32", (p, cc)), like("f32", (9 * cc, ck)), like("f32", (p, ck)), ch, cw)],
     }
     return [(name, dict(defines), examples.get(name, []), True) for name, defines in BUILT]
+
+
+def gemv_jobs():
+    """bench_gemv.py and test_gemv_gpu.py: the decode GEMV kernels (bench/kernels/gemv_*.ph), each
+    benchmark candidate with the layouts of its launches, the tested ones with the tests' pitched
+    layouts and the generic variant (gemv_cases.py)."""
+    import bench_gemv as b
+
+    from phobos.runtime.aot import like
+
+    return _merge(b.aot_jobs(like))
 
 
 def reduce_jobs():
