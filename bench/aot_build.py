@@ -108,6 +108,7 @@ def plan():
     jobs.extend(math_jobs())
     jobs.extend(builtin_jobs())
     jobs.extend(gather_jobs())
+    jobs.extend(gemv_jobs())
     jobs.extend(persistent_jobs())
     jobs.extend(tensorcore_jobs())
     jobs.extend(fallback_jobs())
@@ -241,6 +242,17 @@ def gather_jobs():
         "conv3x3_nhwc": [(like("f32", (p, cc)), like("f32", (9 * cc, ck)), like("f32", (p, ck)), ch, cw)],
     }
     return [(name, dict(defines), examples.get(name, []), True) for name, defines in BUILT]
+
+
+def gemv_jobs():
+    """bench_gemv.py and test_gemv_gpu.py: the decode GEMV kernels (bench/kernels/gemv_*.ph), each
+    benchmark candidate with the layouts of its launches, the tested ones with the tests' pitched
+    layouts and the generic variant (gemv_cases.py)."""
+    import bench_gemv as b
+
+    from phobos.runtime.aot import like
+
+    return _merge(b.aot_jobs(like))
 
 
 def reduce_jobs():

@@ -175,6 +175,12 @@ UNCOVERED = {
     "bench/kernels/tc_fallback.ph",
     "bench/kernels/tc_small_f16.ph",
     "bench/kernels/tc_small_tf32.ph",
+    # decode GEMV / skinny GEMM: test_gemv_interp.py runs each on gemv_cases.py's cases
+    "bench/kernels/gemv_f16.ph",
+    "bench/kernels/gemv_split_f16.ph",
+    "bench/kernels/gemv_reduce_f16.ph",
+    "bench/kernels/gemv_tc_f16.ph",
+    "bench/kernels/gemv_tc_split_f16.ph",
 }
 # bench_stdlib.py's kernels (std_* and hand_*): test_stdlib_bench_kernels.py runs each here
 UNCOVERED |= {f"bench/kernels/{sk.name(impl, op, t)}.ph" for impl in ("std", "hand") for op in sk.OPS for t in sk.TYPES}
