@@ -194,9 +194,16 @@ def run_case(n, k, t, ws, xs, want, size, loaded, args) -> dict:
     errors, wrong = {}, []
     for name, fn in cands.items():
         y.fill_(float("nan"))
-        out = fn(0)  # cuBLAS returns its result, the Phobos launches fill y
-        errors[name] = check(y if out is None else out, ref, mag, k)
-        if errors[name] > 1.0:
+        try:
+            out = fn(0)  # cuBLAS returns its result, the Phobos launches fill y
+        except Exception as e:  # an unattended run goes on past one candidate's failure
+            errors[name], out = math.inf, None
+            print(f"  FAILED {name}: {type(e).__name__}: {e}")
+        else:
+            errors[name] = check(y if out is None else out, ref, mag, k)
+        if errors[name] > 1.0 and name == "cuBLAS":  # its reductions may be less than f32 (torch's default)
+            print(f"  note: cuBLAS's max error is {errors[name]:.3g} x the f32-accumulation bound")
+        elif errors[name] > 1.0:
             wrong.append(name)
             print(f"  WRONG {name}: max error {errors[name]:.3g} x the bound; not timed")
     live = {name: fn for name, fn in cands.items() if name not in wrong}
