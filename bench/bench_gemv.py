@@ -71,8 +71,10 @@ CANDIDATES = [
     ("tc", _tc(32, 128), tuple(TOKENS), None),
     ("tc", _tc(32, 256), tuple(TOKENS), None),
     ("tc", _tc(128, 128, w=256), tuple(TOKENS), None),
+    ("tc", _tc(64, 256), tuple(TOKENS), None),  # one CTA per SM, 64 KB in flight: N = 8192
     ("tc_split", _tc(64, 128), tuple(TOKENS), (2, 4, 8)),
     ("tc_split", _tc(32, 128), tuple(TOKENS), (2, 4)),
+    ("tc_split", _tc(32, 256), tuple(TOKENS), (2, 4)),
 ]
 
 
