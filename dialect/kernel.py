@@ -103,6 +103,10 @@ LAYOUT = "tile.layout"
 IN_BOUNDS = "in_bounds"
 VECTOR_WIDTH = "vector_width"
 PADDING = "padding"
+# On a store, in check mode: tile-check-overlap found that several CTAs may store to its elements,
+# so the lowering claims each element for its CTA on the device (lowering/device_checks.py); its
+# value names the grid axis.
+CLAIM = "tile.claim"
 
 DEFAULT_THREADS = 256
 

@@ -525,6 +525,8 @@ CHECK_KINDS = (
     "contiguity",  # a vector access's elements are consecutive
     "alignment",  # a vector access's address is a multiple of its size
     "uniform mask",  # a vector access's mask is one value over the vector
+    "shared",  # a shared-memory access stays inside the buffer the planner placed
+    "overlap",  # no two CTAs of a launch store to one element (a store tile-check-overlap reported)
 )
 
 

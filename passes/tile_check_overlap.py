@@ -5,7 +5,7 @@ from __future__ import annotations
 from mlir import ir
 
 from phobos.analysis.abi import ParamError, describe_params
-from phobos.analysis.overlap import overlap_message, overlapping_stores
+from phobos.analysis.overlap import AXES, overlap_message, overlapping_stores
 from phobos.diagnostics import emit_warning
 from phobos.dialect import kernel as K
 from phobos.dialect.kernel import arg_name, kernels
@@ -19,7 +19,9 @@ def tile_check_overlap(module: ir.Operation, pass_) -> None:
     `ctx.block` along a grid axis that launches several CTAs, or slices whose step along the
     axis is shorter than the slice. Such stores race on the GPU (the interpreter, running CTAs
     one after another, hides it); the warning names atomic_add. In a `@checked` kernel
-    (`tile.checked`) it is an error instead. Changes nothing.
+    (`tile.checked`) it is an error instead. In check mode (`tile.check_mode`) each such store
+    is marked `tile.claim = "<axis>"`, and the lowering verifies on the device that no two CTAs of a
+    launch store to one element; otherwise it changes nothing.
 
     Before: `Y[0 :+ 1] += sum(X[ctx.block.x * 256 :+ 256])`.
     After: the same IR, and `warning: CTAs along grid axis x may store to the same elements of 'Y' ...`.
@@ -33,6 +35,8 @@ def tile_check_overlap(module: ir.Operation, pass_) -> None:
         checked = K.CHECKED in fn.attributes
         for op, d, why in overlapping_stores(fn, params):
             message = overlap_message(op, d, why, arg_name(fn, args.index(op.opview.base)))
+            if K.CHECK_MODE in fn.attributes:
+                op.attributes[K.CLAIM] = ir.StringAttr.get(AXES[d])  # the grid axis, for the message
             if checked:
                 fail(pass_, op.location, f"@checked: {message}")
             else:

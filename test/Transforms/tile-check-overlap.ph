@@ -34,3 +34,15 @@ kernel fine(X: tensor<f32>[N], Y: tensor<f32>[N], T: tensor<f32>[1]) {
 }
 
 // FINE-NOT: warning
+
+// Check mode: each reported store is marked tile.claim with its grid axis, and the lowering
+// claims every element it writes for its CTA on the device (an `overlap` check); stores
+// that are not reported claim nothing.
+// RUN: phobos compile %s --kernel halo --emit=tile | phobos-opt -p 'builtin.module(tile-insert-checks{check=true},tile-check-overlap)' 2>/dev/null | FileCheck %s --check-prefix=CLAIM
+// RUN: phobos compile %s --kernel halo --check --emit=gpu 2>&1 | FileCheck %s --check-prefix=CLAIMED
+// RUN: phobos compile %s --kernel fine --check --emit=gpu 2>&1 | FileCheck %s --check-prefix=UNCLAIMED
+// CLAIM: "tile.store_slice"{{.*}}tile.claim = "x"
+// CLAIMED: llvm.func internal @__phobos_claim(%{{.*}}: i64) -> i32
+// CLAIMED: gpu.func @halo
+// CLAIMED: llvm.call @__phobos_claim
+// UNCLAIMED-NOT: __phobos_claim

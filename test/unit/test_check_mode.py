@@ -4,9 +4,10 @@ contract, the PromiseBroken a record decodes to, the compile option and its cach
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
-from check_mode_kernels import COPY, OVERLAP, hinted_copy_module, marker_line
+from check_mode_kernels import COPY, MM, OVERLAP, SPREAD, hinted_copy_module, marker_line, short_first_buffer
 
 import phobos
 from phobos.compiler import compile_artifact, compile_stages
@@ -14,6 +15,7 @@ from phobos.contract.check_record import RECORD_WORDS, VALUE_WORD
 from phobos.frontend import CompileError
 from phobos.runtime.check_record import PromiseBroken, decode
 
+ROOT = Path(__file__).resolve().parents[2]
 VECTOR_KEY = "X=a16.e16.s;Y=a16.e16.s"
 
 
@@ -133,3 +135,40 @@ def test_decorator_keywords(tmp_path):
         kinds = {s["check"] for s in k.artifact(VECTOR_KEY).contract["checks"]}
         assert {"aligned", "bounds", "alignment"} <= kinds
     assert copy_check.options == {"check": True} and not copy_checked.options  # @checked is in the source
+
+
+def _sites(source, check: str, **compile_args) -> list[dict]:
+    contract = compile_artifact(source, options={"check": True}, **compile_args).contract
+    return [s for s in contract["checks"] if s["check"] == check]
+
+
+def test_shared_memory_accesses_checked_against_their_buffers():
+    shared = _sites(MM, "shared", chip="sm_90")
+    assert {int(s["location"].split(":")[1]) for s in shared} == {marker_line(MM, "dot")}
+    messages = " ".join(s["message"] for s in shared)
+    for access in ("store", "load"):  # the copies into the buffers, the dot's reads
+        assert re.search(rf"this (memref|vector)\.{access} of \d element\(s\)", messages)
+    assert "buffer 'lhs of the dot" in messages and "(384 elements at byte 0)" in messages
+    assert "buffer 'rhs of the dot" in messages
+    with short_first_buffer():  # the view each access is checked against is the lowering's own
+        short = " ".join(s["message"] for s in _sites(MM, "shared", chip="sm_90"))
+    assert "(372 elements at byte 0)" in short and "(384 elements" not in short
+    assert "phobos.checks" not in _gpu_ir(MM, False, key=None)
+
+
+def test_tma_copies_checked_to_land_inside_a_buffer():
+    key = ";".join(f"{p}=a16.e16x16x16.s16x16" for p in "QKVO")
+    with open(ROOT / "examples" / "attention_f16.ph", encoding="utf-8") as f:
+        shared = _sites(f.read(), "shared", chip="sm_90a", key=key)
+    tma = [s for s in shared if s["message"].startswith("this TMA copy of 8192 bytes")]
+    assert tma and "'rhs of the dot at" in tma[0]["message"]
+
+
+def test_overlapping_store_claims_its_elements_in_check_mode():
+    sites = _sites(SPREAD, "overlap", chip="sm_90")
+    assert [int(s["location"].split(":")[1]) for s in sites] == [marker_line(SPREAD, "store")]
+    assert "grid axis x" in sites[0]["message"]
+    checked = compile_artifact(SPREAD, chip="sm_90", options={"check": True}).asm["ptx"]
+    plain = compile_artifact(SPREAD, chip="sm_90").asm["ptx"]
+    assert "__phobos_claimed_by" in checked and re.search(r"call[.\w]* \(\w+\), \s*__phobos_claim,", checked)
+    assert "__phobos_claim" not in plain

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from check_mode_kernels import COPY, N_COPY, marker_line
+from check_mode_kernels import COPY, MM, MM_SIZE, N_COPY, SPREAD, marker_line
 
 import phobos
 from phobos.contract.check_record import RECORD, RECORD_WORDS
@@ -154,4 +154,60 @@ def test_misaligned_base_under_a_vector_access():
     assert e.location.split(":")[1] == str(marker_line(COPY, "read"))
     assert e.value % 16 == 4  # the address
     assert bool(cp.isnan(y).all())  # no vector was read or written
+    _still_usable()
+
+
+def test_overlapping_store_reported_with_both_ctas():
+    """`spread` stores Y[0 :+ 256] from every CTA (a warning at compile time): one CTA is fine,
+    four overlap, and the store is reported at its line with the CTA that found another CTA's
+    claim and that CTA's index. The claims are cleared after each launch, the failed one too."""
+    k = _kernel("spread")
+    for _ in range(2):  # the second launch finds the first one's claims cleared
+        b = _Buffers(256)
+        k(b.x, b.y, sync=True)
+        np.testing.assert_array_equal(b.y.cpu().numpy(), b.x.cpu().numpy())
+        assert b.guards_intact()
+    x = _Buffers(1024)
+    y = _Buffers(256)
+    with pytest.raises(phobos.PromiseBroken) as info:
+        k(x.x, y.y)
+    e = info.value
+    assert e.check == "overlap"
+    assert e.location.split(":")[1] == str(marker_line(SPREAD, "store"))
+    assert 0 <= e.cta[0] < 4 and 0 <= e.value < 4 and e.value != e.cta[0]
+    assert y.guards_intact()
+    b = _Buffers(256)
+    k(b.x, b.y, sync=True)  # no stale claim of the failed launch is left
+    np.testing.assert_array_equal(b.y.cpu().numpy(), b.x.cpu().numpy())
+    _still_usable()
+
+
+def _mm_inputs():
+    import torch
+
+    n = MM_SIZE
+    a = torch.tensor(RNG.standard_normal((n, n)).astype(np.float32), device="cuda")
+    b = torch.tensor(RNG.standard_normal((n, n)).astype(np.float32), device="cuda")
+    c = torch.full((n, n), float("nan"), device="cuda")
+    return a, b, c
+
+
+def test_dot_through_shared_memory_passes_its_checks():
+    a, b, c = _mm_inputs()
+    _kernel("mm")(a, b, c, sync=True)
+    want = a.cpu().numpy().astype(np.float64) @ b.cpu().numpy().astype(np.float64)
+    np.testing.assert_allclose(c.cpu().numpy(), want, rtol=1e-4, atol=1e-4 * np.sqrt(MM_SIZE))
+
+
+def test_buffer_planned_too_small_reported_before_the_overrun():
+    """The same dot lowered with its lhs buffer one row short: the accesses to that row, which
+    would land in the rhs buffer, are reported at the dot's line with the index past the end."""
+    a, b, c = _mm_inputs()
+    with pytest.raises(phobos.PromiseBroken) as info:
+        _kernel("short_buffer")(a, b, c)
+    e = info.value
+    assert e.check == "shared"
+    assert e.location.split(":")[1] == str(marker_line(MM, "dot"))
+    assert "'lhs of the dot" in str(e) and "(372 elements at byte 0)" in str(e)
+    assert 372 - 4 < e.value < 384  # an index into the missing row
     _still_usable()

@@ -11,3 +11,11 @@ A global of the kernel's module, RECORD_WORDS i32 words:
 RECORD = "__phobos_check"
 RECORD_WORDS = 12
 VALUE_WORD = 8
+
+# The claim table of stores several CTAs may make (lowering/device_checks.py CLAIM_TEXT): two
+# globals of CLAIM_SLOTS words (element addresses, i64; claiming CTA + 1, i32), cleared by the
+# runtime after each launch of a kernel with `overlap` checks.
+CLAIM_KEYS = "__phobos_claims"
+CLAIM_CTAS = "__phobos_claimed_by"
+CLAIM_SLOTS = 1 << 16
+CLAIM_PROBES = 16

@@ -313,7 +313,8 @@ class LoweringContext:
         handler = handler_for(op, self.role(op))
         if handler is None:
             raise self.unsupported(op)
-        handler(self, op)
+        with op.location:  # what it becomes carries its source line (check-mode sites read it)
+            handler(self, op)
 
     @staticmethod
     def unsupported(op: ir.Operation) -> LoweringError:

@@ -20,12 +20,21 @@ import json
 from mlir import ir
 from mlir.dialects import arith, llvm, scf, vector
 
-from phobos.contract.check_record import RECORD, RECORD_WORDS, VALUE_WORD
+from phobos.contract.check_record import (
+    CLAIM_CTAS,
+    CLAIM_KEYS,
+    CLAIM_PROBES,
+    CLAIM_SLOTS,
+    RECORD,
+    RECORD_WORDS,
+    VALUE_WORD,
+)
 from phobos.dialect import kernel as K
 from phobos.lowering.ir_helpers import declare_once, gpu_module_block, where
 
 FAIL = "__phobos_check_fail"
 POLL = "__phobos_check_poll"
+CLAIM = "__phobos_claim"
 
 CHECKS_TEXT = f"""llvm.mlir.global external @{RECORD}(dense<0> : tensor<{RECORD_WORDS}xi32>)
     {{addr_space = 1 : i32, alignment = 8 : i64}} : !llvm.array<{RECORD_WORDS} x i32>
@@ -73,6 +82,69 @@ llvm.func internal @{POLL}() attributes {{no_inline}} {{
   llvm.return
 ^go_on:
   llvm.return
+}}"""
+
+
+# Stores several CTAs may make (tile.claim) claim each element's address for their CTA in an
+# open-addressed table of CLAIM_SLOTS (address, CTA + 1) pairs: a claim returns 0, or the CTA + 1
+# that holds the address already. A full probe run claims nothing (a miss, never a false
+# report). The runtime clears the table after each launch (runtime/check_record.py).
+CLAIM_TEXT = f"""llvm.mlir.global external @{CLAIM_KEYS}(dense<0> : tensor<{CLAIM_SLOTS}xi64>)
+    {{addr_space = 1 : i32, alignment = 8 : i64}} : !llvm.array<{CLAIM_SLOTS} x i64>
+llvm.mlir.global external @{CLAIM_CTAS}(dense<0> : tensor<{CLAIM_SLOTS}xi32>)
+    {{addr_space = 1 : i32, alignment = 4 : i64}} : !llvm.array<{CLAIM_SLOTS} x i32>
+
+llvm.func internal @{CLAIM}(%address: i64) -> i32 attributes {{no_inline}} {{
+  %keys = llvm.mlir.addressof @{CLAIM_KEYS} : !llvm.ptr<1>
+  %ctas = llvm.mlir.addressof @{CLAIM_CTAS} : !llvm.ptr<1>
+  %golden = llvm.mlir.constant(-7046029254386353131 : i64) : i64
+  %shift = llvm.mlir.constant({64 - CLAIM_SLOTS.bit_length() + 1} : i64) : i64
+  %mask = llvm.mlir.constant({CLAIM_SLOTS - 1} : i64) : i64
+  %probes = llvm.mlir.constant({CLAIM_PROBES} : i64) : i64
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %zero64 = llvm.mlir.constant(0 : i64) : i64
+  %zero = llvm.mlir.constant(0 : i32) : i32
+  %one32 = llvm.mlir.constant(1 : i32) : i32
+  %x = nvvm.read.ptx.sreg.ctaid.x : i32
+  %y = nvvm.read.ptx.sreg.ctaid.y : i32
+  %z = nvvm.read.ptx.sreg.ctaid.z : i32
+  %nx = nvvm.read.ptx.sreg.nctaid.x : i32
+  %ny = nvvm.read.ptx.sreg.nctaid.y : i32
+  %zy = llvm.mul %z, %ny : i32
+  %row = llvm.add %zy, %y : i32
+  %rows = llvm.mul %row, %nx : i32
+  %linear = llvm.add %rows, %x : i32
+  %me = llvm.add %linear, %one32 : i32
+  %hashed = llvm.mul %address, %golden : i64
+  %first = llvm.lshr %hashed, %shift : i64
+  llvm.br ^probe(%first, %zero64 : i64, i64)
+^probe(%slot: i64, %n: i64):
+  %more = llvm.icmp "ult" %n, %probes : i64
+  llvm.cond_br %more, ^try, ^full
+^try:
+  %key_at = llvm.getelementptr %keys[%slot] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i64
+  %pair = llvm.cmpxchg %key_at, %zero64, %address syncscope("device") monotonic monotonic : !llvm.ptr<1>, i64
+  %old = llvm.extractvalue %pair[0] : !llvm.struct<(i64, i1)>
+  %free = llvm.icmp "eq" %old, %zero64 : i64
+  %same = llvm.icmp "eq" %old, %address : i64
+  %ours = llvm.or %free, %same : i1
+  llvm.cond_br %ours, ^own, ^next
+^next:
+  %after = llvm.add %slot, %one : i64
+  %wrapped = llvm.and %after, %mask : i64
+  %tried = llvm.add %n, %one : i64
+  llvm.br ^probe(%wrapped, %tried : i64, i64)
+^own:
+  %cta_at = llvm.getelementptr %ctas[%slot] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i32
+  %held = llvm.cmpxchg %cta_at, %zero, %me syncscope("device") monotonic monotonic : !llvm.ptr<1>, i32
+  %holder = llvm.extractvalue %held[0] : !llvm.struct<(i32, i1)>
+  %unheld = llvm.icmp "eq" %holder, %zero : i32
+  %mine = llvm.icmp "eq" %holder, %me : i32
+  %fine = llvm.or %unheld, %mine : i1
+  %result = llvm.select %fine, %zero, %holder : i1, i32
+  llvm.return %result : i32
+^full:
+  llvm.return %zero : i32
 }}"""
 
 
@@ -135,3 +207,20 @@ def fail_unless(sites: CheckSites, op: ir.Operation, check: str, message: str, o
         args = [arith.ConstantOp(i32, site).result, _as_i64(value)]
         llvm.CallOp(None, args, [], [], callee=ir.FlatSymbolRefAttr.get(FAIL))
         scf.YieldOp([])
+
+
+def claim(sites: CheckSites, op: ir.Operation, address: ir.Value, axis: str) -> None:
+    """Claims the element at `address` (index) for this CTA; another CTA's claim is an
+    `overlap` failure whose value is that CTA's linear index."""
+    declare_once(gpu_module_block(), CLAIM, CLAIM_TEXT)
+    i32 = ir.IntegerType.get_signless(32)
+    holder = llvm.CallOp(i32, [_as_i64(address)], [], [], callee=ir.FlatSymbolRefAttr.get(CLAIM)).result
+    zero = arith.ConstantOp(i32, 0).result
+    ok = arith.CmpIOp(arith.CmpIPredicate.eq, holder, zero).result
+    other = arith.SubIOp(holder, arith.ConstantOp(i32, 1).result).result
+    message = (
+        f"no other CTA of the launch stores to an element this store writes (CTAs along grid axis {axis} "
+        "may: tile-check-overlap); the value is the linear index (x + y * nx + z * nx * ny) of the CTA "
+        "that stored there first"
+    )
+    fail_unless(sites, op, "overlap", message, ok, other)

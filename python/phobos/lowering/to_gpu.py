@@ -20,6 +20,7 @@ from phobos.lowering.checks import check_tiles
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
 from phobos.lowering.layout import Blocked
+from phobos.lowering.shared_checks import check_shared_accesses
 from phobos.lowering.signature import kernel_function, stored_params
 from phobos.target import DEFAULT_CHIP
 
@@ -53,6 +54,7 @@ def lower_kernel(
         ctx.lower_block(fn.regions[0].blocks[0])
     if ctx.smem is not None:
         ctx.smem.annotate(func)
+    check_shared_accesses(ctx, func)
     ctx.checks.annotate(func)
     fn.erase()
     return module.operation

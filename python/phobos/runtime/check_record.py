@@ -15,7 +15,7 @@ from __future__ import annotations
 import ctypes
 import os
 
-from phobos.contract.check_record import RECORD, RECORD_WORDS, VALUE_WORD
+from phobos.contract.check_record import CLAIM_CTAS, CLAIM_KEYS, CLAIM_SLOTS, RECORD, RECORD_WORDS, VALUE_WORD
 
 from . import driver
 
@@ -54,6 +54,10 @@ class CheckRecord:
         self.kernel = kernel
         self.address, size = device.module_global(cubin, RECORD)
         assert size >= 4 * RECORD_WORDS, f"{RECORD} holds {size} bytes"
+        # Stores several CTAs may make claim their elements in a table, emptied for the next launch.
+        self.claims = []
+        if any(site["check"] == "overlap" for site in sites):
+            self.claims = [device.module_global(cubin, CLAIM_KEYS)[0], device.module_global(cubin, CLAIM_CTAS)[0]]
 
     def after_launch(self, stream: int) -> None:
         """Waits for `stream` and raises PromiseBroken if a check of the launch failed."""
@@ -61,6 +65,10 @@ class CheckRecord:
         words = (ctypes.c_int32 * RECORD_WORDS)()
         driver.check(driver.cu.cuMemcpyDtoH(ctypes.addressof(words), self.address, 4 * RECORD_WORDS), "cuMemcpyDtoH")
         error = decode(list(words), self.sites, self.kernel)
+        if self.claims:
+            keys, ctas = self.claims
+            driver.check(driver.cu.cuMemsetD32(keys, 0, 2 * CLAIM_SLOTS), "cuMemsetD32")
+            driver.check(driver.cu.cuMemsetD32(ctas, 0, CLAIM_SLOTS), "cuMemsetD32")
         if error is not None:
             driver.check(driver.cu.cuMemsetD32(self.address, 0, RECORD_WORDS), "cuMemsetD32")
             raise error

@@ -22,9 +22,10 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
 from phobos.analysis.kernel_facts import element_bytes
+from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
-from phobos.lowering.device_checks import fail_unless
+from phobos.lowering.device_checks import claim, fail_unless
 from phobos.lowering.errors import LoweringError
 from phobos.lowering.ir_helpers import where
 from phobos.lowering.kernel_layout import access_width
@@ -342,8 +343,11 @@ def _store_chunks(ctx: LoweringContext, op, value_old, p, shape, dims, width, el
     else:
         outer, ip = None, None
     align = width * element_bytes(elem)
+    claimed = op.attributes[K.CLAIM] if ctx.check_mode and K.CLAIM in op.attributes else None
 
     def store(piece, idx):
+        if claimed is not None:
+            _claim_elements(ctx, op, view, idx, width, elem, ir.StringAttr(claimed).value)
         if width == 1:
             memref.StoreOp(piece, view, [idx])
         else:
@@ -370,6 +374,15 @@ def _store_chunks(ctx: LoweringContext, op, value_old, p, shape, dims, width, el
             emit()
     else:
         emit()
+
+
+def _claim_elements(ctx, op, view, idx, width, elem, axis: str) -> None:
+    """Check mode: claims each element the chunk at `idx` writes for this CTA (tile.claim)."""
+    pointer = memref.ExtractAlignedPointerAsIndexOp(view).result
+    eb = ctx.index(element_bytes(elem))
+    for t in range(width):
+        at = idx if t == 0 else arith.AddIOp(idx, ctx.index(t)).result
+        claim(ctx.checks, op, arith.AddIOp(pointer, arith.MulIOp(at, eb).result).result, axis)
 
 
 @lowers(T.LoadSliceOp)
