@@ -182,6 +182,8 @@ UNCOVERED = {
     "bench/kernels/gemv_tc_f16.ph",
     "bench/kernels/gemv_tc_split_f16.ph",
 }
+# the rest of std.nn (stdnn_*): test_stdlib_more_interp.py runs each on the GPU test's cases
+UNCOVERED |= {f"bench/kernels/{p.name}" for p in (ROOT / "bench" / "kernels").glob("stdnn_*.ph")}
 # bench_stdlib.py's kernels (std_* and hand_*): test_stdlib_bench_kernels.py runs each here
 UNCOVERED |= {f"bench/kernels/{sk.name(impl, op, t)}.ph" for impl in ("std", "hand") for op in sk.OPS for t in sk.TYPES}
 RAGGED = [37, 129, 1, 200]  # extents for dimensions no promise covers
