@@ -1,5 +1,9 @@
 """Compile time of scale and saxpy, cold (empty cache) and warm (cache hit). Runs without a GPU.
 
+Also saxpy written with @phobos.kernel (examples/python/twins.py) against the same kernel in
+.ph (examples/saxpy.ph), both at BLOCK = 1024: the decoration (reading and checking the
+function's source) and the cold first launch, each median of 5 fresh caches.
+
 cold: a fresh cache folder; the first launch of a kernel compiles its generic
   variant (which gives the contract) and the variant for the arguments' key.
   Also the time of one more variant (another key) once the contract is known.
@@ -80,6 +84,7 @@ def main():
                 "yes" if mlir_loaded else "no",
             )
         )
+    out["decorated"] = decorated_vs_ph(parse_args_text(CASES[1][2]))
     common.save("compile", out)
     print("compile time (cold: empty cache; warm: cache hit)")
     print(
@@ -87,6 +92,40 @@ def main():
             rows, ["kernel", "cold first launch s", "+1 variant s", "warm ms", "new process ms", "MLIR imported"]
         )
     )
+    d = out["decorated"]
+    print("\nsaxpy BLOCK=1024: @phobos.kernel vs .ph (median of 5 fresh caches)")
+    rows = [(f, f"{d[f]['make_ms']:.1f}", f"{d[f]['cold_first_launch_s']:.2f}") for f in ("ph", "decorated")]
+    print(common.table(rows, ["form", "make the kernel ms", "cold first launch s"]))
+
+
+def decorated_vs_ph(args: list) -> dict:
+    """Making the kernel object and its cold first launch, for the decorated twin and the .ph file."""
+    import phobos
+    from phobos.decorator import PythonKernel
+
+    sys.path.insert(0, str(common.ROOT / "examples" / "python"))
+    import twins
+
+    source, defines = common.ROOT / "examples" / "saxpy.ph", {"BLOCK": 1024}
+    makers = {
+        "ph": lambda tmp: phobos.compile(source, defines=defines, cache_dir=tmp),
+        "decorated": lambda tmp: PythonKernel(twins.saxpy.__wrapped__, {"defines": defines, "cache_dir": tmp}),
+    }
+    made: dict[str, list[float]] = {form: [] for form in makers}
+    cold: dict[str, list[float]] = {form: [] for form in makers}
+    for _ in range(5):  # the two forms in turn, so that the machine's drift hits both alike
+        for form, make in makers.items():
+            with tempfile.TemporaryDirectory() as tmp:
+                t0 = time.perf_counter()
+                k = make(tmp)
+                t1 = time.perf_counter()
+                k.warmup(*args)
+                made[form].append(t1 - t0)
+                cold[form].append(time.perf_counter() - t1)
+    return {
+        form: {"make_ms": statistics.median(made[form]) * 1e3, "cold_first_launch_s": statistics.median(cold[form])}
+        for form in makers
+    }
 
 
 if __name__ == "__main__":
