@@ -214,7 +214,8 @@ def layer_norm(K, reps, n):
 
 
 def layer_norm_backward(K, reps, n):
-    """dx (one row per CTA), then dw and db (one column block per CTA), beside torch's backward."""
+    """dx (one row per CTA), then dw and db (a BM x BC block per CTA, added with atomics into zeroed
+    DW and DB), beside torch's backward."""
     import torch
 
     m = LAYER_NORM_ROWS
@@ -228,6 +229,8 @@ def layer_norm_backward(K, reps, n):
 
     def phobos_fn():
         dx_k(dy, x, w, mean, rstd, dx)
+        dw.zero_()  # the dw/db kernel adds its partial column sums into them (timed: part of the backward)
+        db.zero_()
         dwdb_k(dy, x, mean, rstd, dw, db)
 
     backward = torch.ops.aten.native_layer_norm_backward

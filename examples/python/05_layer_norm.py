@@ -2,16 +2,19 @@
 """Triton's tutorial 05 (layer normalization) as Phobos kernels, forward and backward.
 
 forward:  y = (x - mean) * rstd * w + b per row, also storing mean and rstd (as Triton's does);
-backward: dx per row (layer_norm_bwd_dx), then dw = sum over rows of dy * xhat and db = sum of dy,
-          one column block per CTA (layer_norm_bwd_dwdb). Triton's tutorial accumulates partial
-          dw/db with locks and a second reduction kernel; here the column kernel reduces directly.
+backward: dx per row (layer_norm_bwd_dx), then dw = sum over rows of dy * xhat and db = sum of dy
+          (layer_norm_bwd_dwdb): each CTA sums a BM x BC block down its rows and adds the partial
+          sums into DW and DB with atomic_add, so DW and DB must start at zero. Triton's tutorial
+          accumulates partial dw/db with locks and a second reduction kernel; the atomics spread
+          the rows over the whole GPU the same way, in one launch (a CTA per column block alone,
+          walking every row, leaves most of the GPU idle: 8 CTAs for 1024 columns).
 Rows longer than one tile (N > BN) are not handled by these kernels (the tutorial's limit too).
 """
 
 import numpy as np
 
 import phobos
-from phobos.lang import arange, ctx, f32, rowsum, span, sqrt, sum, tensor, tile, where
+from phobos.lang import arange, atomic_add, ctx, f32, rowsum, span, sqrt, sum, tensor, where
 
 
 @phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192, 16384], "W": [256, 128, 512, 1024]}, launch="W")
@@ -54,7 +57,7 @@ def layer_norm_bwd_dx(
     DX[span(r, 1), span(0, BN)] = (wdy - (xhat * c1 + c2)) * rstd
 
 
-@phobos.kernel(autotune={"BM": [32, 16, 64], "BC": [128, 64, 256]}, launch=256)
+@phobos.kernel(autotune={"BM": [32, 16, 64], "BC": [256, 128, 512]}, launch=256)
 def layer_norm_bwd_dwdb(
     DY: tensor[f32, "M", "N"],
     X: tensor[f32, "M", "N"],
@@ -64,15 +67,11 @@ def layer_norm_bwd_dwdb(
     DB: tensor[f32, "N"],
 ):
     c = ctx.block.x * BC
-    dw: tile[f32, BC] = 0.0
-    db: tile[f32, BC] = 0.0
-    for m in range(0, M, BM):
-        dy = DY[span(m, BM), span(c, BC)]
-        xhat = (X[span(m, BM), span(c, BC)] - Mean[span(m, BM), :]) * Rstd[span(m, BM), :]
-        dw += sum(dy * xhat, 0)
-        db += sum(dy, 0)
-    DW[span(c, BC)] = dw
-    DB[span(c, BC)] = db
+    r = ctx.block.y * BM
+    dy = DY[span(r, BM), span(c, BC)]
+    xhat = (X[span(r, BM), span(c, BC)] - Mean[span(r, BM), :]) * Rstd[span(r, BM), :]
+    atomic_add(DW[span(c, BC)], sum(dy * xhat, 0))
+    atomic_add(DB[span(c, BC)], sum(dy, 0))
 
 
 def tile_for(n: int) -> dict:
@@ -99,9 +98,9 @@ def run(m: int = 1151, n: int = 1000, interpret: bool = False, seed: int = 0, ep
     dy = rng.standard_normal((m, n)).astype(np.float32)
     y, dx = (np.full((m, n), np.nan, np.float32) for _ in range(2))
     mean, rstd = (np.full((m, 1), np.nan, np.float32) for _ in range(2))
-    dw, db = (np.full(n, np.nan, np.float32) for _ in range(2))
+    dw, db = (np.zeros(n, np.float32) for _ in range(2))  # layer_norm_bwd_dwdb adds into them
     fwd, bwd = layer_norm_fwd.with_defines(**tile_for(n)), layer_norm_bwd_dx.with_defines(**tile_for(n))
-    dwdb = layer_norm_bwd_dwdb.with_defines(BM=16, BC=64) if interpret else layer_norm_bwd_dwdb
+    dwdb = layer_norm_bwd_dwdb.with_defines(BM=16, BC=128) if interpret else layer_norm_bwd_dwdb
     launch = (lambda k: k.interpret) if interpret else (lambda k: k)
     launch(fwd)(x, w, b, y, mean, rstd, eps=eps)
     launch(bwd)(dy, x, w, mean, rstd, dx)
