@@ -2,9 +2,9 @@
 accumulation), Phobos beside cuBLAS and a device copy of the weight bytes, one process on the GPU.
 
 For each weight shape (N, K) and T tokens: every Phobos candidate of CANDIDATES that serves T,
-launched from its ahead-of-time folder (bench/kernels/gemv_f16.ph and gemv_split_f16.ph on CUDA
-cores, gemv_tc_f16.ph and gemv_tc_split_f16.ph on the tensor cores, the split ones with the
-second phase gemv_reduce_f16.ph), cuBLAS through torch.nn.functional.linear, and the copy
+launched from its ahead-of-time folder (bench/kernels/gemv_f16.ph, gemv_wave_f16.ph and
+gemv_split_f16.ph on CUDA cores, gemv_tc_f16.ph and gemv_tc_split_f16.ph on the tensor cores,
+the split ones with the second phase gemv_reduce_f16.ph), cuBLAS through torch.nn.functional.linear, and the copy
 ceiling: torch's device-to-device copy of W (GB/s counting its read and its write).
 
 Every result (cuBLAS's too) is checked first against X W^T computed by NumPy in float64, within
@@ -45,36 +45,51 @@ def _cuda(tt, bn, w=256, kv=1):
     return {"TT": tt, "BN": bn, "KV": kv, "W": w}
 
 
+def _wave(tt, bn, bk, w, minb):
+    return {"TT": tt, "BN": bn, "BK": bk, "W": w, "MINB": minb}
+
+
 def _tc(bn, bk, w=128):
     return {"BN": bn, "BK": bk, "W": w}
 
 
 # (family, defines, the token counts it runs, the splits S it runs with (None: not split)).
+# Kept from the H100 run of bench/results/gemv-h100.log: the forms that led a case there or came
+# within 1% of its best, the tested cuda TT=1 BN=2 W=256 and the best CUDA-core T = 2 form (the
+# baselines of cuda_wave). Dropped: cuda BN=1, TT=1 W=128, TT=2 W=256 and TT >= 4 (1.3 to 5.5x
+# the best), cuda_split KV=1, tc BN=32 BK=128, tc_split S=8 and BN=32 (BK=128 tied BN=64 S=2
+# within 0.1% at its one lead). cuda_split now takes KV=2: at K = 14336 and S = 4 each split
+# is one 4096-element chunk, as the whole K is for the form that led at 14336 x 4096.
+# cuda_wave (gemv_wave_f16.ph) sizes the grid in whole waves of 132 SMs x MINB CTAs: at
+# N = 4096 BN=4 MINB=8 and BN=8 MINB=4 are one wave (0.97), the others two (1.94); each SM
+# keeps 64 KB of W in flight. The new tc / tc_split forms give 4096-row weights 128 CTAs, one
+# per SM: BK=512 reads 1 KB of each W row per stage (64 KB in flight; X is 50% more at T = 16,
+# so it is for T <= 8), the splits are the geometry that led at 8192 x 28672 (BN=64 BK=256)
+# and BN=128 (X only 12.5% more bytes at T = 16) cut into 2 and 4 along K. tc_sync is the
+# tc BN=64 BK=256 tiles without the ring, to tell whether the tensor-core forms' shortfall from
+# the CUDA-core ones at T = 1 (0.89-0.93x copy against 0.97-1.03x) is their copy path
+# (cp.async, 2 stages in flight) or their access pattern (BN rows x 2 BK bytes per stage,
+# where the CUDA-core forms read 4 KB and more of a row at once).
 CANDIDATES = [
-    ("cuda", _cuda(1, 1), (1,), None),
     ("cuda", _cuda(1, 2), (1,), None),
     ("cuda", _cuda(1, 4), (1,), None),
     ("cuda", _cuda(1, 2, kv=2), (1,), None),
-    ("cuda", _cuda(1, 2, w=128), (1,), None),
-    ("cuda", _cuda(1, 4, w=128), (1,), None),
-    ("cuda", _cuda(2, 1), (2,), None),
-    ("cuda", _cuda(2, 2), (2, 4), None),
     ("cuda", _cuda(2, 1, w=128), (2,), None),
-    ("cuda", _cuda(4, 1), (4, 8), None),
-    ("cuda", _cuda(4, 2), (4,), None),
-    ("cuda", _cuda(4, 1, w=128), (4,), None),
-    ("cuda", _cuda(8, 1), (8, 16), None),
-    ("cuda", _cuda(8, 1, w=128), (8,), None),
-    ("cuda_split", _cuda(1, 2), (1,), (2, 4)),
-    ("cuda_split", _cuda(4, 1), (4,), (2,)),
+    ("cuda_wave", _wave(1, 4, 1024, 128, 8), (1,), None),
+    ("cuda_wave", _wave(1, 8, 1024, 128, 4), (1,), None),
+    ("cuda_wave", _wave(1, 4, 2048, 256, 4), (1,), None),
+    ("cuda_wave", _wave(1, 2, 2048, 128, 8), (1,), None),
+    ("cuda_wave", _wave(2, 4, 1024, 128, 4), (2,), None),
+    ("cuda_split", _cuda(1, 2, kv=2), (1,), (2, 4)),
     ("tc", _tc(64, 128), tuple(TOKENS), None),
-    ("tc", _tc(32, 128), tuple(TOKENS), None),
     ("tc", _tc(32, 256), tuple(TOKENS), None),
     ("tc", _tc(128, 128, w=256), tuple(TOKENS), None),
     ("tc", _tc(64, 256), tuple(TOKENS), None),  # one CTA per SM, 64 KB in flight: N = 8192
-    ("tc_split", _tc(64, 128), tuple(TOKENS), (2, 4, 8)),
-    ("tc_split", _tc(32, 128), tuple(TOKENS), (2, 4)),
-    ("tc_split", _tc(32, 256), tuple(TOKENS), (2, 4)),
+    ("tc", _tc(32, 512), tuple(TOKENS), None),
+    ("tc_sync", _tc(64, 256), tuple(TOKENS), None),  # beside tc BN=64 BK=256: cp.async ring or ld.global
+    ("tc_split", _tc(64, 128), tuple(TOKENS), (2, 4)),
+    ("tc_split", _tc(64, 256), tuple(TOKENS), (2,)),
+    ("tc_split", _tc(128, 128, w=256), tuple(TOKENS), (4,)),
 ]
 
 
@@ -93,6 +108,11 @@ def aot_jobs(like) -> list[tuple]:
                 for s in splits or (1,):
                     jobs += [(name, defines if name != G.REDUCE[0] else G.REDUCE[1], [args], True)
                              for name, args in G.layouts(family, (t, n, k, s), like)]  # fmt: skip
+    for family, defines in G.WAVE_TESTED:  # pitched or not, the generic variant serves them all
+        jobs.append((G.KERNEL[family], defines, [], True))
+        for shape in G.WAVE_GPU_SHAPES:
+            if shape[2] % 8 == 0 and shape[1] % 8 == 0:
+                jobs += [(name, defines, [args], True) for name, args in G.layouts(family, shape, like)]
     for family, defines in G.TESTED:
         for shape in G.GPU_SHAPES:
             if shape[2] % 8 == 0 and shape[1] % 8 == 0:

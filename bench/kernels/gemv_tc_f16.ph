@@ -6,7 +6,7 @@
 // enough bytes in flight for the memory system without holding them in registers.
 // For 8 to 16 tokens, where the CUDA-core kernel (gemv_f16.ph) runs out of registers and FMA
 // throughput. Grid: (cdiv(N, BN), cdiv(T, 16)).
-@autotune(BN in [64, 32, 128], BK in [128, 64, 256], W in [128, 256])
+@autotune(BN in [64, 32, 128], BK in [128, 64, 256, 512], W in [128, 256])
 @launch(W)
 @tensorcore
 @pipeline

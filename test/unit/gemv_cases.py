@@ -3,11 +3,13 @@ family is launched, the float64 references and error bounds, and the cases the t
 Shared by test_gemv_interp.py (the interpreter, in CI), test_gemv_gpu.py (the GPU), and
 bench/bench_gemv.py and bench/aot_build.py (gemv_jobs).
 
-Y[T, N] = X[T, K] @ W[N, K]^T, f16 in, f32 accumulation, f16 out. Four families:
+Y[T, N] = X[T, K] @ W[N, K]^T, f16 in, f32 accumulation, f16 out. Six families:
 
   cuda        gemv_f16: CUDA cores, X passed as [T, 1, K]
+  cuda_wave   gemv_wave_f16: gemv_f16 with @aligned(N = BN, K = BK) and @launch(W, MINB)
   cuda_split  gemv_split_f16 (f32 partials P[S, T, N]) + gemv_reduce_f16
   tc          gemv_tc_f16: mma.sync, X as [T, K]
+  tc_sync     gemv_tc_sync_f16: gemv_tc_f16 without the cp.async ring (ld.global, st.shared)
   tc_split    gemv_tc_split_f16 + gemv_reduce_f16
 """
 
@@ -21,11 +23,13 @@ F16_TINY = 2.0**-24  # f16's smallest subnormal: below 2^-14 the spacing is fixe
 
 KERNEL = {
     "cuda": "gemv_f16",
+    "cuda_wave": "gemv_wave_f16",
     "cuda_split": "gemv_split_f16",
     "tc": "gemv_tc_f16",
+    "tc_sync": "gemv_tc_sync_f16",
     "tc_split": "gemv_tc_split_f16",
 }
-REDUCE = ("gemv_reduce_f16", {"BR": 1024, "W": 256})
+REDUCE = ("gemv_reduce_f16", {"BR": 1024, "W": 256, "SB": 4})
 
 # (family, defines) the tests launch: each family's first @autotune values, a multi-chunk and
 # multi-token cuda form, and a multi-row tc form.
@@ -35,7 +39,16 @@ TESTED = [
     ("cuda_split", {"TT": 1, "BN": 2, "KV": 1, "W": 128}),
     ("tc", {"BN": 64, "BK": 128, "W": 128}),
     ("tc", {"BN": 32, "BK": 64, "W": 128}),
+    ("tc_sync", {"BN": 64, "BK": 256, "W": 128}),
     ("tc_split", {"BN": 64, "BK": 128, "W": 128}),
+]
+
+# gemv_wave_f16.ph promises N % BN == 0 and K % BK == 0 (the launcher refuses other shapes), so it
+# has shapes of its own: its first @autotune values and a two-token form, on rows pitched and
+# not (12 x 1024 is padded and misaligned in the tests: the generic variant), T ragged for TT = 2.
+WAVE_TESTED = [
+    ("cuda_wave", {"TT": 1, "BN": 4, "BK": 1024, "W": 128, "MINB": 8}),
+    ("cuda_wave", {"TT": 2, "BN": 4, "BK": 1024, "W": 128, "MINB": 4}),
 ]
 
 
@@ -45,7 +58,7 @@ def cdiv(a: int, b: int) -> int:
 
 def chunk(family: str, defines: dict) -> int:
     """The K chunk a CTA takes per loop step (BK)."""
-    if family.startswith("tc"):
+    if family.startswith("tc") or family == "cuda_wave":
         return defines["BK"]
     return 8 * defines["KV"] * defines["W"]
 
@@ -134,3 +147,5 @@ def run_case(kernels, family: str, defines: dict, shape, framework: str = "torch
 # specialisation key's next class, 4 elements: 8-byte vectors), on the GPU.
 GPU_SHAPES = [(1, 4097, 3001, 3), (3, 4097, 3001, 3), (16, 4097, 3001, 3), (1, 4112, 3008, 4), (16, 1040, 8200, 3)]
 INTERP_SHAPES = [(1, 37, 301, 2), (3, 45, 2500, 3)]
+WAVE_GPU_SHAPES = [(1, 1048, 6144, 1), (3, 4104, 2048, 1), (16, 520, 4096, 1), (3, 12, 1024, 1)]
+WAVE_INTERP_SHAPES = [(1, 8, 2048, 1), (3, 12, 1024, 1)]

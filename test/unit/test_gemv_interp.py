@@ -32,6 +32,13 @@ def test_gemv_in_the_interpreter(monkeypatch, tmp_path, case, shape):
     G.run_case(_kernels(monkeypatch, tmp_path, family, defines), family, defines, shape, framework="numpy")
 
 
+@pytest.mark.parametrize("shape", G.WAVE_INTERP_SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("case", G.WAVE_TESTED, ids=lambda c: c[0] + "".join(f"-{k}{v}" for k, v in c[1].items()))
+def test_gemv_wave_in_the_interpreter(monkeypatch, tmp_path, case, shape):
+    family, defines = case
+    G.run_case(_kernels(monkeypatch, tmp_path, family, defines), family, defines, shape, framework="numpy")
+
+
 def test_split_ranges_cover_k_in_whole_chunks():
     for k, bk, s in [(301, 64, 2), (2500, 1024, 3), (4096, 2048, 4), (14336, 128, 8), (1, 128, 3)]:
         ranges = G.split_ranges(k, bk, s)
