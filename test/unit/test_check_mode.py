@@ -156,12 +156,15 @@ def test_shared_memory_accesses_checked_against_their_buffers():
     assert "phobos.checks" not in _gpu_ir(MM, False, key=None)
 
 
-def test_tma_copies_checked_to_land_inside_a_buffer():
+def test_tma_copies_and_wgmma_stages_checked_against_the_buffers():
     key = ";".join(f"{p}=a16.e16x16x16.s16x16" for p in "QKVO")
     with open(ROOT / "examples" / "attention_f16.ph", encoding="utf-8") as f:
         shared = _sites(f.read(), "shared", chip="sm_90a", key=key)
     tma = [s for s in shared if s["message"].startswith("this TMA copy of 8192 bytes")]
     assert tma and "'rhs of the dot at" in tma[0]["message"]
+    # the wgmma operands, read through matrix descriptors, have their ring stage checked
+    stages = [s for s in shared if s["message"].startswith("this wgmma reads the shared-memory buffer")]
+    assert len(stages) == 2 and all("below its 3 stages" in s["message"] for s in stages)
 
 
 def test_overlapping_store_claims_its_elements_in_check_mode():

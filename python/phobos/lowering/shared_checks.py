@@ -8,7 +8,9 @@ ldmatrix, cp.async) and checks that its elements lie inside the view, and each T
 destination that its bytes lie inside one buffer. It sees the emitted accesses, not the
 plan's intentions, so an index the lowering got wrong, or a buffer the planner made too
 small, is caught before the access writes over a neighbour. The site's location is the tile
-op the access was lowered from (LoweringContext.lower_op sets it).
+op the access was lowered from (LoweringContext.lower_op sets it). The wgmma operands are read
+by the hardware through matrix descriptors, with no access in the IR: their ring stage is
+checked where the descriptor is formed (`check_ring_stage`).
 """
 
 from __future__ import annotations
@@ -113,3 +115,16 @@ def _check_inside_a_buffer(ctx, op: ir.Operation, offset: ir.Value, size: int) -
         "the value is its byte offset in the region"
     )
     fail_unless(ctx.checks, op, "shared", message, inside, offset)
+
+
+def check_ring_stage(ctx, op: ir.Operation, buffer: int, stage: ir.Value) -> None:
+    """Check mode: a ring stage a wgmma descriptor is offset by is one of the buffer's stages."""
+    if not ctx.check_mode:
+        return
+    b = ctx.smem.plan.buffers[buffer]
+    ok = arith.CmpIOp(arith.CmpIPredicate.ult, stage, ctx.index(b.stages)).result
+    message = (
+        f"this wgmma reads the shared-memory buffer '{b.name}' through a matrix descriptor at a ring "
+        f"stage below its {b.stages} stages; the value is the stage"
+    )
+    fail_unless(ctx.checks, op, "shared", message, ok, stage)

@@ -49,6 +49,7 @@ from mlir.dialects import arith, llvm, memref, nvvm, vector
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.mma import a_fragment_registers
 from phobos.lowering.registry import lowers
+from phobos.lowering.shared_checks import check_ring_stage
 from phobos.lowering.wgmma import ATOM, K_STEP, SWIZZLE, WARPGROUP
 
 
@@ -97,6 +98,7 @@ class WgmmaDot:
         mn_major = not rhs.transposed
         b_desc = self._descriptor(rhs.buffer, b_buf.rows * SWIZZLE if mn_major else SWIZZLE * 64)
         b_stage = self.smem.stage_index[rhs.source]
+        check_ring_stage(ctx, op, rhs.buffer, b_stage)
 
         def at(desc, stage_value, stage_bytes, extra):
             units = arith.MulIOp(stage_value, ctx.index(stage_bytes >> 4)).result
@@ -111,6 +113,7 @@ class WgmmaDot:
             a_buf = plan.buffers[lhs.buffer]
             a_desc = self._descriptor(lhs.buffer, SWIZZLE * 64)
             stage = self.smem.stage_index[lhs.source]
+            check_ring_stage(ctx, op, lhs.buffer, stage)
             group = ctx.at_entry(lambda: arith.DivUIOp(ctx.tid, ctx.index(WARPGROUP)).result)
             a_group = arith.MulIOp(group, ctx.index(tiles * 64 * SWIZZLE >> 4)).result
             a0 = at(a_desc, stage, a_buf.stage_bytes, a_group)
