@@ -12,7 +12,8 @@ attribute and the type expected), parameters a pass can read (scalars, or
 strided memrefs of rank 1 or more holding integers or floats), a body and no
 results, dimension symbols consistent across parameters, launch threads a
 multiple of 32, every `@aligned` promise positive, about a real dimension and
-checked at entry. Every attribute is read through attributes.read: one of the
+checked at entry, and fp8 values only loaded, stored, moved and converted
+(fp8.py). Every attribute is read through attributes.read: one of the
 wrong kind (a float array where array<i64> belongs, an integer wider than 64
 bits) is an error at the op naming the attribute and the kind expected. The
 rules of each op are documented on its class in
@@ -31,6 +32,7 @@ from . import attributes as A
 from . import kernel as K
 from . import tile as T
 from .definition import OPERAND_SEGMENT_SIZES, OPTIONAL, RESULT_SEGMENT_SIZES, SINGLE, TILE_OPS, VARIADIC
+from .fp8 import fp8_misuse
 
 # How many values a declared group of each variadicity may hold.
 _SEGMENT_FITS: dict[str, Callable[[int], bool]] = {
@@ -613,6 +615,9 @@ def verify_tile_ir(module: ir.Operation, promises: bool = True) -> bool:
         # A check that reads an attribute of the wrong kind (attributes.read) stops there; the
         # error names the attribute and the kind expected, at the op.
         try:
+            misuse = fp8_misuse(op) if promises else None  # a kernel rule: tile-verify's
+            if misuse is not None:
+                checker.error(op, misuse)
             if name in _DISPATCH:
                 checker.segment_sizes(op)
                 _DISPATCH[name](checker, op)

@@ -16,6 +16,10 @@ division, remainder, comparisons, right shifts, max/min and conversions use the
 unsigned ops (`UNSIGNED`).
 
 `bool` meets no number: it converts only by an explicit conversion.
+
+The fp8 types `f8e4m3` and `f8e5m2` (`FP8`, phobos.fp8) are for storage and
+conversion: they meet nothing in arithmetic (`promote` gives None; the checker
+and the builder say to convert to f32 first).
 """
 
 from __future__ import annotations
@@ -23,11 +27,15 @@ from __future__ import annotations
 import math
 import struct
 
+from phobos import fp8
+
 FLOATS = ("f16", "bf16", "f32", "f64")
 INTS = ("i8", "u8", "i32", "u32", "i64", "index")
 UNSIGNED = ("u8", "u32")
 INT_WIDTH = {"i8": 8, "u8": 8, "i32": 32, "u32": 32, "i64": 64, "index": 64}
 FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+FP8 = fp8.NAMES  # storage and conversion only
+FP8_MAX = fp8.MAX  # the largest finite value of each
 # What `dot` accumulates in, by the element type its operands meet at.
 DOT_ACCUMULATOR = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
 
@@ -58,6 +66,10 @@ def is_unsigned(elem: str | None) -> bool:
     return elem in UNSIGNED
 
 
+def is_fp8(elem: str | None) -> bool:
+    return elem in FP8
+
+
 def int_range(elem: str) -> tuple[int, int]:
     width = INT_WIDTH[elem]
     if elem in UNSIGNED:
@@ -81,7 +93,10 @@ def _round_bf16(x: float) -> float:
 
 
 def rounded(value: float, elem: str) -> float | None:
-    """`value` rounded to the float type `elem` (nearest even); None where it overflows."""
+    """`value` rounded to the float type `elem` (nearest even); None where it overflows
+    (an fp8 type saturates instead, as its conversions do)."""
+    if elem in FP8:
+        return fp8.round_value(value, elem)
     try:
         if elem == "f64":
             return float(value)
@@ -96,8 +111,12 @@ def rounded(value: float, elem: str) -> float | None:
 
 def exactly(value, elem: str) -> bool:
     """Whether the constant `value` (int, float or bool) is a value of `elem`."""
-    if isinstance(value, bool) or elem not in FLOATS + INTS:
+    if isinstance(value, bool) or elem not in FLOATS + INTS + FP8:
         return False
+    if elem in FP8:  # NaN is one; an infinity only of f8e5m2 (a conversion saturates it, a constant keeps it)
+        if math.isinf(value):
+            return fp8.FORMATS[elem].infinities
+        return math.isnan(value) or fp8.round_value(value, elem) == value
     try:
         return _exactly(value, elem)
     except OverflowError:

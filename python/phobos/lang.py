@@ -37,7 +37,7 @@ class LangObject:
         return LangObject(f"{self.name}.{attr}")  # ctx.block.x
 
 
-ELEMENT_TYPES = ("f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64", "bool")
+ELEMENT_TYPES = ("f16", "bf16", "f32", "f64", "f8e4m3", "f8e5m2", "i8", "u8", "i32", "u32", "i64", "bool")
 BUILTINS = (
     "dot dot_t exp log sqrt tanh abs tmax tmin where sum max min rowsum rowmax rowmin transpose cumsum tril "
     "arange barrier grid_barrier program_id padded span masked "
@@ -53,6 +53,8 @@ f16 = LangObject("f16")
 bf16 = LangObject("bf16")
 f32 = LangObject("f32")
 f64 = LangObject("f64")
+f8e4m3 = LangObject("f8e4m3")
+f8e5m2 = LangObject("f8e5m2")
 i8 = LangObject("i8")
 u8 = LangObject("u8")
 u32 = LangObject("u32")

@@ -61,8 +61,31 @@ func.func @rank4(%A: memref<?x?x?x?xf32> {tile.name = "A", tile.dims = ["N", "C"
 
 // -----
 
-// expected-error@+1 {{tensor parameter 'A' has element type f8E4M3FN; supported: f16, bf16, f32, f64, i1, i8, u8, i32, u32, i64}}
-func.func @fp8(%A: memref<?xf8E4M3FN> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel} {
+// expected-error@+1 {{tensor parameter 'A' has element type i16; supported: f16, bf16, f32, f64, i1, i8, u8, i32, u32, i64, f8e4m3, f8e5m2}}
+func.func @i16(%A: memref<?xi16> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// fp8 is for storage and conversion (dialect/fp8.py); tile-verify refuses this first, the lowering too.
+func.func @fp8_arithmetic(%A: memref<?xf8E4M3FN> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %a = "tile.load_slice"(%A, %c0) : (memref<?xf8E4M3FN>, index) -> tensor<256xf8E4M3FN>
+  // expected-error@+1 {{'arith.addf' op computes on f8E4M3FN values; fp8 types are for storage and conversion (convert with arith.extf to f32 first)}}
+  %b = arith.addf %a, %a : tensor<256xf8E4M3FN>
+  "tile.store_slice"(%b, %A, %c0) : (tensor<256xf8E4M3FN>, memref<?xf8E4M3FN>, index) -> ()
+  return
+}
+
+// -----
+
+func.func @fp8_from_f64(%A: memref<?xf8E4M3FN> {tile.name = "A", tile.dims = ["N"]}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : index
+  %x = arith.constant dense<1.0> : tensor<256xf64>
+  // expected-error@+1 {{'arith.truncf' op converts between f8E4M3FN and f64; fp8 converts to f16, bf16, f32 and f64 and from f16, bf16 and f32 (convert through f32)}}
+  %a = arith.truncf %x : tensor<256xf64> to tensor<256xf8E4M3FN>
+  "tile.store_slice"(%a, %A, %c0) : (tensor<256xf8E4M3FN>, memref<?xf8E4M3FN>, index) -> ()
   return
 }
 

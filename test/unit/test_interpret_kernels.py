@@ -175,6 +175,9 @@ UNCOVERED = {
     "bench/kernels/tc_fallback.ph",
     "bench/kernels/tc_small_f16.ph",
     "bench/kernels/tc_small_tf32.ph",
+    # fp8 conversions: test_fp8.py (every code, ties, saturation, NaN, ragged lengths, guard zones)
+    "bench/kernels/fp8_encode.ph",
+    "bench/kernels/fp8_decode.ph",
     # decode GEMV / skinny GEMM: test_gemv_interp.py runs each on gemv_cases.py's cases
     "bench/kernels/gemv_f16.ph",
     "bench/kernels/gemv_split_f16.ph",

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "u8", "i32", "u32", "i64")
+DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "u8", "i32", "u32", "i64", "f8e4m3", "f8e5m2")
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,10 @@ def dtype_name(t) -> str | None:
         return "f32"
     if isinstance(t, ir.F64Type):
         return "f64"
+    if isinstance(t, ir.Float8E4M3FNType):
+        return "f8e4m3"
+    if isinstance(t, ir.Float8E5M2Type):
+        return "f8e5m2"
     return None
 
 

@@ -63,6 +63,8 @@ from .types import (  # noqa: F401
     bf16,
     element_name,
     element_type_of,
+    f8e4m3,
+    f8e5m2,
     f16,
     f32,
     f64,

@@ -14,7 +14,12 @@ with `arith` ops, one element type per op, as the language converts:
 - an unsigned source (`src_unsigned`: u8, u32) widens by `extui`, becomes a
   float by `uitofp` and an index by `index_castui`; an unsigned destination
   (`dst_unsigned`) takes a float by `fptoui` (truncating toward zero,
-  saturating at 0 and the largest value on the GPU).
+  saturating at 0 and the largest value on the GPU);
+- the fp8 types (f8e4m3, f8e5m2) convert by `extf` to f16, bf16, f32 and f64
+  (exact) and by `truncf` from f16, bf16 and f32 (nearest even, saturating:
+  phobos.fp8); everything else goes through f32, which is exact on the way
+  (integers beyond f32's 24 bits are beyond fp8's range too). f64 does not
+  convert to fp8 (through f32 it would round twice).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith
 
-from .types import element_name, element_type_of, with_element
+from .types import element_name, element_type_of, is_fp8, with_element
 
 
 def _i64() -> ir.Type:
@@ -36,6 +41,8 @@ def convert_value(
     src = element_type_of(v.type)
     if src == dst:
         return v
+    if is_fp8(src) or is_fp8(dst):
+        return _fp8(v, src, dst, loc, src_unsigned, dst_unsigned)
     if src_unsigned or dst_unsigned:
         return _unsigned(v, src, dst, loc, src_unsigned, dst_unsigned)
     s, d = element_name(src), element_name(dst)
@@ -77,6 +84,25 @@ def _one_step(v: ir.Value, src: ir.Type, dst: ir.Type, loc: ir.Location) -> ir.V
         wider = ir.IntegerType(dst).width > ir.IntegerType(src).width
         op = arith.ExtSIOp if wider else arith.TruncIOp
     return op(target, v, loc=loc).result
+
+
+_FP8_DIRECT = ("f16", "bf16", "f32")  # the float types an fp8 value converts to and from in one op
+
+
+def _fp8(v: ir.Value, src: ir.Type, dst: ir.Type, loc: ir.Location, src_u: bool, dst_u: bool) -> ir.Value:
+    """Conversions with an fp8 side (see the module's docstring)."""
+    s, d = element_name(src), element_name(dst)
+    f32 = ir.F32Type.get()
+    if is_fp8(src):
+        if d in _FP8_DIRECT + ("f64",):
+            return arith.ExtFOp(with_element(v.type, dst), v, loc=loc).result
+        wide = arith.ExtFOp(with_element(v.type, f32), v, loc=loc).result
+        return convert_value(wide, dst, loc, dst_unsigned=dst_u)
+    if s == "f64":
+        raise TypeError(f"cannot convert f64 to {d} directly (through f32 it would round twice): convert to f32 first")
+    if s not in _FP8_DIRECT:
+        v = convert_value(v, f32, loc, src_unsigned=src_u)
+    return arith.TruncFOp(with_element(v.type, dst), v, loc=loc).result
 
 
 def _unsigned(v: ir.Value, src: ir.Type, dst: ir.Type, loc: ir.Location, src_u: bool, dst_u: bool) -> ir.Value:

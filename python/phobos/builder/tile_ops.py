@@ -16,7 +16,7 @@ from phobos.dialect import tile as T
 from phobos.elements import DOT_ACCUMULATOR
 
 from .locations import loc_or_caller
-from .types import ScalarType, element_name, i32
+from .types import ScalarType, element_name, i32, refuse_fp8
 from .values import Operand, Value, broadcast_to, constant, convert, meet, unwrap, zeros
 
 
@@ -133,15 +133,18 @@ def dot(a: Operand, b: Operand, acc: Operand | None = None, *, loc=None) -> Valu
 
 def reduce(source: Operand, kind: str, axis: int, *, loc=None) -> Value:
     """Reduces along `axis` (kind "sum", "max" or "min"); the axis leaves the shape."""
+    refuse_fp8(f"reduce {kind}", unwrap(source))
     return Value(T.ReduceOp(unwrap(source), kind, axis, loc=loc_or_caller(loc)).result)
 
 
 def scan(source: Operand, kind: str, axis: int, *, loc=None) -> Value:
     """Inclusive prefix scan along `axis` (kind "sum")."""
+    refuse_fp8(f"scan {kind}", unwrap(source))
     return Value(T.ScanOp(unwrap(source), kind, axis, loc=loc_or_caller(loc)).result)
 
 
 def transpose(source: Operand, permutation: Sequence[int] = (1, 0), *, loc=None) -> Value:
+    refuse_fp8("transpose", unwrap(source))  # moves elements between threads: not for 1-byte floats yet
     return Value(T.TransposeOp(unwrap(source), permutation, loc=loc_or_caller(loc)).result)
 
 

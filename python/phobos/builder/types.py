@@ -13,6 +13,8 @@ class ScalarType:
         "bf16": lambda: ir.BF16Type.get(),
         "f32": lambda: ir.F32Type.get(),
         "f64": lambda: ir.F64Type.get(),
+        "f8e4m3": lambda: ir.Float8E4M3FNType.get(),  # storage and conversion only (phobos.fp8)
+        "f8e5m2": lambda: ir.Float8E5M2Type.get(),
         "i1": lambda: ir.IntegerType.get_signless(1),
         "bool": lambda: ir.IntegerType.get_signless(1),
         "i8": lambda: ir.IntegerType.get_signless(8),
@@ -37,6 +39,7 @@ class ScalarType:
 
 
 f16, bf16, f32, f64 = ScalarType("f16"), ScalarType("bf16"), ScalarType("f32"), ScalarType("f64")
+f8e4m3, f8e5m2 = ScalarType("f8e4m3"), ScalarType("f8e5m2")
 i1, i8, i16, i32, i64 = ScalarType("i1"), ScalarType("i8"), ScalarType("i16"), ScalarType("i32"), ScalarType("i64")
 index = ScalarType("index")
 
@@ -72,6 +75,21 @@ def is_float(t: ir.Type) -> bool:
     return isinstance(element_type_of(t), ir.FloatType)
 
 
+def is_fp8(t: ir.Type) -> bool:
+    return isinstance(element_type_of(t), (ir.Float8E4M3FNType, ir.Float8E5M2Type))
+
+
+def refuse_fp8(what: str, *values) -> None:
+    """Raises TypeError where one of `values` (IR values) holds fp8 elements: fp8 is for storage and conversion."""
+    for v in values:
+        t = getattr(v, "type", None)
+        if t is not None and is_fp8(t):
+            raise TypeError(
+                f"{what} is not defined on {element_name(t)} values: fp8 types are for storage and conversion; "
+                f"convert to f32 first (tb.cast(x, tb.f32))"
+            )
+
+
 def is_tile(t: ir.Type) -> bool:
     return isinstance(t, ir.RankedTensorType)
 
@@ -83,6 +101,10 @@ def element_name(t: ir.Type) -> str:
         return "index"
     if isinstance(e, ir.IntegerType):
         return "bool" if e.width == 1 else f"i{e.width}"
+    if isinstance(e, ir.Float8E4M3FNType):
+        return "f8e4m3"
+    if isinstance(e, ir.Float8E5M2Type):
+        return "f8e5m2"
     return str(e)
 
 

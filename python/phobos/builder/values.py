@@ -24,7 +24,7 @@ from phobos.elements import INT_WIDTH, UNSIGNED, exactly, promote
 
 from .convert import convert_value
 from .locations import loc_or_caller
-from .types import ScalarType, as_mlir_element, element_name, element_type_of, f32, is_float, is_tile
+from .types import ScalarType, as_mlir_element, element_name, element_type_of, f32, is_float, is_tile, refuse_fp8
 
 Operand = Union["Value", ir.Value, int, float, bool]
 
@@ -286,6 +286,7 @@ def coerce_pair(a: Operand, b: Operand, loc) -> tuple[Value, Value]:
     """Both operands as values of one element type and one shape."""
     if not _is_value(a) and not _is_value(b):
         raise TypeError("at least one operand must be an IR value")
+    refuse_fp8("arithmetic", *(unwrap(x) for x in (a, b) if _is_value(x)))
     if not _is_value(a) or not _is_value(b):
         value, number = (Value(unwrap(a)), b) if _is_value(a) else (Value(unwrap(b)), a)
         elem = _literal_element(number, value)
@@ -364,6 +365,7 @@ def minimum(a: Operand, b: Operand, *, loc=None, unsigned: bool = False) -> Valu
 def negate(a: Operand, *, loc=None) -> Value:
     loc = loc_or_caller(loc)
     a = Value(unwrap(a))
+    refuse_fp8("negation", a.value)
     if is_float(a.type):
         return Value(arith.NegFOp(a.value, loc=loc).result)
     return binary("sub", 0, a, loc=loc)
@@ -434,6 +436,7 @@ def unary_math(kind: str, a: Operand, *, loc=None) -> Value:
     """Elementwise `math` ops on floats: exp log sqrt tanh abs exp2 rsqrt (abs also on integers)."""
     loc = loc_or_caller(loc)
     a = Value(unwrap(a))
+    refuse_fp8(kind, a.value)
     if kind == "abs" and not is_float(a.type):
         return Value(math.AbsIOp(a.value, loc=loc).result)
     if not is_float(a.type):

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from phobos import fp8
 from phobos.runtime.aot import like, parse_args_text
 from phobos.runtime.interpret import HOST_DTYPES
 
@@ -72,6 +73,11 @@ def _random_array(rng: np.random.Generator, placeholder: like) -> np.ndarray:
         return rng.random(shape) < 0.5
     if dtype in ("i8", "i32", "i64"):
         return rng.integers(-100, 100, size=shape).astype(HOST_DTYPES[dtype])
+    if dtype in fp8.NAMES:  # numpy has no fp8: ml_dtypes' arrays, which launches and the interpreter take
+        import ml_dtypes
+
+        codes = fp8.encode(rng.uniform(-1.0, 1.0, size=shape), dtype)
+        return codes.view({"f8e4m3": ml_dtypes.float8_e4m3fn, "f8e5m2": ml_dtypes.float8_e5m2}[dtype])
     values = rng.uniform(-1.0, 1.0, size=shape).astype(HOST_DTYPES[dtype])
     if dtype == "bf16":  # representable values only
         values = (values.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)

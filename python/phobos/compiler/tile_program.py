@@ -13,7 +13,7 @@ stage as JSON-ready data, stored with each artifact (`asm["program"]`):
           "attrs": {name: VALUE}, "regions": [[BLOCK, ...], ...], "loc": ["file.ph", line, col] | None}
     BLOCK = {"args": [ids], "types": [T per argument], "ops": [OP, ...]}
     T = {"dtype": D} (a scalar) | {"dtype": D, "shape": [..]} (a tile) | {"dtype": D, "memref": [.., -1 dynamic]}
-    D = "i1" | "i8" | "i16" | "i32" | "i64" | "index" | "f16" | "bf16" | "f32" | "f64"
+    D = "i1" | "i8" | "i16" | "i32" | "i64" | "index" | "f16" | "bf16" | "f32" | "f64" | "f8e4m3" | "f8e5m2"
     VALUE = int | float | bool | str | list | dict | {"type": T}
           | {"dense": {"dtype": D, "shape": [..], "splat": v}} | {"dense": {"dtype": D, "shape": [..], "values": [..]}}
 
@@ -40,6 +40,8 @@ _FLOATS = (
     (ir.BF16Type, "bf16"),
     (ir.F32Type, "f32"),
     (ir.F64Type, "f64"),
+    (ir.Float8E4M3FNType, "f8e4m3"),
+    (ir.Float8E5M2Type, "f8e5m2"),
 )
 
 

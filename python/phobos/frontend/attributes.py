@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import ast as A
 from . import types as T
+from .fp8_rules import scalar_param_error
 from .symbols import KernelInfo, Symbol
 
 MAX_THREADS = 1024
@@ -166,6 +167,8 @@ class KernelChecks:
     def _param_type(self, param: A.Param) -> T.Type:
         ref = param.type
         if ref.kind == "scalar":
+            if T.is_fp8(ref.element):
+                return self.error(ref.pos, scalar_param_error(param.name, ref.element))
             return T.Scalar(ref.element)
         if ref.kind == "tile":
             return self.error(

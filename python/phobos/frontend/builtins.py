@@ -15,9 +15,10 @@ from . import ast as A
 from . import types as T
 from .ast import start_pos
 from .atomics import ATOMICS, AtomicChecks
+from .fp8_rules import builtin_error, conversion_error, fp8_element
 from .math_builtins import MATH_BUILTINS, UNARY_FLOAT, MathChecks
 
-CONVERSIONS = ("f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64")
+CONVERSIONS = ("f16", "bf16", "f32", "f64", "f8e4m3", "f8e5m2", "i8", "u8", "i32", "u32", "i64")
 ELEMENTWISE_FLOAT = ("exp", "log", "sqrt", "tanh") + UNARY_FLOAT
 BUILTINS = frozenset(
     (
@@ -71,6 +72,8 @@ class BuiltinChecks(MathChecks, AtomicChecks):
             return T.ERROR
         if any(t == T.ERROR for t in arg_types):
             return T.ERROR
+        if fp8_element(*arg_types) and name not in CONVERSIONS + ("padded", "masked"):
+            return self.error(e.callee.pos, builtin_error(name, fp8_element(*arg_types)))
         method = getattr(self, "call_" + name, None)
         if method is None:
             return self.call_generic(e, name, arg_types)
@@ -114,12 +117,15 @@ class BuiltinChecks(MathChecks, AtomicChecks):
                 return T.ERROR
             ty = ts[0]
             src = ty.element
-            if not (T.is_numeric(src) or src == "bool"):
+            if not (T.is_numeric(src) or src == "bool" or T.is_fp8(src)):
                 return self.error(e.args[0].pos, f"cannot convert {ty} to {name}")
+            why = conversion_error(src, name)
+            if why:
+                return self.error(e.args[0].pos, f"cannot convert {ty} to {name}: {why}")
             const = e.args[0].const
             if const is not None and isinstance(ty, T.Scalar) and (T.is_int(name) or T.is_untyped(src)):
                 # Fold: integer results may size slices; literals need a type anyway.
-                if T.is_float(name):
+                if T.is_float(name) or T.is_fp8(name):
                     # The constant is the converted value (f16(0.1) is 0.0999755859375).
                     value = T.rounded(float(const), name)
                     e.const = value if value is not None and math.isfinite(value) else float(const)
@@ -382,6 +388,8 @@ def constant_as(value, src: str, dst: str):
     saturate, NaN gives 0; integers wrap); untyped literals already fit."""
     if dst == "bool":
         return bool(value)
+    if T.is_fp8(dst):
+        return T.rounded(float(value), dst)  # saturates, as the conversion does
     if T.is_float(dst):
         rounded = T.rounded(float(value), dst)
         return rounded if rounded is not None else math.copysign(math.inf, float(value))

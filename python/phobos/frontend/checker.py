@@ -33,6 +33,7 @@ from .builtins import BUILTINS, CONSTANTS, CONVERSIONS, BuiltinChecks
 from .constants import BITWISE, COMPARISONS, LOGICAL, FoldError, constant_difference, fold
 from .errors import Diagnostics
 from .exits import ExitChecks
+from .fp8_rules import conversion_error, fp8_element, literal_range_error, operator_error
 from .functions import FunctionChecks
 from .gathers import GatherChecks, is_gather, unwrap_masked
 from .gpu_rules import GpuRules
@@ -230,6 +231,8 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
             const = const if T.exactly(const, declared.element) else None
         if const is not None and T.is_float(declared.element) and not isinstance(const, float):
             const = float(const)
+        if const is not None and T.is_fp8(declared.element):
+            const = T.rounded(float(const), declared.element)  # the value the name holds (`i32(q)` folds it)
         if const is not None and T.is_int(declared.element) and isinstance(const, float):
             const = int(const) if math.isfinite(const) else None  # `let i: i32 = inf` is reported above
         s.symbol = Symbol("var" if s.mutable else "let", s.name, declared, s.pos, const=const)
@@ -300,6 +303,9 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
         elif elem in FLOAT_MAX and math.isfinite(e.const) and abs(e.const) > FLOAT_MAX[elem]:
             self.error(e.pos, f"the constant {e.const} is out of range for {elem} (it would be infinite)")
             return False
+        elif T.is_fp8(elem) and abs(e.const) > T.FP8_MAX[elem] and not (math.isinf(e.const) and elem == "f8e5m2"):
+            self.error(e.pos, literal_range_error(e.const, elem))
+            return False
         return True
 
     def assignable(self, value_ty: T.Type, value: A.Expr, target: T.Type, pos: A.Pos, message) -> bool:
@@ -315,7 +321,8 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
             hint = ""
             if value_ty.element == "bool" and target.element in CONVERSIONS and type(value_ty) is type(target):
                 hint = f" (convert with {target.element}(...))"
-            self.error(pos, message() + hint)
+            why = conversion_error(value_ty.element, target.element)
+            self.error(pos, message() + hint + (f": {why}" if why else ""))
             return False
         return self.fits(value, target.element)
 
@@ -326,6 +333,8 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
         ve, te = value_ty.element, target_ty.element
         if not converts(ve, te):
             hint = f" (convert with {te}(...))" if ve == "bool" and te in CONVERSIONS else ""
+            why = conversion_error(ve, te)
+            hint += f": {why}" if why else ""
             self.error(start_pos(value), f"cannot store {ve} values into '{tensor_name}', a tensor of {te}{hint}")
             return
         if isinstance(value_ty, T.Tile):
@@ -427,6 +436,8 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
         if ty == T.ERROR:
             return ty
         elem = ty.element
+        if T.is_fp8(elem):
+            return self.error(e.pos, operator_error(e.op, elem))
         if e.op == "-":
             if not T.is_numeric(elem):
                 return self.error(e.pos, f"'-' is not defined on {ty}")
@@ -507,6 +518,8 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
     def binary_type(self, e: A.Binary, lt: T.Type, rt: T.Type) -> T.Type:
         if lt == T.ERROR or rt == T.ERROR:
             return T.ERROR
+        if fp8_element(lt, rt):
+            return self.error(e.pos, operator_error(e.op, fp8_element(lt, rt)))
         what = f"'{e.op}'"
         elem = self.unify_elements(e.pos, what, lt, rt, e.lhs, e.rhs)
         if elem is None:
@@ -656,15 +669,16 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
 def converts(value: str, target: str) -> bool:
     """Whether a value of element type `value` may be assigned or stored where
     `target` is declared: the same type, an integer literal into any number, a
-    float literal into any float, and any typed number into any other."""
+    float literal into any float, and any typed number into any other (fp8
+    included, except f64 into fp8: fp8_rules)."""
     if value == target:
         return True
     if value == T.INT_LITERAL:
-        return T.is_numeric(target)
+        return T.is_numeric(target) or T.is_fp8(target)
     if value == T.FLOAT_LITERAL:
-        return T.is_float(target)
-    typed = T.FLOATS + T.INTS
-    return value in typed and target in typed
+        return T.is_float(target) or T.is_fp8(target)
+    typed = T.FLOATS + T.INTS + T.FP8
+    return value in typed and target in typed and conversion_error(value, target) is None
 
 
 def check_program(

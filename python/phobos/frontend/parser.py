@@ -18,7 +18,7 @@ from .errors import Diagnostics
 from .lexer import EOF, FLOAT, IDENT, INT, NEWLINE, STRING, Token, tokenize
 from .parse_functions import attach_docs, parse_function, parse_import
 
-SCALAR_TYPES = ("f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64", "bool")
+SCALAR_TYPES = ("f16", "bf16", "f32", "f64", "f8e4m3", "f8e5m2", "i8", "u8", "i32", "u32", "i64", "bool")
 ASSIGN_OPS = ("=", "+=", "-=", "*=")
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 

@@ -37,6 +37,7 @@ from . import types as T
 from .ast import start_pos
 from .atomics import ATOMICS, is_atomic
 from .atomics_ir import lower_atomic
+from .builtins import CONVERSIONS
 from .exit_ir import rewrite_exits
 from .math_ir import HANDLED as MATH_HANDLED
 from .math_ir import lower_math
@@ -458,7 +459,7 @@ class KernelEmitter:
             return lower_atomic(self, e, unused=False)
         if name == "masked":
             return gathers_ir.load(self, e.args[0], e.args[1])
-        if name in ("f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64"):
+        if name in CONVERSIONS:
             return self.convert(self.lower_expr(e.args[0]), e.args[0].ty.element, name, loc)
         v = self.lower_expr(e.args[0])
         rank = len(v.shape)

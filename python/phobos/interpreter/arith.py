@@ -270,7 +270,8 @@ def select(op, cta, args):
 
 @handles("arith.extsi", "arith.trunci", "arith.index_cast", "arith.extf", "arith.truncf")
 def convert(op, cta, args):
-    return D.convert(D.signed(args[0], op.in_types[0]), op.out)
+    src = op.in_types[0]
+    return D.convert(D.signed(D.read(args[0], src), src), op.out)
 
 
 @handles("arith.extui", "arith.index_castui")

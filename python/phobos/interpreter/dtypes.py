@@ -5,6 +5,9 @@ bf16 -> float32 arrays whose values are all bf16 numbers (NumPy has no bf16).
 Arithmetic on f16 and bf16 runs in float32 and rounds each result back
 (`finish`), which is what the GPU's f32 units followed by a conversion give.
 Integer arithmetic wraps around like the GPU's (NumPy's fixed-width integers do).
+The fp8 types (f8e4m3, f8e5m2) are held as their 8-bit codes (uint8): loads and
+stores move the codes, conversions decode and encode them (phobos.fp8: nearest
+even, saturating, as the GPU's cvt.rn.satfinite), and nothing computes on them.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from phobos import fp8
 
 STORAGE = {
     "i1": np.dtype(np.bool_),
@@ -24,11 +29,14 @@ STORAGE = {
     "bf16": np.dtype(np.float32),
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
+    "f8e4m3": np.dtype(np.uint8),  # the codes
+    "f8e5m2": np.dtype(np.uint8),
 }
 
 WIDTH = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64, "f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+WIDTH.update({name: 8 for name in fp8.NAMES})
 
-FLOATS = ("f16", "bf16", "f32", "f64")
+FLOATS = ("f16", "bf16", "f32", "f64", *fp8.NAMES)
 
 _UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
@@ -89,8 +97,16 @@ def finish(x, t: ValueType):
     return out[()] if out.ndim == 0 else out
 
 
+def read(x, t: ValueType):
+    """The numbers a value of `t` holds: fp8 codes decoded (float32, exact), anything else as it is."""
+    return fp8.decode(x, t.dtype) if t.dtype in fp8.NAMES else x
+
+
 def convert(x, t: ValueType):
-    """Any numeric value as `t`: floats round to nearest even, integers wrap, i1 keeps the low bit."""
+    """Any numeric value as `t`: floats round to nearest even (to fp8 saturating: its codes), integers
+    wrap, i1 keeps the low bit."""
+    if t.dtype in fp8.NAMES:
+        return fp8.encode(np.asarray(x, dtype=np.float64), t.dtype)
     x = np.asarray(x)
     if t.dtype == "i1" and x.dtype != np.bool_:
         out = (x.astype(np.int64) & 1).astype(np.bool_) if x.dtype.kind in "iub" else x != 0

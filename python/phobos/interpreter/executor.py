@@ -20,6 +20,7 @@ from phobos.interpreter.races import Races
 from phobos.interpreter.table import PREPARERS
 
 FORMAT = 1
+_ML_FP8 = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}  # ml_dtypes' names of the fp8 types
 TERMINATORS = ("scf.yield", "scf.condition")
 
 
@@ -253,6 +254,10 @@ def _bind_tensor(name: str, t: D.ValueType, value, unsigned: bool = False):
             raise InterpreterError(f"argument '{name}' must have dtype {wanted}, got {value.dtype}")
         value = value.view(t.storage)
     expected = "float32 (holding bf16 values)" if t.dtype == "bf16" else str(t.storage)
+    if t.dtype in _ML_FP8:  # fp8 runs on its codes: an ml_dtypes array is read (and written) through a view
+        if value.dtype.name == _ML_FP8[t.dtype]:
+            value = value.view(np.uint8)
+        expected = f"uint8 (the {t.dtype} codes) or ml_dtypes.{_ML_FP8[t.dtype]}"
     if value.dtype != t.storage:
         raise InterpreterError(f"argument '{name}' must have dtype {expected}, got {value.dtype}")
     if value.ndim != len(t.memref):

@@ -1,14 +1,16 @@
 """Rules every tile of a kernel must meet before it can live in registers.
 
-A tile is 1-D to 3-D, of an element type the lowering handles, with power-of-two
-extents (the blocked layout splits extents by powers of two), and needs at most
-MAX_REGISTERS elements per thread under the kernel's layout.
+A tile is 1-D to 3-D, of an element type the lowering handles (fp8 only in the
+ops dialect/fp8.py allows), with power-of-two extents (the blocked layout
+splits extents by powers of two), and needs at most MAX_REGISTERS elements per
+thread under the kernel's layout.
 """
 
 from __future__ import annotations
 
 from mlir import ir
 
+from phobos.dialect.fp8 import FP8_TYPES, fp8_misuse
 from phobos.lowering.errors import PASS, LoweringError
 from phobos.lowering.layout import Blocked, is_pow2
 from phobos.lowering.placement import Placement
@@ -20,7 +22,7 @@ MAX_REGISTERS = 1024  # elements of one tile per thread
 def _supported_element(t: ir.Type) -> bool:
     if isinstance(t, ir.IntegerType):
         return t.width in (1, 8, 16, 32, 64)
-    return isinstance(t, (ir.IndexType, ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
+    return isinstance(t, (ir.IndexType, ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type, *FP8_TYPES))
 
 
 def check_tiles(fn: ir.Operation, layout: Blocked | None, placement: Placement, threads: int) -> None:
@@ -36,6 +38,9 @@ def check_tiles(fn: ir.Operation, layout: Blocked | None, placement: Placement, 
         return ir.WalkResult.ADVANCE
 
     def check(op):
+        misuse = fp8_misuse(op)  # an op a pass added after tile-verify (tile-verify refuses the rest)
+        if misuse is not None:
+            raise LoweringError(op, f"'{op.name}' op {misuse}")
         for v in list(op.results) + list(op.operands):
             t = v.type
             if isinstance(t, ir.RankedTensorType):

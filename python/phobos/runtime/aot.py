@@ -56,6 +56,8 @@ class like:
             "u32": "<u4",
             "i32": "<i4",
             "i64": "<i8",
+            "f8e4m3": "<V1",
+            "f8e5m2": "<V1",
         }[dtype]
         self.__cuda_array_interface__ = {
             "shape": self.shape,
@@ -64,8 +66,8 @@ class like:
             "data": (_BASE if align >= 16 else _BASE + size, False),
             "version": 3,
         }
-        if dtype == "bf16":  # no typestr for bf16: the binder reads the dtype from here
-            self.__cuda_array_interface__["typestr"] = "bf16"
+        if dtype in ("bf16", "f8e4m3", "f8e5m2"):  # no typestr for these: the binder reads the dtype from here
+            self.__cuda_array_interface__["typestr"] = dtype
 
     def __repr__(self):
         return f"like({self.dtype!r}, {self.shape}{'' if self.align >= 16 else ', align=1'})"

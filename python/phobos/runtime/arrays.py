@@ -15,7 +15,22 @@ import ctypes
 import sys
 from collections.abc import Callable
 
-ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "u8": 1, "i32": 4, "u32": 4, "i64": 8}
+ITEMSIZE = {
+    "f16": 2,
+    "bf16": 2,
+    "f32": 4,
+    "f64": 8,
+    "i1": 1,
+    "i8": 1,
+    "u8": 1,
+    "i32": 4,
+    "u32": 4,
+    "i64": 8,
+    "f8e4m3": 1,
+    "f8e5m2": 1,
+}
+# Element types whose numpy arrays come from ml_dtypes (named by dtype.name; their typestrs say little).
+_ML_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "f8e4m3", "float8_e5m2": "f8e5m2"}
 HOST = -1  # `device` of an array in host memory
 
 # numpy dtype.str (byte order stripped) -> Phobos element type
@@ -62,8 +77,8 @@ _np_dtype_names: dict[object, str] = {}
 def _np_dtype_name(dtype) -> str:
     name = _np_dtype_names.get(dtype)
     if name is None:  # first sight of this dtype (numpy's dtype.name alone costs microseconds)
-        if dtype.name == "bfloat16":  # ml_dtypes
-            name = "bf16"
+        if dtype.name in _ML_DTYPES:
+            name = _ML_DTYPES[dtype.name]
         elif not dtype.isnative:  # byte-swapped data: not an element type a kernel reads
             name = dtype.str
         else:
@@ -117,7 +132,8 @@ def torch_dtype_name(t) -> str:
                 torch.int64: "i64",
             }
         )
-        for name, dtype in (("uint8", "u8"), ("uint32", "u32")):  # torch.uint32: 2.3 and newer
+        # torch.uint32: 2.3 and newer; the float8 types: 2.1 and newer
+        for name, dtype in (("uint8", "u8"), ("uint32", "u32"), ("float8_e4m3fn", "f8e4m3"), ("float8_e5m2", "f8e5m2")):
             if hasattr(torch, name):
                 _torch_dtypes[getattr(torch, name)] = dtype
     return _torch_dtypes.get(t.dtype) or str(t.dtype)
@@ -150,8 +166,12 @@ def _typestr(typestr: str) -> tuple[str, int]:
     """(element type, itemsize) of an array-interface typestr such as '<f4'."""
     found = _typestrs.get(typestr)
     if found is None:
-        if typestr == "bf16":  # no standard typestr exists for bfloat16; phobos.runtime.aot.like spells it so
-            found = ("bf16", 2)
+        if typestr in (
+            "bf16",
+            "f8e4m3",
+            "f8e5m2",
+        ):  # no standard typestrs exist; phobos.runtime.aot.like spells them so
+            found = (typestr, ITEMSIZE[typestr])
         else:
             found = (_TYPESTR.get(typestr[1:], typestr), int(typestr[2:]) if typestr[2:].isdigit() else 1)
         _typestrs[typestr] = found
@@ -208,6 +228,8 @@ _DL_DTYPES = {
     (2, 64): "f64",
     (4, 16): "bf16",
     (6, 8): "i1",
+    (10, 8): "f8e4m3",  # kDLFloat8_e4m3fn
+    (12, 8): "f8e5m2",  # kDLFloat8_e5m2
 }
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p

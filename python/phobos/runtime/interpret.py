@@ -9,6 +9,8 @@ dimension symbols, @aligned promises) and the grid comes from the same rule,
 so a call that works in the interpreter works on the GPU and the other way
 round. Tensors are numpy arrays or torch tensors (on any device: non-CPU ones
 and bf16 ones are copied to the host and back); results are written in place.
+fp8 tensors (torch.float8_e4m3fn/e5m2, ml_dtypes' float8 arrays) run as their
+8-bit codes (uint8 views that write through).
 The program comes from the compiler's tile stage (phobos.compiler.compile_program)
 or, for cached and ahead-of-time kernels, from the artifact (asm["program"]),
 which needs no MLIR.
@@ -22,14 +24,18 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from phobos.fp8 import NAMES as FP8
+
 from . import persistent
 from .arrays import HOST, ArrayArg, describe, torch_dtype_name
 from .binding import Signature
 
 ENV = "PHOBOS_INTERPRET"
 
-# Phobos element type -> the numpy dtype the interpreter holds it in (bf16 as float32 values).
+# Phobos element type -> the numpy dtype the interpreter holds it in (bf16 as float32 values, fp8 as codes).
 HOST_DTYPES = {
+    "f8e4m3": np.uint8,
+    "f8e5m2": np.uint8,
     "f16": np.float16,
     "bf16": np.float32,
     "f32": np.float32,
@@ -62,7 +68,8 @@ class _HostArguments:
 
     def _host(self, a) -> tuple[object, ArrayArg | None]:
         if isinstance(a, np.ndarray):
-            return a, describe(a)  # the launch's own reading of a numpy array
+            view = describe(a)  # the launch's own reading of a numpy array
+            return (a.view(np.uint8) if view.dtype in FP8 else a), view
         torch = sys.modules.get("torch")
         if torch is not None and isinstance(a, torch.Tensor):
             return self._torch(torch, a)
@@ -70,13 +77,16 @@ class _HostArguments:
 
     def _torch(self, torch, t) -> tuple[np.ndarray, ArrayArg]:
         dtype = torch_dtype_name(t)
+        fp8 = dtype in FP8  # numpy has no fp8: the codes, as uint8
         if t.device.type == "cpu" and t.dtype != torch.bfloat16:
-            host = t.detach().numpy()  # shares memory: writes land in the tensor
+            host = (t.detach().view(torch.uint8) if fp8 else t.detach()).numpy()  # shares memory: writes land
         else:
-            host = t.detach().to("cpu", torch.float32 if t.dtype == torch.bfloat16 else t.dtype).numpy()
+            host = t.detach().to("cpu", torch.float32 if t.dtype == torch.bfloat16 else t.dtype)
+            host = (host.view(torch.uint8) if fp8 else host).numpy()
 
             def copy_back(t=t, host=host):
-                t.copy_(torch.from_numpy(host).to(t.device, t.dtype))
+                back = torch.from_numpy(host).to(t.device)
+                t.copy_(back.view(t.dtype) if fp8 else back.to(t.dtype))
 
             self._copy_back.append(copy_back)
         view = ArrayArg(None, tuple(t.shape), tuple(t.stride()), dtype, HOST, "numpy", host)

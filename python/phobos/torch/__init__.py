@@ -35,6 +35,8 @@ _DTYPES = {
     "i8": "int8",
     "i32": "int32",
     "i64": "int64",
+    "f8e4m3": "float8_e4m3fn",
+    "f8e5m2": "float8_e5m2",
 }
 
 

@@ -20,6 +20,7 @@ from phobos.dialect.tile import upstream_ops
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.device_checks import fail_unless
 from phobos.lowering.errors import PASS, LoweringError
+from phobos.lowering.fp8 import is_fp8_conversion, lower_fp8_conversion
 from phobos.lowering.registry import lowers, register_classes
 
 
@@ -48,6 +49,8 @@ def lower_elementwise(ctx: LoweringContext, op: ir.Operation) -> None:
     """An arith/math/index op on registers: the same op on the vectors (or scalars) it reads."""
     operands = [ctx.get(v, op) for v in op.operands]
     attrs = {name: op.attributes[name] for name in op.attributes}
+    if is_fp8_conversion(op):
+        return lower_fp8_conversion(ctx, op, operands[0])
     if isinstance(op.opview, math.SqrtOp) and _precise_sqrt_needed(op):
         return _sqrt_rn(ctx, op, operands[0])
     if _fast_exp(op):
