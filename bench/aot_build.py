@@ -113,6 +113,7 @@ def plan():
     jobs.extend(tensorcore_jobs())
     jobs.extend(fallback_jobs())
     jobs.extend(unsigned_jobs())
+    jobs.extend(fp8_jobs())
     jobs.extend(stdlib_jobs())
     jobs.extend(stdnn_jobs())
     return jobs
@@ -143,6 +144,15 @@ def stdnn_jobs():
     from phobos.runtime.aot import like
 
     return [(t.kernel_name(op, ty), {}, [t.example_args(op, ty, like)], True) for op, ty in t.CASES]
+
+
+def fp8_jobs():
+    """test_fp8_gpu.py: fp8 conversions, the generic variant and the 16-byte aligned layout of 4096 elements."""
+    import test_fp8_gpu as t
+
+    from phobos.runtime.aot import like
+
+    return [(name, {}, [args], True) for name, args in t.aligned_examples(like)]
 
 
 def unsigned_jobs():
