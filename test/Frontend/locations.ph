@@ -1,5 +1,5 @@
 // Every op carries the file:line:col of its construct: the kernel name for the
-// function and its entry checks, each parameter's name, the first token of a
+// function, the promise (`N = 64`) for its @aligned entry check, each parameter's name, the first token of a
 // slice or grid query, the operator of a binary expression, a loop's keyword.
 // RUN: phobos compile --mlir-print-debuginfo %s | phobos-opt --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s
 
@@ -14,7 +14,7 @@ kernel locs(X: tensor<f32>[N], k: i32) {
 }
 
 // CHECK: func.func @locs(%{{.*}}: memref<?xf32> {{.*}} loc("{{.*}}locations.ph":7:13), %{{.*}}: i32 {{.*}} loc("{{.*}}locations.ph":7:32))
-// CHECK: "tile.check_multiple"(%{{.*}}) {divisor = 64 : i64, symbol = "N"} : (index) -> index loc("{{.*}}locations.ph":7:8)
+// CHECK: "tile.check_multiple"(%{{.*}}) {divisor = 64 : i64, symbol = "N"} : (index) -> index loc("{{.*}}locations.ph":6:10)
 // CHECK: "tile.block_id"() {dim = 0 : i64} : () -> index loc("{{.*}}locations.ph":8:11)
 // CHECK: arith.constant 64 : index loc("{{.*}}locations.ph":9:19)
 // CHECK: arith.muli %{{.*}}, %{{.*}} : index loc("{{.*}}locations.ph":9:17)

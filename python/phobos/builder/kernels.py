@@ -32,6 +32,7 @@ def build_kernel(
     *,
     launch: int | None = None,
     aligned: dict[str, int] | None = None,
+    aligned_locs: dict[str, ir.Location] | None = None,
     autotune: dict[str, Sequence[int]] | None = None,
     bindings: dict[str, int] | None = None,
     pipeline: bool = False,
@@ -49,7 +50,8 @@ def build_kernel(
     inside the entry block with the parameters as `Value`s, and with
     `extents=` (each dimension symbol's runtime extent, checked against the
     `@aligned` promises at entry) when it has a parameter of that name.
-    `arg_locs` locates each parameter (default: the kernel's location).
+    `arg_locs` locates each parameter (default: the kernel's location), `aligned_locs` each
+    `@aligned` promise, where its entry check reports a broken one (default: the kernel's).
     `fastmath` records `tile.fastmath` and puts `fastmath<afn>` on the body's
     float math ops and divisions (see `apply_fastmath`); `checked` records
     `tile.checked` (`@checked`).
@@ -92,7 +94,8 @@ def build_kernel(
                 if isinstance(d, str) and d not in extents:
                     extent = dim(arg, axis, loc=loc)
                     if aligned and d in aligned:
-                        extent = Value(T.CheckMultipleOp(extent.value, aligned[d], d, loc=loc).result)
+                        at = (aligned_locs or {}).get(d, loc)
+                        extent = Value(T.CheckMultipleOp(extent.value, aligned[d], d, loc=at).result)
                     extents[d] = extent
         if _wants_extents(body):
             body(*args, extents=extents)

@@ -327,3 +327,4 @@ class KernelChecks:
                 )
                 continue
             info.aligned[arg.name] = divisor
+            info.aligned_at[arg.name] = arg.pos  # where a broken promise is reported

@@ -43,6 +43,7 @@ class KernelInfo:
     bindings: dict[str, int] = field(default_factory=dict)
     launch: dict[str, int] | None = None
     aligned: dict[str, int] = field(default_factory=dict)
+    aligned_at: dict[str, A.Pos] = field(default_factory=dict)  # where each promise is written (its check's place)
     flags: set[str] = field(default_factory=set)
     params: list[Symbol] = field(default_factory=list)
     dims: dict[str, Symbol] = field(default_factory=dict)

@@ -143,6 +143,7 @@ class KernelEmitter:
             self._body,
             launch=info.launch["threads"] if info.launch else None,
             aligned=dict(info.aligned) or None,
+            aligned_locs={name: self.loc(pos) for name, pos in info.aligned_at.items()},
             autotune=dict(info.space) or None,
             bindings=dict(info.bindings) or None,
             pipeline="pipeline" in info.flags,
