@@ -133,10 +133,10 @@ def test_broken_aligned_promise_names_the_extent_and_the_source_line():
     a, b, c = (np.ones(s, np.float32) for s in [(100, 4), (4, 32), (100, 32)])
     with pytest.raises(InterpreterError) as caught:
         run_program(prog, [a, b, c, 1.0, 0.0], (4, 1, 1))
-    with open(os.path.join(ROOT, "examples/gemm_fp32.ph"), encoding="utf-8") as f:
-        line = next(i for i, text in enumerate(f, 1) if text.startswith("kernel gemm"))
+    with open(os.path.join(ROOT, "examples/gemm_fp32.ph"), encoding="utf-8") as f:  # at the promise M = TILE_M
+        line, col = next((i, text.index("M =") + 1) for i, text in enumerate(f, 1) if text.startswith("@aligned"))
     assert caught.value.message == "the @aligned promise M = 32 is broken: M = 100 is not a multiple of 32"
-    assert str(caught.value).startswith(f"gemm_fp32.ph:{line}:")
+    assert str(caught.value).startswith(f"gemm_fp32.ph:{line}:{col}:")
     assert not np.any(c != 1.0)  # nothing ran
 
 
