@@ -58,7 +58,8 @@ class TargetError(ValueError):
     """A chip or feature string the toolchain cannot handle."""
 
 
-def _chip_number(chip: str) -> int:
+def chip_number(chip: str) -> int:
+    """90 for sm_90 and sm_90a; -1 for what is not a chip name."""
     m = _CHIP.match(chip)
     return int(m.group(1)) if m else -1
 
@@ -67,7 +68,7 @@ def check_chip(chip: str) -> str:
     """Returns `chip` if it is a known `sm_XX` (XX >= 70); raises TargetError otherwise."""
     if not isinstance(chip, str) or not _CHIP.match(chip):
         raise TargetError(f"invalid chip '{chip}': expected sm_XX (for example sm_90)")
-    if _chip_number(chip) < 70:
+    if chip_number(chip) < 70:
         raise TargetError(f"chip '{chip}' is not supported: Phobos needs sm_70 or newer")
     if chip not in CHIP_MIN_PTX:
         known = ", ".join(CHIP_MIN_PTX)
@@ -128,14 +129,14 @@ def default_chip(query=None) -> str:
 
 def max_shared_bytes(chip: str) -> int:
     """The shared memory a CTA may use on `chip` (227 KB on Hopper; Blackwell as Hopper)."""
-    number = _chip_number(check_chip(chip))
+    number = chip_number(check_chip(chip))
     return _MAX_SHARED.get(number, 232448 if number >= 90 else 98304)
 
 
 def required_ptx(chip: str) -> int:
     """The lowest PTX ISA version (x10) Phobos accepts for `chip`."""
     need = CHIP_MIN_PTX[check_chip(chip)]
-    if _chip_number(chip) >= 90:
+    if chip_number(chip) >= 90:
         need = max(need, PTX_FLOOR)
     return need
 

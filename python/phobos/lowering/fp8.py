@@ -24,7 +24,8 @@ from mlir.dialects import arith, nvvm, vector
 
 from phobos.dialect.fp8 import FP8_TYPES
 from phobos.lowering.errors import LoweringError
-from phobos.target import PTX_FLOOR
+from phobos.lowering.ir_helpers import gpu_module_block
+from phobos.target import PTX_FLOOR, chip_number
 
 if TYPE_CHECKING:
     from phobos.lowering.context import LoweringContext
@@ -48,27 +49,20 @@ def _is_fp8(t: ir.Type) -> bool:
     return isinstance(_element(t), FP8_TYPES)
 
 
-def _chip_number(chip: str) -> int:
-    digits = "".join(ch for ch in chip.removeprefix("sm_") if ch.isdigit())
-    return int(digits or 0)
-
-
 def _language_name(t: ir.Type) -> str:
     return {"f8E4M3FN": "f8e4m3", "f8E5M2": "f8e5m2"}.get(str(t), str(t))
 
 
 def _target_ptx() -> int:
     """The PTX ISA version (x10) of the gpu.module being built: its #nvvm.target's features."""
-    op = ir.InsertionPoint.current.block.owner.operation
-    while op is not None and op.name != "gpu.module":
-        op = op.parent
-    found = re.search(r"\+ptx(\d+)", str(op.attributes["targets"])) if op is not None else None
+    module = gpu_module_block().owner
+    found = re.search(r"\+ptx(\d+)", str(module.attributes["targets"]))
     return int(found.group(1)) if found else PTX_FLOOR
 
 
 def _refusal(op: ir.Operation, chip: str, src: ir.Type, dst: ir.Type) -> str | None:
     """Why the target cannot convert `src` to `dst` (one of them fp8), or None."""
-    sm = _chip_number(chip)
+    sm = chip_number(chip)
     if sm >= 90 or (sm == MIN_SM and _target_ptx() >= SM89_PTX):
         return None
     fp8 = src if _is_fp8(src) else dst

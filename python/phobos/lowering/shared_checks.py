@@ -18,6 +18,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, memref, nvgpu, vector
 
+from phobos.analysis.kernel_facts import element_bytes
 from phobos.lowering.device_checks import fail_unless
 
 
@@ -58,7 +59,7 @@ def _access(view) -> tuple[ir.Value, ir.Value, int] | None:
     if isinstance(view, vector.StoreOp):
         return view.base, view.indices[0], _elements(view.valueToStore.type)
     if isinstance(view, nvgpu.LdMatrixOp):  # each lane gives the address of one 16-byte row
-        return view.srcMemref, view.indices[0], 16 * 8 // _element_bits(view.srcMemref.type)
+        return view.srcMemref, view.indices[0], 16 // element_bytes(ir.MemRefType(view.srcMemref.type).element_type)
     if isinstance(view, nvgpu.DeviceAsyncCopyOp):
         return view.dst, view.dstIndices[0], ir.IntegerAttr(view.dstElements).value
     return None
@@ -73,16 +74,11 @@ def _elements(t: ir.Type) -> int:
     return n
 
 
-def _element_bits(t: ir.Type) -> int:
-    elem = ir.MemRefType(t).element_type
-    return ir.IntegerType(elem).width if isinstance(elem, ir.IntegerType) else ir.FloatType(elem).width
-
-
 def _bytes(t: ir.MemRefType) -> int:
     n = 1
     for extent in t.shape:
         n *= extent
-    return n * _element_bits(t) // 8
+    return n * element_bytes(t.element_type)
 
 
 def _check_inside_view(ctx, op: ir.Operation, buffer: int, first: ir.Value, elements: int) -> None:
