@@ -9,8 +9,9 @@
 The parts, each usable alone (the CPU tests drive them with fakes):
 
   candidates      the Cartesian product of the @autotune spaces (values fixed by
-                  `defines` stay fixed), first value first: candidate 0 is what
-                  PHOBOS_AUTOTUNE=0 and an untuned kernel run
+                  `defines` stay fixed), first value first
+  default         what a launch that does not tune runs (PHOBOS_AUTOTUNE=0): the
+                  candidate a cost model estimates fastest for the extents
   pruning         before compiling, candidates whose @aligned promises the
                   arguments at hand break; after compiling, those whose registers
                   (EIATTR_REGCOUNT of the cubin) or shared memory exceed the chip
@@ -33,6 +34,9 @@ compiled ahead of time (phobos aot --all-candidates; phobos.load(folder)).
 The modules, each one section of the tuner:
 
   space       the candidates, tuning keys, @aligned pruning, the space of a .ph source
+  tile_facts  what each candidate does per CTA (tiles, dots, grid axes), from the front end
+  cost_model  an estimated time per candidate for a launch's extents, from those facts
+  default     the untuned default: the cost model's pick, and why (PHOBOS_AUTOTUNE_DEFAULT)
   resources   registers, shared memory and stack frame from the cubin; the chip's limits
   results     Candidate, TuneResult, the errors, TuningStore (the winner on disk)
   progress    the progress bar
@@ -49,6 +53,9 @@ The tuner reads a kernel through its public surface only (phobos.runtime.kernel:
 from .checking import TOLERANCES, EventTimer, compare, evaluate
 from .checking import _array_module as _array_module  # the unit tests call these two
 from .checking import _compare_xp as _compare_xp
+from .cost_model import ChipModel, Estimate, chip_model, rank
+from .default import ENV_DEFAULT, DefaultChoice, choose_default
+from .default import policy as default_policy
 from .device import ENV_COMPARE, DeviceRunner, compare_backend
 from .manifest import MANIFEST, compile_candidates, load_manifest
 from .parallel import ENV_JOBS, compile_all, default_jobs, first_error
@@ -69,16 +76,21 @@ from .space import (
     symbol_extents,
     tuning_key,
 )
+from .tile_facts import TileFacts, kernel_facts, source_facts
 from .tuner import FolderTuner, SourceTuner, Tuner
 
 __all__ = [
     "ENV",
     "ENV_COMPARE",
+    "ENV_DEFAULT",
     "ENV_JOBS",
     "MANIFEST",
     "STORE_FORMAT",
     "TOLERANCES",
     "Candidate",
+    "ChipModel",
+    "DefaultChoice",
+    "Estimate",
     "DeviceRunner",
     "EventTimer",
     "FolderTuner",
@@ -87,6 +99,7 @@ __all__ = [
     "Resources",
     "SourceSpace",
     "SourceTuner",
+    "TileFacts",
     "TuneResult",
     "Tuner",
     "TuningError",
@@ -95,6 +108,8 @@ __all__ = [
     "bucket",
     "candidates",
     "chip_limits",
+    "chip_model",
+    "choose_default",
     "compare",
     "compare_backend",
     "compile_all",
@@ -104,13 +119,17 @@ __all__ = [
     "conservative_order",
     "cubin_resources",
     "default_jobs",
+    "default_policy",
     "device_limits",
     "enabled",
     "evaluate",
     "first_error",
+    "kernel_facts",
     "load_manifest",
     "promise_violation",
+    "rank",
     "resource_violation",
+    "source_facts",
     "source_space",
     "symbol_extents",
     "tuning_key",

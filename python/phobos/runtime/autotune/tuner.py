@@ -12,12 +12,15 @@ from phobos.contract.specialization import SpecKey
 
 from ..arrays import HOST
 from .checking import evaluate
+from .cost_model import chip_model
+from .default import DefaultChoice, choose_default
 from .device import DeviceRunner
 from .parallel import compile_all, first_error
 from .progress import Progress
 from .resources import Limits, chip_limits, cubin_resources, device_limits, resource_violation
 from .results import Candidate, TuneResult, TuningError, TuningFault, TuningStore
 from .space import SourceSpace, promise_violation, symbol_extents, tuning_key
+from .tile_facts import TileFacts, source_facts
 
 
 class Tuner:
@@ -37,6 +40,8 @@ class Tuner:
         self.decisions: dict[tuple, dict[str, int]] = {}  # (spec key, tuning key) -> config, this process
         self.kernels: dict[int, object] = {}  # candidate index -> launchable kernel
         self.last_result: TuneResult | None = None
+        self.last_default: DefaultChoice | None = None
+        self._facts: list[TileFacts | None] | None = None
 
     def __len__(self) -> int:
         return len(self.configs)
@@ -52,6 +57,14 @@ class Tuner:
     def chip(self) -> str:
         raise NotImplementedError
 
+    def tile_facts(self) -> list[TileFacts | None]:
+        """Each candidate's static facts for the cost model (None where unknown)."""
+        return [None] * len(self.configs)
+
+    def available(self) -> set[int] | None:
+        """The candidates that can launch without compiling anything new (None: any, compiled on use)."""
+        return None
+
     # ------------------------------------------------------------------------- decisions
 
     def index_of(self, config: dict) -> int | None:
@@ -60,8 +73,9 @@ class Tuner:
         except (ValueError, TypeError, AttributeError):
             return None
 
-    def decide(self, signature, args, views, spec_key: str, *, grid=None) -> int:
-        """The candidate for a launch on `args`: this process's decision, the store's, or a tuning now."""
+    def decide(self, signature, args, views, spec_key: str, *, grid=None, tune: bool = True) -> int:
+        """The candidate for a launch on `args`: this process's decision, the store's, or a tuning
+        now (tune=False: the untuned default, default.py)."""
         tkey = tuning_key(signature, args, views, self.key)
         known = self.decisions.get((spec_key, tkey))
         if known is not None:
@@ -71,8 +85,20 @@ class Tuner:
         if record is not None and self.index_of(record.get("best") or {}) is not None:
             self.decisions[(spec_key, tkey)] = record["best"]
             return self.index_of(record["best"])
+        if not tune:
+            self.last_default = self.default_choice(symbol_extents(signature, views), device=device, views=views)
+            return self.last_default.index
         result = self.tune(signature, args, views, spec_key, grid=grid, tkey=tkey, device=device)
         return self.index_of(result.best.config)
+
+    def default_choice(self, extents: dict[str, int], *, device: str | None = None, views=None) -> DefaultChoice:
+        """The candidate an untuned launch with these extents runs, and why (the cost model's pick)."""
+        if self._facts is None:
+            self._facts = self.tile_facts()
+        chip = chip_model(self.chip(), sms=_sm_count(views), device_name=device)
+        return choose_default(
+            self.configs, self._facts, extents, chip, promises=self.promises, available=self.available()
+        )
 
     def screen(
         self, signature, args, views, spec_key: str, *, jobs=None, progress=None, runner=None, tkey=None, device=None
@@ -225,6 +251,19 @@ def _device_name(views, signature) -> str:
         return "unknown"
 
 
+def _sm_count(views) -> int | None:
+    """The SM count of the GPU the arguments are on (None without a driver: the chip's table)."""
+    from .. import driver
+
+    try:
+        ordinal = next((v.device for v in views or () if getattr(v, "device", None) not in (None, HOST)), 0)
+        device = driver.get_device(ordinal or 0)
+        attr = driver.cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+        return int(driver.check(driver.cu.cuDeviceGetAttribute(attr, device.handle), "SM count"))
+    except Exception:
+        return None
+
+
 class SourceTuner(Tuner):
     """Candidates of a kernel compiled from .ph source: one phobos Kernel per config (its defines),
     compiled in a process pool into the kernel cache."""
@@ -247,6 +286,11 @@ class SourceTuner(Tuner):
 
     def chip(self) -> str:
         return self.base.chip
+
+    def tile_facts(self) -> list[TileFacts | None]:
+        b = self.base
+        configs = [dict(b.defines, **c) for c in self.configs]
+        return source_facts(b.source_text, b.origin, b.kernel_name, configs)
 
     def candidate_kernel(self, index: int):
         k = self.kernels.get(index)
@@ -318,6 +362,13 @@ class FolderTuner(Tuner):
 
     def chip(self) -> str:
         return self.manifest.get("chip", "sm_90")
+
+    def tile_facts(self) -> list[TileFacts | None]:
+        """From the manifest (phobos aot --all-candidates records them); None for older folders."""
+        return [TileFacts.from_json(c["facts"]) if c.get("facts") else None for c in self.manifest["candidates"]]
+
+    def available(self) -> set[int] | None:
+        return set(self.kernels)
 
     def candidate_kernel(self, index: int):
         return self.kernels[index]
