@@ -215,9 +215,10 @@ class _Launchable:
 
     def _plan(self, sig: Signature, args, views, grid, check: bool, layout: tuple) -> Plan:
         tuner = self._launch_tuner()
+        chooser = tuner if tuner is not None else self._default_chooser()
         repack = None
-        if tuner is not None:  # the tuned candidate's variant (tuning now on a new key)
-            variant = self._tuned_variant(tuner, sig, args, views, grid)
+        if chooser is not None:  # the tuned candidate's variant (tuning now on a new key), or the untuned default
+            variant = self._tuned_variant(chooser, sig, args, views, grid, tune=tuner is not None)
             binding = variant.signature.bind(args, views, grid=grid, check_promises=check)
         else:
             binding = sig.bind(args, views, grid=grid, check_promises=check)
@@ -296,11 +297,19 @@ class _Launchable:
             return None
         return self._get_tuner()
 
-    def _tuned_variant(self, tuner, sig: Signature, args, views, grid) -> Variant:
+    def _default_chooser(self):
+        """With tuning off (PHOBOS_AUTOTUNE=0, autotune=False): the tuner whose cost model picks the
+        untuned default (autotune/default.py); None in the interpreter, without a driver, with
+        PHOBOS_AUTOTUNE_DEFAULT=first, and for kernels with at most one candidate."""
+        if self._interpreting or not driver.available() or _autotune.default_policy() == "first":
+            return None
+        return self._get_tuner()
+
+    def _tuned_variant(self, tuner, sig: Signature, args, views, grid, tune: bool = True) -> Variant:
         # every check but the grid and the promises, which depend on the candidate
         loose = sig.bind(args, views, grid=(0, 0, 0), check_promises=False)
         before = tuner.last_result
-        index = tuner.decide(sig, args, views, loose.key.to_text(), grid=grid)
+        index = tuner.decide(sig, args, views, loose.key.to_text(), grid=grid, tune=tune)
         if tuner.last_result is not before:
             self.tuning = tuner.last_result
         self.best_config = dict(tuner.configs[index])
