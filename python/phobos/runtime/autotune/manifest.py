@@ -13,6 +13,7 @@ from .parallel import compile_all, default_jobs
 from .progress import Progress
 from .results import STORE_FORMAT, write_json
 from .space import SourceSpace, config_folder, promise_violation, source_space, symbol_extents
+from .tile_facts import source_facts
 
 MANIFEST = "autotune.json"
 
@@ -84,6 +85,9 @@ def compile_candidates(
         for stage_texts in (out / "candidates").glob("*/*/*/asm"):
             shutil.rmtree(stage_texts, ignore_errors=True)
     entries = _entries(space, done, presets)
+    facts = source_facts(base.source_text, base.origin, kernel, [dict(defines or {}, **c) for c in space.configs])
+    for entry, candidate_facts in zip(entries, facts):  # the untuned default's cost model reads them
+        entry["facts"] = candidate_facts.to_json() if candidate_facts is not None else None
     ok = [e for e in entries if e["status"] == "ok"]
     if examples and ok and all(len(e["skipped_examples"]) == len(examples) for e in ok):
         raise ValueError(f"no candidate of {base.origin} takes the example arguments: {ok[0]['skipped_examples'][0]}")
