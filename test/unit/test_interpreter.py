@@ -819,3 +819,21 @@ print("ok")
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_interpreted_launch_takes_ml_dtypes_bf16_arrays():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    import phobos
+
+    k = phobos.compile(HALVES, kernel="halves")
+    n = 300
+    a, b = (RNG.uniform(-4, 4, n).astype(np.float16) for _ in range(2))
+    x, y = (bf16_reference(RNG.uniform(-4, 4, n)).astype(ml_dtypes.bfloat16) for _ in range(2))
+    w = RNG.uniform(-1e4, 1e4, n).astype(np.float32)
+    c, u = np.full(n, 7, np.float16), np.full(n, 7, np.float16)
+    z, v = np.full(n, 7, ml_dtypes.bfloat16), np.full(n, 7, ml_dtypes.bfloat16)
+    k.interpret(a, b, c, x, y, z, w, v, u)
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    np.testing.assert_array_equal(z.astype(np.float32), bf16_reference(bf16_reference(x64 * y64) + x64))
+    np.testing.assert_array_equal(v.astype(np.float32), bf16_reference(w))  # written back rounded, in place
+    np.testing.assert_array_equal(x.astype(np.float32), bf16_reference(x.astype(np.float32)))  # inputs untouched

@@ -69,11 +69,23 @@ class _HostArguments:
     def _host(self, a) -> tuple[object, ArrayArg | None]:
         if isinstance(a, np.ndarray):
             view = describe(a)  # the launch's own reading of a numpy array
+            if view.dtype == "bf16":  # ml_dtypes bfloat16: held as float32 values, rounded back after
+                return self._widened(a, view)
             return (a.view(np.uint8) if view.dtype in FP8 else a), view
         torch = sys.modules.get("torch")
         if torch is not None and isinstance(a, torch.Tensor):
             return self._torch(torch, a)
         return a, None  # not an array the interpreter takes: the binder's checks say what is wrong
+
+    def _widened(self, a: np.ndarray, view: ArrayArg) -> tuple[np.ndarray, ArrayArg]:
+        host = a.astype(np.float32)
+
+        def copy_back(a=a, host=host):
+            a[...] = host.astype(a.dtype)  # round to nearest even, as the GPU's bf16 stores
+
+        self._copy_back.append(copy_back)
+        strides = tuple(s // host.itemsize for s in host.strides)
+        return host, ArrayArg(None, view.shape, strides, "bf16", HOST, "numpy", host)
 
     def _torch(self, torch, t) -> tuple[np.ndarray, ArrayArg]:
         dtype = torch_dtype_name(t)
