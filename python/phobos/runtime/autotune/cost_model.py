@@ -38,7 +38,7 @@ class ChipModel:
     ctas: int = 32
     shared: int = 233472  # bytes per SM for CTAs (228 KiB), 1 KiB reserved per CTA
     dram_bytes_per_clock: float = 14.5  # per SM: 3.35 TB/s / 132 SMs / 1.75 GHz
-    l2_bytes_per_clock: float = 40.0  # per SM, operand tiles re-read by many CTAs
+    l2_bytes_per_clock: float = 40.0  # per SM, operand tiles re-read by many CTAs (L2 and L1 hits)
     simt_flops_per_clock: float = 256.0  # f32 FMA: 128 lanes x 2
     tensor_flops_per_clock: float = 2500.0  # mma.sync f16 (about 60% of wgmma's peak)
     in_flight_bytes: int = 32768  # per SM, to cover DRAM latency at full bandwidth
@@ -142,7 +142,7 @@ def estimate(
     if facts.dots:
         per_cta = _dot_cycles(facts, extents, chip, f)
     else:
-        per_cta = _stream_cycles(facts, extents, chip, f, vectors)
+        per_cta = _stream_cycles(facts, extents, chip, f)
     per_cta *= f["spill"] ** 2  # spilled registers go through local memory on every trip
     concurrent = chip.sms * f["ctas_per_sm"]
     waves = f["ctas"] / concurrent
@@ -176,7 +176,7 @@ def _dot_cycles(facts: TileFacts, extents: dict[str, int], chip: ChipModel, f: d
     return total + once / chip.dram_bytes_per_clock
 
 
-def _stream_cycles(facts: TileFacts, extents: dict[str, int], chip: ChipModel, f: dict, vectors: list[int]) -> float:
+def _stream_cycles(facts: TileFacts, extents: dict[str, int], chip: ChipModel, f: dict) -> float:
     """One CTA's share of its SM, in cycles, for a kernel that streams its tiles: bytes over the
     SM's DRAM share, slowed by too few bytes in flight, thin threads and lone CTAs."""
     moved = sum(a.bytes * (a.loop.trips(extents) if a.loop else 1) for a in facts.accesses)
@@ -184,7 +184,7 @@ def _stream_cycles(facts: TileFacts, extents: dict[str, int], chip: ChipModel, f
     in_flight = f["ctas_per_sm"] * per_round
     f["bytes_in_flight"] = in_flight
     f["latency_efficiency"] = min(1.0, in_flight / chip.in_flight_bytes)
-    per_thread = [a.bytes / facts.threads / v for a, v in zip(facts.accesses, vectors) if not a.write]
+    per_thread = [a.bytes / facts.threads / 16 for a in facts.accesses if not a.write]  # in 16-byte vectors
     per_thread_vectors = min(per_thread, default=2.0)
     f["vectors_per_thread"] = per_thread_vectors
     f["thread_efficiency"] = min(1.0, 0.75 + 0.125 * per_thread_vectors)
