@@ -7,7 +7,10 @@ For each access, at its file:line:col: the vector width and, when narrower
 than 16 bytes, the missing fact; whether its mask was dropped and by what,
 or kept and why; how warp 0's lanes walk the tensor; the 128-byte lines one
 warp request touches against the ideal. The report is built by
-phobos.report.explain from the compiler's own analyses and passes.
+phobos.report.explain from the compiler's own analyses and passes. For an
+@autotune kernel it ends with the untuned default: the configuration a
+launch that does not tune runs for the --args extents, and why
+(phobos.report.default_config).
 """
 
 from __future__ import annotations
@@ -43,6 +46,33 @@ def run(args, source: str, filename: str, defines: dict[str, int]) -> str:
         defines=defines or None,
         source_name=filename,
     )
+    default = _untuned_default(args, source, filename, defines)
     if args.json:
-        return json.dumps([r.to_json() for r in reports], indent=1) + "\n"
-    return render_text(reports)
+        data = [r.to_json() for r in reports]
+        for kernel in data if default is not None else []:
+            if kernel.get("name") == default[2]:
+                kernel["untuned_default"] = default[0].to_json()
+        return json.dumps(data, indent=1) + "\n"
+    return render_text(reports) + (default[3] if default is not None else "")
+
+
+def _untuned_default(args, source: str, filename: str, defines: dict[str, int]):
+    """(choice, candidates, kernel name, text) of the untuned default (report/default_config.py) for
+    the --args extents (else the representative shape); None without an @autotune space."""
+    from phobos.report.default_config import render_default, untuned_default
+
+    sizes = getattr(args, "arg_sizes", None) or {}
+    found = untuned_default(source, filename, kernel=args.kernel, defines=defines, extents=sizes, chip=args.chip)
+    if found is None:
+        return None
+    choice, count = found
+    name = args.kernel or _kernel_name(source, filename)
+    text = "\n" + render_default(choice, count, name, representative=not sizes)
+    return choice, count, name, text
+
+
+def _kernel_name(source: str, filename: str) -> str:
+    from phobos.frontend import check_source
+
+    kernels = check_source(source, filename).kernels
+    return kernels[0].name if kernels else filename
