@@ -264,3 +264,32 @@ def test_decide_without_tuning_takes_the_default(tmp_path, monkeypatch):
     index = tuner.decide(sig, (x, x), views, "", tune=False)
     assert tuner.configs[index]["W"] in (128, 256)
     assert tuner.last_default.index == index and tuner.last_default.extents == {"M": 32768, "N": 4096}
+
+
+def test_a_folder_ranks_from_its_manifest(tmp_path, monkeypatch):
+    """phobos.load(folder): the facts come from autotune.json; only compiled candidates take part,
+    and a folder without facts (built before the model) keeps the first compiled candidate."""
+    from phobos.runtime.autotune import FolderTuner
+
+    monkeypatch.delenv(ENV_DEFAULT, raising=False)
+    space, facts = space_of(ROWS)
+    entries = [
+        {
+            "config": c,
+            "folder": f"candidates/{i}",
+            "promises": {},
+            "threads": c["W"],
+            "status": "ok",
+            "facts": f.to_json(),
+        }
+        for i, (c, f) in enumerate(zip(space.configs, facts))
+    ]
+    manifest = json.loads(json.dumps({"kernel": "rows", "family": "x", "chip": "sm_90", "candidates": entries}))
+    tuner = FolderTuner(tmp_path, manifest, {0: object(), 3: object()})  # W = 1024 and W = 128 compiled
+    choice = tuner.default_choice({"M": 32768, "N": 4096})
+    assert (choice.how, choice.config) == ("model", {"BN": 4096, "W": 128})
+    assert choice.excluded == {1: "not compiled", 2: "not compiled"}
+    for entry in manifest["candidates"]:
+        del entry["facts"]
+    old = FolderTuner(tmp_path, manifest, {2: object(), 3: object()})
+    assert (old.default_choice({"M": 32768, "N": 4096}).how, old.default_choice({}).index) == ("no facts", 2)
