@@ -1,5 +1,6 @@
-"""`phobos explain`'s untuned-default section (report/default_config.py): which @autotune
-configuration a launch that does not tune runs for the --args extents, and why."""
+"""`phobos explain`'s untuned-default section (runtime/autotune/default.py's source_default, worded
+by report/default_config.py): which @autotune configuration a launch that does not tune runs for
+the --args extents, and why."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import json
 import pytest
 
 from phobos.cli.driver import main as phobos_main
-from phobos.report.default_config import REPRESENTATIVE_EXTENT, render_default, untuned_default
+from phobos.report.default_config import render_default
 from phobos.runtime.autotune import ENV_DEFAULT
+from phobos.runtime.autotune.default import REPRESENTATIVE_EXTENT
+from phobos.runtime.autotune.default import source_default as untuned_default
 
 ROWS = """\
 @autotune(BN in [1024], W in [1024, 256, 128])
@@ -37,7 +40,7 @@ def test_representative_shape_when_no_extents():
     assert count == 3 and choice.how == "model"
     assert choice.extents == {"M": REPRESENTATIVE_EXTENT, "N": REPRESENTATIVE_EXTENT}
     assert choice.config["W"] != 1024  # 1024 threads on a 1024-element f16 row: 2 bytes a thread
-    text = render_default(choice, count, "rows", representative=True)
+    text = render_default(choice, count, "rows", representative=REPRESENTATIVE_EXTENT)
     assert text.startswith(
         f"untuned default of rows for M={REPRESENTATIVE_EXTENT}, N={REPRESENTATIVE_EXTENT} (no --args"
     )

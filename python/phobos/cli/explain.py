@@ -10,7 +10,7 @@ warp request touches against the ideal. The report is built by
 phobos.report.explain from the compiler's own analyses and passes. For an
 @autotune kernel it ends with the untuned default: the configuration a
 launch that does not tune runs for the --args extents, and why
-(phobos.report.default_config).
+(phobos.runtime.autotune.default, worded by phobos.report.default_config).
 """
 
 from __future__ import annotations
@@ -57,17 +57,19 @@ def run(args, source: str, filename: str, defines: dict[str, int]) -> str:
 
 
 def _untuned_default(args, source: str, filename: str, defines: dict[str, int]):
-    """(choice, candidates, kernel name, text) of the untuned default (report/default_config.py) for
-    the --args extents (else the representative shape); None without an @autotune space."""
-    from phobos.report.default_config import render_default, untuned_default
+    """(choice, candidates, kernel name, text) of the untuned default (runtime/autotune/default.py,
+    worded by report/default_config.py) for the --args extents (else the representative shape);
+    None without an @autotune space."""
+    from phobos.report.default_config import render_default
+    from phobos.runtime.autotune.default import REPRESENTATIVE_EXTENT, source_default
 
     sizes = getattr(args, "arg_sizes", None) or {}
-    found = untuned_default(source, filename, kernel=args.kernel, defines=defines, extents=sizes, chip=args.chip)
+    found = source_default(source, filename, kernel=args.kernel, defines=defines, extents=sizes, chip=args.chip)
     if found is None:
         return None
     choice, count = found
     name = args.kernel or _kernel_name(source, filename)
-    text = "\n" + render_default(choice, count, name, representative=not sizes)
+    text = "\n" + render_default(choice, count, name, representative=None if sizes else REPRESENTATIVE_EXTENT)
     return choice, count, name, text
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from .cost_model import ChipModel, Estimate, rank
-from .space import config_name, promise_violation
-from .tile_facts import TileFacts
+from .cost_model import ChipModel, Estimate, chip_model, rank
+from .space import config_name, promise_violation, source_space
+from .tile_facts import TileFacts, source_facts
 
 ENV_DEFAULT = "PHOBOS_AUTOTUNE_DEFAULT"  # "model" (the default) or "first"
 POLICIES = ("model", "first")
+REPRESENTATIVE_EXTENT = 4096  # every dimension the caller leaves out (phobos explain without --args)
 
 
 def policy() -> str:
@@ -112,6 +113,30 @@ def choose_default(
     for e in ranking:
         e.config = dict(configs[e.index])
     return DefaultChoice(ranking[0].index, ranking[0].config, "model", dict(extents), ranking, excluded)
+
+
+def source_default(
+    text: str,
+    origin: str,
+    *,
+    kernel: str | None = None,
+    defines: dict | None = None,
+    extents: dict[str, int] | None = None,
+    chip: str = "sm_90",
+) -> tuple[DefaultChoice, int] | None:
+    """(the default of a .ph kernel for `extents`, its number of candidates); None when there is
+    no space to choose from (MLIR input, one candidate, a source the front end rejects).
+    Dimensions `extents` leaves out take REPRESENTATIVE_EXTENT."""
+    space = source_space(text, origin, kernel, defines)
+    if space is None or len(space.configs) < 2:
+        return None
+    facts = source_facts(text, origin, kernel, [dict(defines or {}, **c) for c in space.configs])
+    dims = {a.symbol for f in facts if f is not None for a in f.grid if a is not None}
+    dims |= {d for f in facts if f is not None for a in f.accesses for d in a.dims if d is not None}
+    sizes = {d: REPRESENTATIVE_EXTENT for d in sorted(dims)}
+    sizes.update({d: int(n) for d, n in (extents or {}).items()})
+    choice = choose_default(space.configs, facts, sizes, chip_model(chip), promises=space.promises)
+    return choice, len(space.configs)
 
 
 # ----------------------------------------------------------------------------- reasons in words
