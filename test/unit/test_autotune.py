@@ -121,7 +121,7 @@ def test_cartesian_product_first_values_first():
     space = {"TM": [8, 16, 32], "TN": [128, 256]}
     got = at.candidates(space)
     assert len(got) == 6
-    assert got[0] == {"TM": 8, "TN": 128}  # what an untuned kernel and PHOBOS_AUTOTUNE=0 run
+    assert got[0] == {"TM": 8, "TN": 128}  # candidate 0: what PHOBOS_AUTOTUNE_DEFAULT=first runs untuned
     assert got[1] == {"TM": 8, "TN": 256}
     assert {tuple(c.values()) for c in got} == {(m, n) for m in (8, 16, 32) for n in (128, 256)}
     assert at.candidates(space, {"TM": 16}) == [{"TM": 16, "TN": 128}, {"TM": 16, "TN": 256}]

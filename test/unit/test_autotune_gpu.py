@@ -174,15 +174,26 @@ def test_first_launch_tunes_once_and_stays_correct(folder, torch):
     assert torch.equal(y3, y)
 
 
-def test_autotune_off_launches_the_first_candidate(folder, torch, monkeypatch):
+def test_autotune_off_launches_the_untuned_default(folder, torch, monkeypatch):
+    """PHOBOS_AUTOTUNE=0: nothing is tuned; the launch runs the cost model's pick (the manifest's
+    facts), or candidate 0 with PHOBOS_AUTOTUNE_DEFAULT=first."""
     monkeypatch.setenv(at.ENV, "0")
+    monkeypatch.delenv(at.ENV_DEFAULT, raising=False)
+    x = torch.randn(1 << 22, device="cuda")
     k = phobos.load(folder("saxpy_tune"))
-    x = torch.randn(4096, device="cuda")
-    y = torch.zeros(4096, device="cuda")
+    y = torch.zeros_like(x)
     k(x, y, 2.0)
     torch.cuda.synchronize()
-    assert k.tuning is None and k.best_config is None
-    assert k._last.contract["bindings"] == {"BLOCK": 16}
+    choice = k._tuner.last_default
+    assert k.tuning is None and choice.how == "model" and k.best_config == choice.config
+    assert k._last.contract["bindings"] == choice.config and choice.config["BLOCK"] >= 512
+    assert torch.allclose(y, 2.0 * x)
+    monkeypatch.setenv(at.ENV_DEFAULT, "first")
+    k = phobos.load(folder("saxpy_tune"))
+    y = torch.zeros_like(x)
+    k(x, y, 2.0)
+    torch.cuda.synchronize()
+    assert k.tuning is None and k._last.contract["bindings"] == {"BLOCK": 16}
     assert torch.allclose(y, 2.0 * x)
 
 
