@@ -20,6 +20,17 @@ launch is what a Python launch path costs. Rows:
                          of the .ph kernel's k(x, y, a)
   triton                 saxpy[grid](x, y, n, a) on torch tensors
 
+CUDA graphs: 100 launches captured into one graph (torch.cuda.graph), replayed,
+timed with CUDA events around a batch of replays; the GPU time per replayed
+launch, median over rounds (the two graphs interleaved). Rows:
+
+  graph of bare launches   100 cuLaunchKernelEx calls of the same cubin function through
+                           ctypes (prebuilt config and params on the capture stream)
+  graph of phobos launches 100 k(x, y, a) on torch tensors (the generated launcher)
+
+Target: the Phobos graph's replay no slower than the bare one's (a graph holds
+kernel nodes only: Phobos adds nothing to it).
+
 The rows run interleaved, one round of each in turn, and the medians over the
 rounds are reported (the machine's drift hits all rows alike). "device floor"
 is the GPU's own time per launch of this kernel back to back (launches queued
@@ -72,6 +83,70 @@ def device_floor_us(fn, k: int = 500) -> float:
         end.synchronize()
         out.append(start.elapsed_time(end) * 1e3 / k)
     return statistics.median(out)
+
+
+GRAPH_LAUNCHES = 100  # kernel launches captured per graph
+
+
+def captured(launch):
+    """A torch CUDA graph of GRAPH_LAUNCHES calls of `launch(stream)` (the capture stream's handle)."""
+    import torch
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up outside the capture
+        launch(side.cuda_stream)
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        stream = torch.cuda.current_stream().cuda_stream
+        for _ in range(GRAPH_LAUNCHES):
+            launch(stream)
+    return graph
+
+
+def replay_us(graph, replays: int = 20) -> float:
+    """GPU microseconds per replayed launch over `replays` replays of `graph` (CUDA events)."""
+    import torch
+
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    graph.replay()
+    start.record()
+    for _ in range(replays):
+        graph.replay()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e3 / (replays * GRAPH_LAUNCHES)
+
+
+def graph_rows(k, x, y, fn, threads: int, rounds: int) -> dict:
+    """Median GPU us per replayed launch: a graph of bare cuLaunchKernelEx calls vs one of k(x, y, a)."""
+    from phobos.runtime import driver
+
+    entry = driver.launch_entry()
+    if entry is None:
+        return {}
+    params = ctypes.create_string_buffer(32)
+    struct.pack_into("<QqQf4x", params, 0, x.data_ptr(), x.numel(), y.data_ptr(), 2.0)
+    pointers = (ctypes.c_void_p * 4)(*[ctypes.addressof(params) + 8 * i for i in range(4)])
+    config = ctypes.create_string_buffer(driver.LAUNCH_CONFIG_BYTES)
+    arguments = [ctypes.c_void_p(a) for a in (ctypes.addressof(config), int(fn), ctypes.addressof(pointers))]
+
+    def bare(stream):
+        struct.pack_into("<7I4xQ", config, 0, 1, 1, 1, threads, 1, 1, 0, stream)
+        err = entry(*arguments, None)
+        assert err == 0, err
+
+    graphs = {
+        "graph of 100 bare cuLaunchKernelEx": captured(bare),
+        "graph of 100 phobos k(x, y, a)": captured(lambda stream: k(x, y, 2.0)),
+    }
+    samples = {name: [] for name in graphs}
+    for _ in range(rounds):
+        for name, graph in graphs.items():
+            samples[name].append(replay_us(graph))
+    return {name: statistics.median(s) for name, s in samples.items()}
 
 
 class CudaArrayInterface:
@@ -188,6 +263,7 @@ def main():
     us = {name: statistics.median(s) for name, s in samples.items()}
     spread = {name: [min(s), max(s)] for name, s in samples.items()}
     floor = device_floor_us(rows["phobos k(x, y, a)"])
+    graph_us = graph_rows(k, x, y, fn, threads, ns.rounds) if "bare ctypes" in " ".join(rows) else {}
 
     phobos_us = us["phobos k(x, y, a)"]
     triton_us = us["triton saxpy[grid](...)"]
@@ -206,6 +282,14 @@ def main():
         "target": "phobos_over_triton <= 0.5",
         "met": phobos_us / triton_us <= 0.5,
     }
+    if graph_us:
+        bare_graph, phobos_graph = graph_us.values()
+        result["graph_replay_us_per_launch"] = graph_us
+        result["graph"] = {
+            "phobos_over_bare": phobos_graph / bare_graph,
+            "target": "graph of phobos launches <= graph of bare launches per replayed launch (2% event noise)",
+            "met": phobos_graph <= bare_graph * 1.02,
+        }
     if twin is not None:
         result["decorated"] = {
             "kernel": twin_source,
@@ -227,6 +311,11 @@ def main():
     )
     print(f"device floor (GPU time per launch back to back): {floor:.2f} us")
     print(f"phobos / triton = {phobos_us / triton_us:.2f} (target <= 0.5: {'met' if result['met'] else 'NOT met'})")
+    for name, value in graph_us.items():
+        print(f"{name}: {value:.3f} us per replayed launch (GPU time, median of {ns.rounds} rounds)")
+    if graph_us:
+        g = result["graph"]
+        print(f"graph: phobos / bare = {g['phobos_over_bare']:.3f} (target <= 1: {'met' if g['met'] else 'NOT met'})")
     if twin is not None:
         d = result["decorated"]
         print(

@@ -65,6 +65,10 @@ class KernelFault(CudaError):
         self.kernel = kernel
 
 
+class CaptureError(CudaError):
+    """A launch that cannot be recorded into a CUDA graph was made on a stream being captured."""
+
+
 # Errors after which the context is unusable for the rest of the process.
 _STICKY = {
     "CUDA_ERROR_ILLEGAL_ADDRESS",
@@ -375,6 +379,20 @@ def synchronize(stream: int = 0, kernel: str | None = None) -> None:
         raise_error(
             err, "cuStreamSynchronize", kernel=kernel or last_kernel() or "<unknown>", certain=kernel is not None
         )
+
+
+def refuse_capture(stream: int, kernel: str, why: str) -> None:
+    """Raise CaptureError (before anything reaches the stream) if `stream` is being captured into a
+    CUDA graph: a launch that waits, copies to the host or allocates would end the capture broken."""
+    err, status = cu.cuStreamIsCapturing(stream)
+    if err:  # the legacy stream while a blocking stream captures (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
+        name, _ = error_text(err)
+        state = f"the driver refuses to use stream {stream:#x} now ({name}: another stream is capturing)"
+    elif int(status) == int(cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE):
+        return
+    else:
+        state = f"stream {stream:#x} is being captured into a CUDA graph"
+    raise CaptureError(f"kernel '{kernel}' cannot be launched here: {state}, and {why}", int(err), "CAPTURE")
 
 
 def synchronize_context() -> None:

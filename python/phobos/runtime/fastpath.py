@@ -3,35 +3,47 @@
 A kernel launched again on arguments of a layout it has seen (same element
 types, shapes, strides, devices, pointer alignment class, integer scalar
 classes and grid) needs none of the checks: only pointers, scalars and the
-stream change. Per signature, one function is generated (`exec`: straight-line
+stream change. Two kinds of function are generated (`exec`: straight-line
 code, the parameter list inlined, because a generic loop over parameters costs
-microseconds per call):
+microseconds per call), both called as
 
-    front(args, grid, stream, sync) -> None (launched) | True (not handled here)
+    f(args, grid, stream, sync) -> None (launched) | True (not handled here)
 
-It reads each tensor argument's layout through the framework's own cheap
-accessors (torch: `dtype`, `shape`, `stride()`, `get_device()`, `data_ptr()`;
-cupy: `dtype`, `shape`, `strides`, `data.device_id`, `data.ptr`; never the
-generic `__cuda_array_interface__` or DLPack, which cost tens of
-microseconds), looks the tuple up in a table of plans that the generic path
-filled after checking that layout, and calls the plan's generated `fire`
-(runtime.launch) with the pointers. Anything else (another count, a
-non-exact type, mixed frameworks, a scalar of an unusual type, a layout not
-seen yet) answers True and the caller takes the generic path, which checks
-everything and raises the errors.
+* one **launcher per checked layout** (`hit`): it compares each argument's
+  layout, read through the framework's own cheap accessors (torch: `dtype`,
+  `shape`, `stride()`, `get_device()`, `data_ptr()`; cupy: `dtype`, `shape`,
+  `strides`, `data.device_id`, `data.ptr`; never the generic
+  `__cuda_array_interface__` or DLPack, which cost tens of microseconds), with
+  the constants of its layout and, when all agree, launches at once: the plan's
+  launch code (runtime.launch.launch_code) is inlined, so a launch is one
+  Python call below `k(...)`. The kernel calls the launcher of the layout it
+  launched last (`_front`): a loop over one layout builds no key and looks
+  nothing up.
+* one **dispatcher per signature** (`front`): on any difference the launcher
+  hands over to it; it builds the layout's key, finds the plan in a table the
+  generic path filled after checking that layout, makes that plan's launcher
+  the kernel's `_front`, and launches through the plan's `fire`.
 
-What the table key holds is exactly what the generic path's checks and the
-specialisation key depend on, apart from the addresses' values: the pointer
-alignment class is in the key, and the overlap rule (runtime.launch) is
-checked on every launch from the addresses.
+Anything else (another count, a non-exact type, mixed frameworks, a scalar of
+an unusual type, a layout not seen yet) answers True and the caller takes the
+generic path, which checks everything and raises the errors.
+
+What the key (and so each launcher's comparison) holds is exactly what the
+generic path's checks and the specialisation key depend on, apart from the
+addresses' values: the pointer alignment class is compared, and the overlap
+rule (runtime.launch) is checked on every launch from the addresses. Scalars
+are range-checked by the packer (`struct.error` / `OverflowError`: the
+caller then takes the generic path, which names the problem).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import NamedTuple
 
 from .binding import FLOAT_DTYPES, Signature
+from .launch import Plan, launch_code, stream_handle
 
 FRAMEWORKS = ("torch", "cupy")  # ArrayArg.framework of the arrays that have a fast path
 CALLABLE = "<callable grid>"  # the key's grid entry for a callable grid (evaluated per launch by the plan)
@@ -49,7 +61,7 @@ class _Framework:
         name: str,
         kind: type,
         stream: Callable,
-        reads: Callable[[str, str], tuple[list[str], str]],
+        reads: Callable[[str, str], tuple[list[str], list[str]]],
         current_stream: Callable[[str], str],
     ):
         self.name, self.kind, self.stream = name, kind, stream
@@ -61,7 +73,7 @@ def _torch_reads(a: str, i: str):
     return [
         f"p{i} = {a}.data_ptr()",
         f"d{i} = {a}.get_device()",
-    ], f"{a}.dtype, {a}.shape, {a}.stride(), d{i}, p{i} & 15 == 0"
+    ], [f"{a}.dtype", f"{a}.shape", f"{a}.stride()", f"d{i}", f"p{i} & 15 == 0"]
 
 
 def _cupy_reads(a: str, i: str):
@@ -69,7 +81,7 @@ def _cupy_reads(a: str, i: str):
         f"m{i} = {a}.data",
         f"p{i} = m{i}.ptr",
         f"d{i} = m{i}.device_id",
-    ], f"{a}.dtype, {a}.shape, {a}.strides, d{i}, p{i} & 15 == 0"
+    ], [f"{a}.dtype", f"{a}.shape", f"{a}.strides", f"d{i}", f"p{i} & 15 == 0"]
 
 
 def framework_of(value) -> _Framework | None:
@@ -86,25 +98,41 @@ def framework_of(value) -> _Framework | None:
     return None
 
 
-class FastPath:
-    """The generated front of one signature and its plan tables (one per framework)."""
+class Launcher(NamedTuple):
+    """The generated launcher of one argument layout, in the two forms a kernel calls."""
 
-    def __init__(self, sig: Signature):
+    call: Callable  # k(*args, grid=, stream=, sync=, check=, **kwargs)
+    front: Callable  # front(args, grid, stream, sync): k[grid](...) and the kernel's generic __call__
+
+
+class FastPath:
+    """The generated dispatcher of one signature, its plan tables (one per framework) and the
+    launchers of the layouts in them.
+
+    install(launcher): makes a layout's Launcher what the kernel tries first (None: the dispatcher);
+    slow(args, kwargs, grid, stream, sync, check): the kernel's call without a launcher, for
+    what a launcher does not take (keywords, check=False, another layout)."""
+
+    def __init__(self, sig: Signature, install: Callable[[Launcher | None], None], slow: Callable):
         self.sig = sig
+        self.install = install
+        self.slow = slow
         self.frameworks: dict[str, _Framework] = {}
-        self.tables: dict[str, dict[tuple, Callable]] = {}
+        self.tables: dict[str, dict[tuple, tuple[Callable, Launcher]]] = {}  # key -> (plan's fire, launcher)
         self.front: Callable = _miss
         self._keyof: Callable | None = None
 
     def clear(self) -> None:
         for table in self.tables.values():
             table.clear()
+        self.install(None)  # no launcher of a forgotten plan may launch again
 
     def __len__(self) -> int:
         return sum(len(t) for t in self.tables.values())
 
-    def register(self, args, grid, fire: Callable) -> bool:
-        """Enter a checked plan's `fire` under the key of `args` (False: these arguments have no fast path)."""
+    def register(self, args, grid, plan: Plan) -> bool:
+        """Enter a checked plan under the key of `args` and make its launcher the kernel's front
+        (False: these arguments have no fast path)."""
         if not self.sig.tensors or len(args) != len(self.sig.params):
             return False
         fw = framework_of(args[self.sig.tensors[0]])
@@ -118,13 +146,16 @@ class FastPath:
         if found is None:
             return False
         name, key = found
-        self.tables[name][key] = fire
+        entry = self.tables[name].get(key)
+        if entry is None or entry[0] is not plan.fire:  # else known: the generic path took it for a scalar
+            entry = self.tables[name][key] = (plan.fire, self._launcher(self.frameworks[name], key, plan))
+        self.install(entry[1])
         return True
 
     # ------------------------------------------------------------------------- code
 
     def _generate(self) -> None:
-        scope = {"CALLABLE": CALLABLE}
+        scope = {"CALLABLE": CALLABLE, "install": self.install}
         for fw in self.frameworks.values():
             scope[f"{fw.name}_kind"] = fw.kind
             scope[f"{fw.name}_plans"] = self.tables[fw.name]
@@ -135,13 +166,11 @@ class FastPath:
     def _source(self, mode: str) -> str:
         sig = self.sig
         n = len(sig.params)
+        miss = "True" if mode == "front" else "None"
         lines = [
             "def front(args, grid, stream, sync):" if mode == "front" else "def keyof(args, grid):",
             f"    if len(args) != {n}:",
-            f"        return {'True' if mode == 'front' else 'None'}",
-        ]
-        miss = "True" if mode == "front" else "None"
-        lines += [
+            f"        return {miss}",
             "    if grid is None or type(grid) is tuple or type(grid) is int:",
             "        g = grid",
             "    elif callable(grid):",
@@ -149,9 +178,40 @@ class FastPath:
             "    else:",
             f"        return {miss}",
         ]
-        scalar_parts = []
-        for i in sig.scalars:  # types the packer takes as the generic path would; others go there
-            dtype = sig.params[i].dtype
+        checks, scalar_parts = self._scalar_code()
+        lines += [line.replace("MISS", miss) for line in checks]
+        lines += self._tensor_lines()
+        lines.append(f"    kind = type(a{sig.tensors[0]})")
+        first = True
+        for fw in self.frameworks.values():
+            lines.append(f"    {'if' if first else 'elif'} kind is {fw.name}_kind:")
+            first = False
+            lines += [f"    {line}".replace("MISS", miss) for line in self._same_kind(fw)]
+            statements, parts = self._reads(fw)
+            lines += [f"        {s}" for s in statements]
+            key = f"({', '.join(parts + scalar_parts + ['g'])},)"
+            if mode == "keyof":
+                lines.append(f"        return {fw.name!r}, {key}")
+                continue
+            lines += [
+                f"        entry = {fw.name}_plans.get({key})",
+                "        if entry is None:",
+                "            return True",
+                "        install(entry[1])",  # the next launch of this layout goes straight to it
+                "        if stream is None:",
+                f"            stream = {fw.current_stream(f'd{sig.tensors[0]}')}",
+            ]
+        lines += ["    else:", f"        return {miss}"]
+        if mode == "front":
+            lines.append(f"    return entry[0](args, stream, sync, grid, {', '.join(f'p{i}' for i in sig.tensors)})")
+        return "\n".join(lines)
+
+    def _scalar_code(self) -> tuple[list[str], list[str]]:
+        """Statements binding s<i> for each scalar and leaving (MISS) on types the packer does not
+        take as the generic path would; the key parts of the integer scalars' classes."""
+        lines, parts = [], []
+        for i in self.sig.scalars:
+            dtype = self.sig.params[i].dtype
             lines.append(f"    s{i} = args[{i}]")
             if dtype in FLOAT_DTYPES:
                 lines.append(f"    if type(s{i}) is not float and type(s{i}) is not int:")
@@ -159,37 +219,87 @@ class FastPath:
                 lines.append(f"    if type(s{i}) is not bool:")
             else:
                 lines.append(f"    if type(s{i}) is not int:")
-                scalar_parts.append(f"s{i} % 16 == 0, s{i} % 4 == 0")  # part of the specialisation key
-            lines.append(f"        return {miss}")
-        tensors = sig.tensors
-        for i in tensors:
-            lines.append(f"    a{i} = args[{i}]")
-        lines.append(f"    kind = type(a{tensors[0]})")
-        first = True
-        for fw in self.frameworks.values():
-            lines.append(f"    {'if' if first else 'elif'} kind is {fw.name}_kind:")
-            first = False
-            others = [f"type(a{i}) is not {fw.name}_kind" for i in tensors[1:]]
-            if others:
-                lines.append(f"        if {' or '.join(others)}:")
-                lines.append(f"            return {miss}")
-            parts = []
-            for i in tensors:
-                statements, key = fw.reads(f"a{i}", str(i))
-                lines += [f"        {s}" for s in statements]
-                parts.append(key)
-            key = f"({', '.join(parts + scalar_parts + ['g'])},)"
-            if mode == "keyof":
-                lines.append(f"        return {fw.name!r}, {key}")
-                continue
-            lines += [
-                f"        fire = {fw.name}_plans.get({key})",
-                "        if fire is None:",
-                "            return True",
-                "        if stream is None:",
-                f"            stream = {fw.current_stream(f'd{tensors[0]}')}",
-            ]
-        lines += ["    else:", f"        return {miss}"]
-        if mode == "front":
-            lines.append(f"    return fire(args, stream, sync, grid, {', '.join(f'p{i}' for i in tensors)})")
-        return "\n".join(lines)
+                parts += [f"s{i} % 16 == 0", f"s{i} % 4 == 0"]  # part of the specialisation key
+            lines.append("        return MISS")
+        return lines, parts
+
+    def _tensor_lines(self) -> list[str]:
+        return [f"    a{i} = args[{i}]" for i in self.sig.tensors]
+
+    def _unpack_line(self) -> str:
+        """All arguments into a<i> (tensors) and s<i> (scalars) at once (the count is checked before)."""
+        names = [f"a{i}" if p.kind == "tensor" else f"s{i}" for i, p in enumerate(self.sig.params)]
+        return f"    {', '.join(names)}, = args"
+
+    def _same_kind(self, fw: _Framework) -> list[str]:
+        others = [f"type(a{i}) is not {fw.name}_kind" for i in self.sig.tensors[1:]]
+        return [f"    if {' or '.join(others)}:", "        return MISS"] if others else []
+
+    def _reads(self, fw: _Framework) -> tuple[list[str], list[str]]:
+        statements, parts = [], []
+        for i in self.sig.tensors:
+            reads, key = fw.reads(f"a{i}", str(i))
+            statements += reads
+            parts += key
+        return statements, parts
+
+    def _launcher(self, fw: _Framework, key: tuple, plan: Plan) -> Launcher:
+        """The launcher of one layout: `key`'s values compared where the dispatcher would build
+        the key, then the plan's launch code; any difference goes to the dispatcher."""
+        scope = {f"{fw.name}_kind": fw.kind, f"{fw.name}_stream": fw.stream, "key_grid": key[-1]}
+        scope.update(fast=self, slow=self.slow, stream_handle=stream_handle)
+        guards = self._guards(fw, key, scope)
+        slow = "slow(args, None, grid, stream, sync, True)"  # the dispatcher, else the generic path
+        call = [
+            "def call(*args, grid=None, stream=None, sync=False, check=True, **kwargs):",
+            "    if kwargs or not check:",
+            "        return slow(args, kwargs, grid, stream, sync, check)",
+            *self._launch_lines(fw, plan, guards, slow, slow),
+        ]
+        front = [
+            "def front(args, grid, stream, sync):",
+            *self._launch_lines(fw, plan, guards, "fast.front(args, grid, stream, sync)", "True"),
+        ]
+        scope.update(launch_code(plan)[1])
+        exec("\n".join(call + front), scope)
+        return Launcher(scope["call"], scope["front"])
+
+    def _guards(self, fw: _Framework, key: tuple, scope: dict) -> list[str]:
+        """The tests that a launch's arguments differ from the layout of `key`: the count and grid
+        first (before the arguments are read), then the dispatcher's key, built the same way, compared
+        in one go with `key` (in `scope` as `layout`)."""
+        parts = self._reads(fw)[1] + self._scalar_code()[1]
+        scope["layout"] = key[:-1]
+        return [f"len(args) != {len(self.sig.params)}", _grid_differs(key[-1]), f"({', '.join(parts)},) != layout"]
+
+    def _launch_lines(self, fw: _Framework, plan: Plan, guards: list[str], miss: str, unpackable: str) -> list[str]:
+        """A launcher's body: the layout compared (`miss` returned on a difference), then the launch."""
+        sig = self.sig
+        checks = self._scalar_code()[0]
+        tensors = " or ".join(f"type(a{i}) is not {fw.name}_kind" for i in sig.tensors)
+        statements = self._reads(fw)[0]
+        return [
+            f"    if {guards[0]} or {guards[1]}:",
+            f"        return {miss}",
+            self._unpack_line(),
+            *[line.replace("MISS", miss) for line in checks if " = args[" not in line],
+            f"    if {tensors}:",
+            f"        return {miss}",
+            *[f"    {s}" for s in statements],
+            f"    if {guards[2]}:",
+            f"        return {miss}",
+            "    if stream is None:",
+            f"        stream = {fw.current_stream(f'd{sig.tensors[0]}')}",
+            "    elif type(stream) is not int:",
+            "        stream = stream_handle(stream)",
+            *launch_code(plan, unpackable, scalars_bound=True)[0],
+        ]
+
+
+def _grid_differs(grid) -> str:
+    """The test that the launch's `grid` is not the one of a key (its last part)."""
+    if grid is None:
+        return "grid is not None"
+    if grid == CALLABLE:
+        return "(grid is None or type(grid) is tuple or type(grid) is int or not callable(grid))"
+    return f"(type(grid) is not {type(grid).__name__} or grid != key_grid)"

@@ -23,8 +23,8 @@ key the arguments satisfy.
 from __future__ import annotations
 
 import numbers
+import operator
 import os
-import struct
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -40,11 +40,12 @@ from . import interpret as _interpret
 from . import source_check as _source_check
 from .arrays import HOST
 from .binding import Signature, bind_keywords
-from .launch import Plan, Variant, current_device, stream_handle
+from .launch import UNPACKABLE, Plan, Variant, current_device, stream_handle
 from .repack import padded_view, plan_repack
 
 _MAX_PLANS = 512
-_UNPACKABLE = (struct.error, OverflowError)  # what packing a scalar of the wrong kind or size raises
+_MAX_GRIDS = 64  # k[grid] launchers kept per kernel
+_UNPACKABLE = UNPACKABLE  # a scalar the packer refused: the generic path says which and why
 
 
 def _repack_enabled() -> bool:
@@ -70,7 +71,11 @@ class _Launchable:
     def __init__(self):
         self._plans: dict[tuple, Plan] = {}  # checked layout -> plan (the generic path)
         self._fast: fastpath.FastPath | None = None  # generated per signature (runtime.fastpath)
-        self._front = fastpath._miss  # self._fast.front once a torch/cupy layout was seen
+        # What a checked launch tries first: the launcher of the torch/cupy layout launched last
+        # (runtime.fastpath), else the dispatcher of the fast path's table, else nothing (_miss).
+        self._front = fastpath._miss  # for k[grid](...): front(args, grid, stream, sync)
+        self._call = self._call_any  # for k(...): the same launcher, with the signature of a call
+        self._grids: dict = {}  # k[grid] of int and tuple grids, made once
         self._signature: Signature | None = None
         self._last: Variant | None = None
         self._program: tuple[dict, Signature] | None = None  # for the interpreter
@@ -129,18 +134,29 @@ class _Launchable:
     def name(self) -> str:
         return self.signature.name
 
-    def __call__(self, *args, grid=None, stream=None, sync: bool = False, check: bool = True, **kwargs):
+    # `k(...)` looks up `__call__` on the class; this property hands it `self._call`, so a launch of
+    # the layout launched last is one Python call: the generated launcher itself (runtime.fastpath).
+    __call__ = property(operator.attrgetter("_call"), doc="Launch on the arguments: see _call_any.")
+
+    def _call_any(self, *args, grid=None, stream=None, sync: bool = False, check: bool = True, **kwargs):
         """Launch on `args` (parameters may be given by name: `k(x, y, alpha=2.0)`).
         grid: the contract's rule unless given (a tuple, an int, or a
         callable of the bound extents and bindings); stream: a handle, torch or cupy stream,
         else the current stream of the arguments' framework, else the default stream;
         sync: wait and raise a KernelFault naming the kernel if it failed; check=False skips
         the @aligned checks (the kernel's own entry check then traps on a broken promise)."""
+        try:
+            return self._call_slow(args, kwargs, grid, stream, sync, check, self._front)
+        except driver.NoDeviceError as e:  # raised here, so the user's traceback is two frames
+            raise e.with_traceback(None) from None
+
+    def _call_slow(self, args, kwargs, grid, stream, sync: bool, check: bool, front=None) -> None:
+        """A launch that the launcher of the last layout did not take (front None: its dispatcher)."""
         if kwargs:
             args = self._bind_keywords(args, kwargs)
         if check:
             try:
-                if self._front(args, grid, stream, sync) is None:
+                if (front or self._fast.front)(args, grid, stream, sync) is None:
                     return
             except _UNPACKABLE:
                 pass  # a scalar the fast path could not pack: the generic path says which and why
@@ -150,7 +166,17 @@ class _Launchable:
             raise e.with_traceback(None) from None
 
     def __getitem__(self, grid) -> _GridLaunch:
-        return _GridLaunch(self, grid)
+        if type(grid) is not tuple and type(grid) is not int:
+            return _GridLaunch(self, grid)  # a callable grid: often a new lambda per call
+        try:
+            return self._grids[grid]
+        except KeyError:
+            if len(self._grids) >= _MAX_GRIDS:
+                self._grids.clear()
+            launcher = self._grids[grid] = _GridLaunch(self, grid)
+            return launcher
+        except TypeError:  # unhashable entries: the launch names the problem
+            return _GridLaunch(self, grid)
 
     def _param_names(self) -> list[str]:
         return [p.name for p in self.signature.params]
@@ -267,9 +293,15 @@ class _Launchable:
             and (grid is None or type(grid) in (tuple, int) or callable(grid))
         ):
             if self._fast is None:
-                self._fast = fastpath.FastPath(self.signature)
-            if self._fast.register(args, grid, plan.fire):
-                self._front = self._fast.front
+                self._fast = fastpath.FastPath(self.signature, self._install, self._call_slow)
+            self._fast.register(args, grid, plan)
+
+    def _install(self, launcher: fastpath.Launcher | None) -> None:
+        """Make `launcher` (a layout's, runtime.fastpath) what checked launches try first; None: the dispatcher."""
+        if launcher is None:
+            self._call, self._front = self._call_any, self._fast.front
+        else:
+            self._call, self._front = launcher
 
     # ------------------------------------------------------------------------- @autotune
 

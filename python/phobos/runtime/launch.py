@@ -44,9 +44,24 @@ from .binding import Binding, Signature, bf16_bits, device_strides
 from .check_record import CheckRecord
 from .tensor_maps import TensorMapSlot
 
+UNPACKABLE = (struct.error, OverflowError)  # what packing a scalar of the wrong kind or size raises
 _SYNC_ALWAYS = os.environ.get("PHOBOS_SYNC", "") not in ("", "0")
+# why a launch of each kind cannot be captured into a CUDA graph (driver.refuse_capture)
+CHECK_MODE_CAPTURE = (
+    "a check-mode variant waits for each launch and copies its check record back (compile it without "
+    "check mode, PHOBOS_CHECK=0 / check=False, to capture it)"
+)
+SYNC_CAPTURE = "sync=True (or PHOBOS_SYNC=1) waits for the stream, which a capture does not allow"
+HOST_CAPTURE = (
+    "numpy arguments are copied in and out around a launch that waits; pass device arrays (torch, cupy) to capture it"
+)
+REPACK_CAPTURE = (
+    "the first launch on this stream allocates the scratch rows of the repacked operands; launch it once "
+    "on this stream before the capture (a warm-up)"
+)
 _CONFIG = driver.LAUNCH_CONFIG_BYTES
 _GRID = struct.Struct("<3I")
+_UNSEEN = object()  # no callable grid's result is this
 
 
 def stream_handle(stream) -> int | None:
@@ -195,6 +210,8 @@ class Plan:
             cap = sig.rule_limit(binding.symbols)
             self.grid = persistent.grid(sig.name, device, self.function, sig.threads, sig.shared_bytes, self.grid, cap)
         self.grid_callable = grid_callable  # then the grid is evaluated per launch
+        self._grid_meta: dict | None = None  # what a callable grid is called with (a copy of it)
+        self._grid_seen: tuple = (_UNSEEN, None)  # the callable's last result and its checked grid
         self.block = (sig.threads, 1, 1)
         self.shared = sig.shared_bytes
         self.signature = sig
@@ -291,21 +308,33 @@ class Plan:
         if self.host:
             return self._launch_host(args, views, stream, grid)
         if self.repack is not None:
+            if any((p, stream) not in self.repack.scratch for p in self.repack.params):
+                driver.refuse_capture(stream, self.name, REPACK_CAPTURE)
             copies = self.repack.pointers(self.device, views, stream)
             self.fire(args, stream, sync, grid, *[copies.get(i, views[i].ptr) for i in self.signature.tensors])
             return None
         self.fire(args, stream, sync, grid, *[views[i].ptr for i in self.signature.tensors])
 
     def grid_of(self, grid) -> tuple[int, int, int]:
-        """The grid of one launch (a callable grid is evaluated each time)."""
-        if self.grid_callable:
-            sig = self.signature
-            g = sig.grid(self.binding.symbols, grid)
-            if sig.persistent:
-                cap = sig.rule_limit(self.binding.symbols)
-                g = persistent.grid(sig.name, self.device, self.function, sig.threads, sig.shared_bytes, g, cap)
-            return g
-        return self.grid
+        """The grid of one launch. A callable grid is called each time (with a fresh dict of the
+        bound extents and bindings); what it returns is checked against the grid rule once per
+        value: the check depends on nothing else (this plan's extents are fixed)."""
+        if not self.grid_callable:
+            return self.grid
+        sig = self.signature
+        if self._grid_meta is None:
+            self._grid_meta = dict(self.binding.symbols, **sig.contract.get("bindings", {}))
+        value = grid(dict(self._grid_meta))
+        seen, checked = self._grid_seen
+        if type(value) is type(seen) and value == seen:
+            return checked
+        g = sig.grid(self.binding.symbols, value)
+        if sig.persistent:
+            cap = sig.rule_limit(self.binding.symbols)
+            g = persistent.grid(sig.name, self.device, self.function, sig.threads, sig.shared_bytes, g, cap)
+        if type(value) is tuple or type(value) is int:  # immutable: safe to compare with later
+            self._grid_seen = (value, g)
+        return g
 
     def launch_now(self, stream: int, values: list, grid: tuple[int, int, int]) -> None:
         """Pack and launch (no checks): the path of host arrays."""
@@ -332,6 +361,7 @@ class Plan:
         """Copy host arrays in, launch, copy them back out, synchronously."""
         dev = self.device
         dev.make_current()
+        driver.refuse_capture(stream, self.name, HOST_CAPTURE)
         buffers: dict[tuple, list] = {}  # one device buffer per distinct host array: [ptr, host, copy, params]
         grid = self.grid_of(grid)
         params = self.signature.contract["params"]
@@ -383,58 +413,71 @@ class Plan:
 # ----------------------------------------------------------------------------- generated launch code
 
 
-def _generate_fire(plan: Plan):
-    """`fire(args, stream, sync, grid, *pointers)` for one plan: pointers in tensor-parameter order,
-    `stream` a handle (int) or a stream object, `grid` only read when the plan's grid is callable."""
+def launch_code(plan: Plan, unpackable: str | None = None, scalars_bound: bool = False) -> tuple[list[str], dict]:
+    """The statements (one level indented) that launch `plan`, and the names they read.
+
+    They expect `args`, `grid`, `sync`, `stream` (a handle: an int) and one `p<i>` per tensor
+    parameter (its address) to be bound, and end with `return None`. `fire` and the fast path's
+    per-layout launchers (runtime.fastpath) are both made of them, so the two cannot differ.
+    unpackable: what to return instead of raising when the packer refuses a scalar (a value out
+    of its type's range: struct.error, OverflowError); None: raise. scalars_bound: each scalar
+    parameter is in `s<i>` already (else read from `args`)."""
     sig = plan.signature
     pointer = {pi: f"p{pi}" for pi in sig.tensors}
+    scalar = (lambda pi: f"s{pi}") if scalars_bound else (lambda pi: f"args[{pi}]")
+    gx, gy, gz = plan.grid
+    entry = driver.launch_entry()
+    scope = _fire_scope(plan, entry)
+    if not plan.grid_callable and not (gx and gy and gz):
+        return ["    return None"], scope  # an empty grid: nothing to launch
     spelled = {
         "ptr": lambda pi: pointer[pi],
         "tmap": lambda slot: f"tensor_maps[{slot}]({pointer[sig.abi[slot]['param']]})",
-        "bf16": lambda pi: f"bf16(float(args[{pi}]))",
-        "arg": lambda pi: f"args[{pi}]",
+        "bf16": lambda pi: f"bf16(float({scalar(pi)}))",
+        "arg": lambda pi: scalar(pi),
     }
     values = [spelled[how](pi) for how, pi in plan.var_sources()]
-    gx, gy, gz = plan.grid
-    if not plan.grid_callable and not (gx and gy and gz):
-        return lambda args, stream, sync, grid, *pointers: None  # an empty grid: nothing to launch
-    entry = driver.launch_entry()
-    lines = [
-        f"def fire(args, stream, sync, grid, {', '.join(pointer[pi] for pi in sig.tensors) or '*_'}):",
-        "    if type(stream) is not int:",
-        "        stream = stream_handle(stream)",
-    ]
+    lines = []
+    if plan.checks is not None:  # it waits and copies the record back: never inside a stream capture
+        lines.append("    refuse_capture(stream, name, CHECK_MODE)")
+    elif _SYNC_ALWAYS:
+        lines.append("    refuse_capture(stream, name, SYNC)")
+    else:
+        lines += ["    if sync:", "        refuse_capture(stream, name, SYNC)"]
     for r, w, sr, sw, same in plan.overlaps:
+        # [pr, pr + sr) and [pw, pw + sw) meet where -sr < pr - pw < sw (one subtraction)
         pr, pw = pointer[r], pointer[w]
-        test = f"{pr} < {pw} + {sw} and {pw} < {pr} + {sr}"
         lines += [
-            f"    if {f'{pr} != {pw} and ' if same else ''}{test}:",
+            f"    if {-sr} < {pr} - {pw} < {sw}{f' and {pr} != {pw}' if same else ''}:",
             f"        overlap_error(sig, {r}, {w}, {pr}, {sr}, {pw}, {sw})",
         ]
     if plan.grid_callable:
         lines += ["    g = grid_of(grid)", "    if not (g[0] and g[1] and g[2]):", "        return None"]
     lines += [
         "    try:",
-        "        slot = mine.slot",
+        "        buffer, config_arg, params_arg, params_at = mine.slot",
         "    except AttributeError:",  # this thread's first launch of the plan
-        "        slot = claim()",
+        "        buffer, config_arg, params_arg, params_at = claim()",
     ]
     if not getattr(plan.device, "_single", False):  # several GPUs: the current device may have changed
         lines.append("    make_current()")
-    buffer = "slot[0]"
     if plan.grid_callable:
-        lines.append(f"    pack_grid({buffer}, 0, g[0], g[1], g[2])")
-    lines.append(f"    pack({buffer}, {driver.LAUNCH_STREAM_OFFSET}, stream{''.join(', ' + v for v in values)})")
+        lines.append("    pack_grid(buffer, 0, g[0], g[1], g[2])")
+    packing = f"pack(buffer, {driver.LAUNCH_STREAM_OFFSET}, stream{''.join(', ' + v for v in values)})"
+    if unpackable is None:
+        lines.append(f"    {packing}")
+    else:  # nothing has reached the driver yet
+        lines += ["    try:", f"        {packing}", "    except UNPACKABLE:", f"        return {unpackable}"]
     if entry is not None:
-        lines.append("    err = entry(slot[1], function_arg, slot[2], None)")
+        lines.append("    err = entry(config_arg, function_arg, params_arg, None)")
     else:
         grid = "g[0], g[1], g[2]" if plan.grid_callable else f"{gx}, {gy}, {gz}"
         lines.append(
-            f"    err, = cuLaunchKernel(function, {grid}, {plan.block[0]}, 1, 1, {plan.shared}, stream, slot[3], 0)"
+            f"    err, = cuLaunchKernel(function, {grid}, {plan.block[0]}, 1, 1, {plan.shared}, stream, params_at, 0)"
         )
-    lines += ["    last['kernel'] = name"]
+    lines.append("    last['kernel'] = name")  # what a later fault names
     if plan.owner is not None:
-        lines.append("    owner._last = variant")
+        lines.append("    owner._last = variant")  # what k.asm shows
     lines += [
         "    if err:",
         f"        raise_error(err, {'cuLaunchKernelEx' if entry is not None else 'cuLaunchKernel'!r}, kernel=name)",
@@ -446,17 +489,34 @@ def _generate_fire(plan: Plan):
     else:
         lines += ["    if sync:", "        synchronize(stream, kernel=name)"]
     lines.append("    return None")
-    scope = _fire_scope(plan, entry)
+    return lines, scope
+
+
+def _generate_fire(plan: Plan):
+    """`fire(args, stream, sync, grid, *pointers)` for one plan: pointers in tensor-parameter order,
+    `stream` a handle (int) or a stream object, `grid` only read when the plan's grid is callable."""
+    pointers = ", ".join(f"p{pi}" for pi in plan.signature.tensors) or "*_"
+    body, scope = launch_code(plan)
+    lines = [
+        f"def fire(args, stream, sync, grid, {pointers}):",
+        "    if type(stream) is not int:",
+        "        stream = stream_handle(stream)",
+        *body,
+    ]
     exec("\n".join(lines), scope)
     return scope["fire"]
 
 
 def _fire_scope(plan: Plan, entry) -> dict:
-    """The names the generated `fire` of `plan` reads (`entry`: the cuLaunchKernelEx entry point, if any)."""
+    """The names the generated launch code of `plan` reads (`entry`: the cuLaunchKernelEx entry point, if any)."""
     sig = plan.signature
     return {
         "stream_handle": stream_handle,
         "overlap_error": overlap_error,
+        "refuse_capture": driver.refuse_capture,
+        "CHECK_MODE": CHECK_MODE_CAPTURE,
+        "SYNC": SYNC_CAPTURE,
+        "UNPACKABLE": UNPACKABLE,
         "sig": sig,
         "grid_of": plan.grid_of,
         "mine": plan._mine,
