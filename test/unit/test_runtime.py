@@ -793,6 +793,125 @@ def test_callable_grid_is_evaluated_per_launch(tmp_path, stub_runtime):
         k(x, y, 1.0, grid=lambda meta: (1, 3))
 
 
+class _SubTensor(_FakeTensor):
+    """A tensor subclass: never taken for a plain tensor by a layout's launcher."""
+
+
+def test_a_layout_launcher_takes_nothing_but_its_own_layout(tmp_path, stub_runtime):
+    """After a checked launch, the launcher of that layout (runtime.fastpath) runs the next calls; any
+    argument that differs in one respect (type, shape, strides, dtype, device, alignment, scalar kind,
+    grid, keywords, check=False) must reach the dispatcher or the generic path, never this plan."""
+    _store(tmp_path, [""])
+    k = phobos.load(tmp_path)
+    y = _FakeTensor(1 << 33, (64, 300))
+    k(_FakeTensor(1 << 32, (64, 300), strides=(320, 1)), y, 2.5)
+    generic = []
+    k._launch = lambda args, grid, stream, sync, check: generic.append((args, grid, check))
+    k(_FakeTensor(1 << 34, (64, 300), strides=(320, 1)), y, 0.5)  # the launcher: new address and scalar
+    assert not generic and _unpack(stub_runtime[-1]["raw"])[0] == 1 << 34 and len(stub_runtime) == 2
+    k(_FakeTensor(1 << 34, (64, 300), strides=(320, 1)), y, alpha=1.5)  # by name: the dispatcher finds it
+    assert not generic and _unpack(stub_runtime[-1]["raw"])[-1] == 1.5 and len(stub_runtime) == 3
+    others = [
+        ((_SubTensor(1 << 32, (64, 300), strides=(320, 1)), y, 1.0), {}),
+        ((_FakeTensor(1 << 32, (64, 299), strides=(320, 1)), y, 1.0), {}),
+        ((_FakeTensor(1 << 32, (64, 300), strides=(321, 1)), y, 1.0), {}),
+        ((_FakeTensor(1 << 32, (64, 300), strides=(320, 1), dtype="float64"), y, 1.0), {}),
+        ((_FakeTensor(1 << 32, (64, 300), strides=(320, 1), device=1), y, 1.0), {}),
+        ((_FakeTensor(1 << 32, (64, 300), strides=(320, 1), device=-1), y, 1.0), {}),
+        ((_FakeTensor((1 << 32) + 4, (64, 300), strides=(320, 1)), y, 1.0), {}),  # 4-byte aligned only
+        ((_FakeTensor(1 << 32, (64, 300), strides=(320, 1)), _FakeTensor(1 << 33, (64, 300), device=-1), 1.0), {}),
+        ((_FakeTensor(1 << 32, (64, 300), strides=(320, 1)), y, np.float32(1.0)), {}),
+        ((_FakeTensor(1 << 32, (64, 300), strides=(320, 1)), y, True), {}),
+        ((_FakeTensor(1 << 32, (64, 300), strides=(320, 1)), y, 1.0), {"grid": (1, 2)}),
+        ((_FakeTensor(1 << 32, (64, 300), strides=(320, 1)), y, 1.0), {"check": False}),
+        ((_FakeTensor(1 << 32, (64, 300), strides=(320, 1)), y), {}),
+    ]
+    for args, kwargs in others:
+        k(*args, **kwargs)
+        assert len(generic) == 1 and generic.pop()[0] == args, (args, kwargs)
+    k[(2, 3)](_FakeTensor(1 << 32, (64, 300), strides=(320, 1)), y, 1.0)  # another grid form: generic
+    assert len(generic) == 1 and len(stub_runtime) == 3
+
+
+def test_alternating_layouts_each_launch_their_own_plan(tmp_path, stub_runtime):
+    _store(tmp_path, [""])
+    k = phobos.load(tmp_path)
+    small = (_FakeTensor(1 << 32, (64, 256)), _FakeTensor(1 << 33, (64, 256)))
+    large = (_FakeTensor(1 << 34, (96, 512)), _FakeTensor(1 << 35, (96, 512)))
+    k(*small, 1.0)
+    k(*large, 1.0)
+    k._launch = lambda *a: pytest.fail("took the generic path")
+    for i in range(6):
+        x, y = (small, large)[i % 2]
+        k(x, y, float(i))
+        want = [x.data_ptr(), x.shape[0], x.shape[1], x.shape[1], y.data_ptr(), y.shape[1], float(i)]
+        assert _unpack(stub_runtime[-1]["raw"]) == want
+        assert stub_runtime[-1]["grid"] == (x.shape[0] // 32, -(-x.shape[1] // 128), 1)
+    assert k._call is not k._call_any and len(k._fast) == 2
+    k._fast.clear()  # as a new tuning does: no launcher of a forgotten plan may run again
+    assert k._call == k._call_any and k._front == k._fast.front
+    with pytest.raises(pytest.fail.Exception, match="took the generic path"):
+        k(*small, 1.0)
+
+
+def test_callable_grid_is_checked_once_per_value(tmp_path, stub_runtime, monkeypatch):
+    _store(tmp_path, [""])
+    k = phobos.load(tmp_path)
+    x, y = _FakeTensor(1 << 32, (64, 256)), _FakeTensor(1 << 33, (64, 256))
+    checked = []
+    grid = Signature.grid
+    monkeypatch.setattr(Signature, "grid", lambda self, symbols, g=None: checked.append(g) or grid(self, symbols, g))
+    seen, value = [], [(2, 1)]
+    rule = lambda meta: seen.append(meta) or value[0]  # noqa: E731
+    k(x, y, 1.0, grid=rule)  # the generic path: checked while binding, then by the plan
+    del checked[:]
+    for grid_value in ((2, 1), (2, 1), (1, 2), (1, 2), [1, 1], [1, 1]):
+        value[0] = grid_value
+        k(x, y, 1.0, grid=rule)
+        assert stub_runtime[-1]["grid"] == tuple(grid_value) + (1,)
+    assert checked == [(1, 2), [1, 1], [1, 1]]  # each new value once; a list (it may change) every time
+    assert seen[-1] == {"M": 64, "N": 256, "TM": 32} and seen[-1] is not seen[-2]  # a fresh dict each time
+    value[0] = (1, 3)
+    with pytest.raises(ValueError, match="grid y = 3 is larger than the kernel's grid rule"):
+        k(x, y, 1.0, grid=rule)
+    assert k[(1, 2)] is k[(1, 2)] and k[[1, 2]] is not k[[1, 2]]
+    k[[1, 2]](x, y, 1.0)
+    assert stub_runtime[-1]["grid"] == (1, 2, 1)
+
+
+def _capturing(monkeypatch, status: int, err: int = 0) -> list:
+    """The stub driver says every stream is being captured (status 1) or not (0); the queries, listed."""
+    import types
+
+    asked = []
+    cu = driver.cu
+    monkeypatch.setattr(cu, "cuStreamIsCapturing", lambda s: asked.append(s) or (err, status), raising=False)
+    none = types.SimpleNamespace(CU_STREAM_CAPTURE_STATUS_NONE=0)
+    monkeypatch.setattr(cu, "CUstreamCaptureStatus", none, raising=False)
+    monkeypatch.setattr(cu, "cuCtxGetDevice", lambda: (0, 0), raising=False)  # numpy arguments' device
+    monkeypatch.setattr(driver, "error_text", lambda e: ("CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "implicit"))
+    return asked
+
+
+def test_launches_that_cannot_be_captured_are_refused_before_the_launch(tmp_path, stub_runtime, monkeypatch):
+    _store(tmp_path, [""])
+    k = phobos.load(tmp_path)
+    x, y = _FakeTensor(1 << 32, (64, 256)), _FakeTensor(1 << 33, (64, 256))
+    asked = _capturing(monkeypatch, 1)
+    k(x, y, 1.0, stream=5)
+    k(x, y, 1.0, stream=5)  # an asynchronous launch is captured like any other: no query
+    assert len(stub_runtime) == 2 and not asked
+    with pytest.raises(driver.CaptureError, match=r"'scale' .* stream 0x5 is being captured .* sync=True"):
+        k(x, y, 1.0, stream=5, sync=True)
+    host = np.ones((64, 256), np.float32)
+    with pytest.raises(driver.CaptureError, match="numpy arguments are copied in and out"):
+        k(host, host.copy(), 1.0, stream=5)
+    _capturing(monkeypatch, 0, err=900)  # the legacy stream while another stream captures
+    with pytest.raises(driver.CaptureError, match="refuses to use stream 0x0 now .* another stream is capturing"):
+        k(x, y, 1.0, stream=0, sync=True)
+    assert len(stub_runtime) == 2 and asked == [5, 5]
+
+
 def test_each_thread_packs_its_own_buffer(tmp_path, stub_runtime):
     import threading
 
