@@ -297,3 +297,22 @@ kernel k(X: tensor<f32>[N]) {
     (kernel,) = check_source(source).kernels
     assert kernel.info.space == {"A": [16, 32, 64, 128, 256], "B": [256, 16], "C": [8, 24, 4]}
     assert kernel.info.bindings == {"A": 16, "B": 256, "C": 8}
+
+
+@pytest.mark.parametrize(
+    ("declaration", "warns"),
+    [("let s = dot(a, a)", True), ("let s: tile<f32>[16, 16] = dot(a, a)", False), ("let s = dot(f32(a), a)", False)],
+)
+def test_half_dot_bound_without_a_type_warns_of_the_original_meaning(declaration, warns):
+    """A dot of two f16 tiles is an f32 tile here and an f16 tile in the original: bound
+    without a type, the front end warns at the dot (the "warned" row of the table)."""
+    source = f"""
+kernel k(A: tensor<f16>[16, 16], C: tensor<f32>[16, 16]) {{
+  let a = A[:, :]
+  {declaration}
+  C[:, :] = s
+}}
+"""
+    text = check_source(source, "half.ph").warnings
+    assert ("half.ph:4:" in text and "in the original Phobos it is an f16 tile" in text) == warns
+    assert text.count("warning:") == int(warns)

@@ -381,7 +381,8 @@ def _check(source: str, filename: str, defines: dict[str, int]) -> None:
         return
     from phobos.frontend.gpu_rules import check_for_gpu
 
-    check_for_gpu(source, filename, defines, all_values=True)  # the values tuning may pick, too
+    program = check_for_gpu(source, filename, defines, all_values=True)  # the values tuning may pick, too
+    sys.stderr.write(program.warnings)
     if "tensorcore" in source:
         _tensorcore_warnings(source, filename, defines)
 

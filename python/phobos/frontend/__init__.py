@@ -70,7 +70,8 @@ def check_source(
     source: str, filename: str = "<string>", defines: dict[str, int] | None = None, std: bool | None = None
 ) -> ast.Program:
     """Parses and checks `source` (no MLIR needed); returns the annotated
-    syntax tree or raises CompileError with every error found.
+    syntax tree (its `warnings`: the rendered warnings, or "") or raises
+    CompileError with every error found.
 
     `defines` fixes @autotune constants (name -> value, which must be in the
     constant's space); the others are bound to the first value of their space.
@@ -84,6 +85,7 @@ def check_source(
     if not diags.has_errors:
         check_program(program, diags, defines, std=std)
     diags.raise_if_errors()
+    program.warnings = diags.render_warnings()  # printed by `phobos check`
     return program
 
 

@@ -166,6 +166,24 @@ class BuiltinChecks(MathChecks, AtomicChecks):
     def call_dot_t(self, e, ts):
         return self.call_dot(e, ts, transposed=True)
 
+    def warn_half_dot(self, name: str, value: A.Expr) -> None:
+        """Warns where a dot of two f16 (or two bf16) tiles is bound without a type: here
+        it is an f32 tile, summed in f32, while the original Phobos's SPEC.md makes it a
+        tile of the operands' type, summed in it (without @tensorcore), so the same
+        line silently computes at another precision."""
+        if not (isinstance(value, A.Call) and getattr(value, "builtin", None) in ("dot", "dot_t")):
+            return
+        elem = getattr(value, "operand_element", None)
+        if elem not in ("f16", "bf16") or {T.element(a.ty) for a in value.args} != {elem}:
+            return
+        self.warn(
+            start_pos(value),
+            f"'{value.builtin}' of {elem} tiles makes '{name}' an f32 tile (summed in f32); in the original "
+            f"Phobos it is {'an' if elem == 'f16' else 'a'} {elem} tile (summed in {elem} without @tensorcore): "
+            f"declare the type "
+            f"('let {name}: tile<f32>[...]' or 'tile<{elem}>[...]') to say which",
+        )
+
     def call_abs(self, e, ts):
         if not self.arity(e, "abs", ts, 1):
             return T.ERROR

@@ -64,6 +64,9 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
         self.diags.error(pos, message, tuple(notes) + self.call_notes())
         return T.ERROR
 
+    def warn(self, pos: A.Pos, message: str) -> None:
+        self.diags.warning(pos, message)
+
     # ================================================================== program
 
     def check_program(self, program: A.Program, std: bool | None = None) -> None:
@@ -224,6 +227,7 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
         else:
             declared = T.with_element(value_ty, T.default_element(value_ty.element))
             self.fits(s.value, declared.element)
+            self.warn_half_dot(s.name, s.value)
         const = s.value.const if not s.mutable and isinstance(declared, T.Scalar) else None
         value_elem = T.element(value_ty)
         if const is not None and value_elem != declared.element and not T.is_untyped(value_elem):

@@ -30,6 +30,23 @@ class Diagnostics:
         self.records.append(diag)
         return diag
 
+    def warning(self, pos: Pos | None, message: str) -> Diagnostic:
+        """A located warning: the program is valid, but may not mean what its author expects."""
+        diag = self._make("warning", pos, message)
+        self.records.append(diag)
+        return diag
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.records if d.severity == "warning"]
+
+    def render_warnings(self) -> str:
+        """The warnings as a compiler prints them (`file:line:col: warning: ...`, line, caret)."""
+        sources = Sources()
+        for name, text in {**self.sources, self.filename: self.source}.items():
+            sources.add(name, text)
+        return "".join(render(d, sources) for d in self.warnings)
+
     def _make(self, severity: str, pos: Pos | None, message: str) -> Diagnostic:
         if pos is None:
             return Diagnostic(severity, message, self.filename, 0, 0)

@@ -115,6 +115,7 @@ def check_for_gpu(source: str, filename: str, defines: dict | None = None, all_v
     program = parse(source, diags)
     check_program(program, diags, defines, gpu_rules=True)
     diags.raise_if_errors()
+    program.warnings = diags.render_warnings()
     if all_values:
         check_autotune_values(source, filename, defines, program)
     return program
