@@ -173,7 +173,8 @@ def _moba_ref(v, s, config):
     """MoBA's routed attention: each key block (CHUNK rows, zero-padded) has a gate per query,
     inv_chunk q . (sum of the block's keys), added to every score of the block (the soft top-k:
     blocks the query routes to get more of its softmax mass); then softmax(scale q k^T + gate) V.
-    The block's key sum is an f16 tile (a dot of f16 operands is f16, here and in the original)."""
+    The block's key sum is an f16 tile in the original and an f32 one here (a dot of f16 operands
+    bound without a type); the bound allows both."""
     scale, inv = s
     c = config["CHUNK"]
     q, k, vv = v["Q"], _pad_rows(v["K"], c), _pad_rows(v["V"], c)
