@@ -70,7 +70,7 @@ def test_torch_graph_replays_launches_on_new_contents():
         scale(a, b, 3.0)  # b = 3 a
 
     _warm_up_on(torch.cuda.Stream(), launches)
-    assert saxpy._call is not saxpy._call_any and scale._call is not scale._call_any  # the fast launchers
+    assert saxpy._call != saxpy._call_any and scale._call != scale._call_any  # the layouts' launchers
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         launches()
@@ -91,7 +91,7 @@ def _cuda_bindings_graph(capture):
     """(graph exec, stream) of what `capture(stream)` launches on a new stream (global capture mode)."""
     from cuda.bindings import driver as cu
 
-    stream = driver.check(cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate")
+    stream = driver.check(cu.cuStreamCreate(int(cu.CUstream_flags.CU_STREAM_NON_BLOCKING)), "cuStreamCreate")
     handle = int(stream)
     mode = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL
     driver.check(cu.cuStreamBeginCapture(stream, mode), "cuStreamBeginCapture")

@@ -847,7 +847,7 @@ def test_alternating_layouts_each_launch_their_own_plan(tmp_path, stub_runtime):
         want = [x.data_ptr(), x.shape[0], x.shape[1], x.shape[1], y.data_ptr(), y.shape[1], float(i)]
         assert _unpack(stub_runtime[-1]["raw"]) == want
         assert stub_runtime[-1]["grid"] == (x.shape[0] // 32, -(-x.shape[1] // 128), 1)
-    assert k._call is not k._call_any and len(k._fast) == 2
+    assert k._call != k._call_any and len(k._fast) == 2
     k._fast.clear()  # as a new tuning does: no launcher of a forgotten plan may run again
     assert k._call == k._call_any and k._front == k._fast.front
     with pytest.raises(pytest.fail.Exception, match="took the generic path"):
