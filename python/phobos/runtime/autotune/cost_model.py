@@ -43,6 +43,7 @@ class ChipModel:
     tensor_flops_per_clock: float = 2500.0  # mma.sync f16 (about 60% of wgmma's peak)
     in_flight_bytes: int = 32768  # per SM, to cover DRAM latency at full bandwidth
     barrier_clocks: float = 200.0  # a __syncthreads plus the ring's wait, per loop trip
+    lsu_lanes: int = 32  # load/store lanes per SM: one warp-wide memory instruction per clock
 
 
 _CHIPS = {
@@ -155,12 +156,16 @@ def estimate(
 
 def _dot_cycles(facts: TileFacts, extents: dict[str, int], chip: ChipModel, f: dict) -> float:
     """One CTA's share of its SM, in cycles, for a kernel of dots: per loop trip the larger of its
-    math and its operand bytes, plus the trip's barrier (hidden by the SM's other CTAs)."""
+    math and its operand bytes, plus the trip's barrier (hidden by the SM's other CTAs). Operands
+    without the cp.async ring (rows not 16-byte aligned) are staged through registers, one load
+    and one shared store per vector: that work overlaps the math only across CTAs."""
     outputs = max(d.m * d.n for d in facts.dots) / facts.threads
     reuse = min(math.sqrt(outputs) / 2, 4.0)  # FMAs per shared load of a square thread tile
     f["outputs_per_thread"] = outputs
     f["issue_efficiency"] = reuse / (reuse + 1) if not facts.tensorcore else 1.0
     rate = chip.tensor_flops_per_clock if facts.tensorcore else chip.simt_flops_per_clock
+    staged = facts.pipelined and f["vector_bytes"] >= 16
+    c = f["ctas_per_sm"]
     total, trips = 0.0, 1
     for d in facts.dots:
         trips = d.loop.trips(extents) if d.loop else 1
@@ -168,9 +173,12 @@ def _dot_cycles(facts: TileFacts, extents: dict[str, int], chip: ChipModel, f: d
         step_bytes = sum(a.bytes for a in facts.accesses if a.loop is not None and not a.write)
         math_cycles = step_flops / (rate * f["issue_efficiency"])
         byte_cycles = step_bytes / chip.l2_bytes_per_clock
+        staging = 0.0 if staged else 2.0 * step_bytes / (f["vector_bytes"] * chip.lsu_lanes)
         f["intensity"] = step_flops / max(step_bytes, 1)
         f["memory_bound"] = float(byte_cycles > math_cycles)
-        total += trips * (max(math_cycles, byte_cycles) + chip.barrier_clocks / f["ctas_per_sm"])
+        f["staging_cycles"] = staging
+        busy = max(math_cycles, byte_cycles, staging) + min(math_cycles, staging) / c
+        total += trips * (busy + chip.barrier_clocks / c)
     f["trips"] = trips
     once = sum(a.bytes for a in facts.accesses if a.loop is None)
     return total + once / chip.dram_bytes_per_clock
