@@ -8,6 +8,8 @@
   masks     why each mask is dropped or kept
   lanes     the lane and line picture of each access
   text      the text renderers (render_text, remark_message, coalescing_error)
+  default_config  the untuned-default section of `phobos explain` (the words for a
+            runtime.autotune DefaultChoice: which configuration a launch that does not tune runs)
 
 A library above analysis/ and lowering/ (whose facts and plans it reads) and below passes/
 (tile-explain and tile-check-coalesced print it): it imports no pass and no compiler.
