@@ -152,6 +152,9 @@ def describe(e: Estimate) -> list[str]:
     if "intensity" in f:
         bound = "operand bytes" if f.get("memory_bound") else "math"
         lines.append(f"{bound}-bound: {f['intensity']:.0f} flops per operand byte per trip")
+    if f.get("staging_cycles"):
+        width = int(f["vector_bytes"])
+        lines.append(f"operands staged through registers in {width}-byte loads (rows not 16-byte aligned)")
     if "latency_efficiency" in f:
         lines.append(
             f"{f['bytes_in_flight'] / 1024:.0f} KiB in flight per SM, {f['vectors_per_thread']:.1f} vectors per thread"
