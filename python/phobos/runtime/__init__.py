@@ -6,6 +6,7 @@
   binding   checking arguments against a kernel's contract; specialisation keys
   launch    compiled variants, per-layout plans (packing, launch, overlap rule), numpy copies
   fastpath  generated per-kernel code that finds the plan of torch / cupy arguments
+  calling   how kernel objects are called: k(...), k[grid](...), the launcher tried first
   check_record  check mode: the kernel's check record read after each launch (PromiseBroken)
 
 The user-facing objects (phobos.compile, phobos.load, Kernel) are in phobos.runtime.kernel.

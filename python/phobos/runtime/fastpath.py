@@ -5,24 +5,27 @@ types, shapes, strides, devices, pointer alignment class, integer scalar
 classes and grid) needs none of the checks: only pointers, scalars and the
 stream change. Two kinds of function are generated (`exec`: straight-line
 code, the parameter list inlined, because a generic loop over parameters costs
-microseconds per call), both called as
+microseconds per call):
 
-    f(args, grid, stream, sync) -> None (launched) | True (not handled here)
-
-* one **launcher per checked layout** (`hit`): it compares each argument's
+* one **launcher per checked layout**, in two forms (`Launcher`): `call`, with
+  the signature of `k(*args, grid=, stream=, sync=, check=, **kwargs)`, which
+  the kernel's `__call__` hands Python directly, and `front(args, grid,
+  stream, sync) -> None (launched) | True (not handled here)` for `k[grid]`.
+  It compares each argument's
   layout, read through the framework's own cheap accessors (torch: `dtype`,
   `shape`, `stride()`, `get_device()`, `data_ptr()`; cupy: `dtype`, `shape`,
   `strides`, `data.device_id`, `data.ptr`; never the generic
   `__cuda_array_interface__` or DLPack, which cost tens of microseconds), with
-  the constants of its layout and, when all agree, launches at once: the plan's
-  launch code (runtime.launch.launch_code) is inlined, so a launch is one
-  Python call below `k(...)`. The kernel calls the launcher of the layout it
-  launched last (`_front`): a loop over one layout builds no key and looks
-  nothing up.
-* one **dispatcher per signature** (`front`): on any difference the launcher
-  hands over to it; it builds the layout's key, finds the plan in a table the
-  generic path filled after checking that layout, makes that plan's launcher
-  the kernel's `_front`, and launches through the plan's `fire`.
+  the layout it was made for (the dispatcher's key, built the same way) and,
+  when they agree, launches at once: the plan's launch code
+  (runtime.launch.launch_code) is inlined, so `k(...)` is one Python call.
+  The kernel holds the launcher of the layout it launched last: a loop over
+  one layout builds no key and looks nothing up.
+* one **dispatcher per signature** (`front`, same arguments and answer as a
+  launcher's `front`): on any difference a launcher hands over to it; it
+  builds the layout's key, finds the plan in a table the generic path filled
+  after checking that layout, installs that layout's launcher in the kernel,
+  and launches through the plan's `fire`.
 
 Anything else (another count, a non-exact type, mixed frameworks, a scalar of
 an unusual type, a layout not seen yet) answers True and the caller takes the
@@ -206,13 +209,15 @@ class FastPath:
             lines.append(f"    return entry[0](args, stream, sync, grid, {', '.join(f'p{i}' for i in sig.tensors)})")
         return "\n".join(lines)
 
-    def _scalar_code(self) -> tuple[list[str], list[str]]:
-        """Statements binding s<i> for each scalar and leaving (MISS) on types the packer does not
-        take as the generic path would; the key parts of the integer scalars' classes."""
+    def _scalar_code(self, bound: bool = False) -> tuple[list[str], list[str]]:
+        """Statements binding s<i> for each scalar (bound: they are already) and leaving (MISS) on
+        types the packer does not take as the generic path would; the key parts of the integer
+        scalars' classes."""
         lines, parts = [], []
         for i in self.sig.scalars:
             dtype = self.sig.params[i].dtype
-            lines.append(f"    s{i} = args[{i}]")
+            if not bound:
+                lines.append(f"    s{i} = args[{i}]")
             if dtype in FLOAT_DTYPES:
                 lines.append(f"    if type(s{i}) is not float and type(s{i}) is not int:")
             elif dtype == "i1":
@@ -275,14 +280,14 @@ class FastPath:
     def _launch_lines(self, fw: _Framework, plan: Plan, guards: list[str], miss: str, unpackable: str) -> list[str]:
         """A launcher's body: the layout compared (`miss` returned on a difference), then the launch."""
         sig = self.sig
-        checks = self._scalar_code()[0]
+        checks = self._scalar_code(bound=True)[0]
         tensors = " or ".join(f"type(a{i}) is not {fw.name}_kind" for i in sig.tensors)
         statements = self._reads(fw)[0]
         return [
             f"    if {guards[0]} or {guards[1]}:",
             f"        return {miss}",
             self._unpack_line(),
-            *[line.replace("MISS", miss) for line in checks if " = args[" not in line],
+            *[line.replace("MISS", miss) for line in checks],
             f"    if {tensors}:",
             f"        return {miss}",
             *[f"    {s}" for s in statements],

@@ -23,7 +23,6 @@ key the arguments satisfy.
 from __future__ import annotations
 
 import numbers
-import operator
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,12 +39,11 @@ from . import interpret as _interpret
 from . import source_check as _source_check
 from .arrays import HOST
 from .binding import Signature, bind_keywords
+from .calling import Calls
 from .launch import UNPACKABLE, Plan, Variant, current_device, stream_handle
 from .repack import padded_view, plan_repack
 
 _MAX_PLANS = 512
-_MAX_GRIDS = 64  # k[grid] launchers kept per kernel
-_UNPACKABLE = UNPACKABLE  # a scalar the packer refused: the generic path says which and why
 
 
 def _repack_enabled() -> bool:
@@ -65,8 +63,9 @@ def _key_text(key) -> str:
     return SpecKey.from_text(str(key)).to_text()
 
 
-class _Launchable:
-    """Argument binding and the launch paths, shared by compiled and loaded kernels."""
+class _Launchable(Calls):
+    """Argument binding and the launch paths, shared by compiled and loaded kernels (how they are
+    called, `k(...)` and `k[grid](...)`: runtime.calling)."""
 
     def __init__(self):
         self._plans: dict[tuple, Plan] = {}  # checked layout -> plan (the generic path)
@@ -134,50 +133,6 @@ class _Launchable:
     def name(self) -> str:
         return self.signature.name
 
-    # `k(...)` looks up `__call__` on the class; this property hands it `self._call`, so a launch of
-    # the layout launched last is one Python call: the generated launcher itself (runtime.fastpath).
-    __call__ = property(operator.attrgetter("_call"), doc="Launch on the arguments: see _call_any.")
-
-    def _call_any(self, *args, grid=None, stream=None, sync: bool = False, check: bool = True, **kwargs):
-        """Launch on `args` (parameters may be given by name: `k(x, y, alpha=2.0)`).
-        grid: the contract's rule unless given (a tuple, an int, or a
-        callable of the bound extents and bindings); stream: a handle, torch or cupy stream,
-        else the current stream of the arguments' framework, else the default stream;
-        sync: wait and raise a KernelFault naming the kernel if it failed; check=False skips
-        the @aligned checks (the kernel's own entry check then traps on a broken promise)."""
-        try:
-            return self._call_slow(args, kwargs, grid, stream, sync, check, self._front)
-        except driver.NoDeviceError as e:  # raised here, so the user's traceback is two frames
-            raise e.with_traceback(None) from None
-
-    def _call_slow(self, args, kwargs, grid, stream, sync: bool, check: bool, front=None) -> None:
-        """A launch that the launcher of the last layout did not take (front None: its dispatcher)."""
-        if kwargs:
-            args = self._bind_keywords(args, kwargs)
-        if check:
-            try:
-                if (front or self._fast.front)(args, grid, stream, sync) is None:
-                    return
-            except _UNPACKABLE:
-                pass  # a scalar the fast path could not pack: the generic path says which and why
-        try:
-            self._launch(args, grid, stream, sync, check)
-        except driver.NoDeviceError as e:  # raised here, so the user's traceback is two frames
-            raise e.with_traceback(None) from None
-
-    def __getitem__(self, grid) -> _GridLaunch:
-        if type(grid) is not tuple and type(grid) is not int:
-            return _GridLaunch(self, grid)  # a callable grid: often a new lambda per call
-        try:
-            return self._grids[grid]
-        except KeyError:
-            if len(self._grids) >= _MAX_GRIDS:
-                self._grids.clear()
-            launcher = self._grids[grid] = _GridLaunch(self, grid)
-            return launcher
-        except TypeError:  # unhashable entries: the launch names the problem
-            return _GridLaunch(self, grid)
-
     def _param_names(self) -> list[str]:
         return [p.name for p in self.signature.params]
 
@@ -216,7 +171,7 @@ class _Launchable:
             handle = stream_handle(stream)
         try:
             plan.launch(args, views, handle, sync, grid)
-        except _UNPACKABLE + (TypeError, ValueError):
+        except UNPACKABLE + (TypeError, ValueError):
             # a value the packer refused: the full check says which and why
             plan.signature.bind(args, views, grid=None if callable(grid) else grid, check_promises=check)
             raise
@@ -295,13 +250,6 @@ class _Launchable:
             if self._fast is None:
                 self._fast = fastpath.FastPath(self.signature, self._install, self._call_slow)
             self._fast.register(args, grid, plan)
-
-    def _install(self, launcher: fastpath.Launcher | None) -> None:
-        """Make `launcher` (a layout's, runtime.fastpath) what checked launches try first; None: the dispatcher."""
-        if launcher is None:
-            self._call, self._front = self._call_any, self._fast.front
-        else:
-            self._call, self._front = launcher
 
     # ------------------------------------------------------------------------- @autotune
 
@@ -441,31 +389,6 @@ class _Launchable:
     @property
     def contract(self) -> dict:
         return self.signature.contract
-
-
-class _GridLaunch:
-    """`k[grid]`: a launcher with the grid fixed."""
-
-    __slots__ = ("kernel", "grid")
-
-    def __init__(self, kernel: _Launchable, grid):
-        self.kernel = kernel
-        self.grid = grid
-
-    def __call__(self, *args, stream=None, sync: bool = False, check: bool = True, **kwargs):
-        kernel, grid = self.kernel, self.grid
-        if kwargs:
-            args = kernel._bind_keywords(args, kwargs)
-        if check:  # as _Launchable.__call__, without a second call
-            try:
-                if kernel._front(args, grid, stream, sync) is None:
-                    return
-            except _UNPACKABLE:
-                pass
-        try:
-            kernel._launch(args, grid, stream, sync, check)
-        except driver.NoDeviceError as e:
-            raise e.with_traceback(None) from None
 
 
 def _artifact(variant: Variant):
