@@ -157,6 +157,7 @@ class CudaArrayInterface:
 
 
 DECORATED = "phobos @kernel k(x, y, a)"
+BARE = "bare ctypes cuLaunchKernelEx, prebuilt config and params"
 
 
 def decorated_twin():
@@ -182,6 +183,141 @@ def decorated_twin():
     )
 
 
+def bare_rows(k, x, y) -> tuple[dict, object, int]:
+    """The bare driver calls of the kernel's last variant (where its parameters are saxpy's), its
+    CUfunction and block size."""
+    import torch
+    from cuda.bindings import driver as cu
+
+    import phobos
+    from phobos.runtime import driver
+
+    rows = {}
+    variant = k._last
+    fn = variant.function(phobos.runtime.get_device(0))
+    stream = torch.cuda.current_stream().cuda_stream
+    threads = variant.contract["threads"]
+    if [a["kind"] for a in variant.contract["abi"]] == ["ptr", "extent", "ptr", "scalar"]:
+        params = ctypes.create_string_buffer(32)
+        struct.pack_into("<QqQf4x", params, 0, x.data_ptr(), x.numel(), y.data_ptr(), 2.0)
+        pointers = (ctypes.c_void_p * 4)(*[ctypes.addressof(params) + 8 * i for i in range(4)])
+        address = ctypes.addressof(pointers)
+        rows["bare cuda-bindings cuLaunchKernel, prebuilt params"] = lambda: cu.cuLaunchKernel(
+            fn, 1, 1, 1, threads, 1, 1, 0, stream, address, 0
+        )
+        entry = driver.launch_entry()
+        if entry is not None:
+            config = ctypes.create_string_buffer(driver.LAUNCH_CONFIG_BYTES)
+            struct.pack_into("<7I4xQ", config, 0, 1, 1, 1, threads, 1, 1, 0, stream)
+            args = (ctypes.c_void_p(ctypes.addressof(config)), ctypes.c_void_p(int(fn)), ctypes.c_void_p(address))
+            a0, a1, a2 = args
+            rows[BARE] = lambda: entry(a0, a1, a2, None)
+    return rows, fn, threads
+
+
+def phobos_rows(k, x, y, twin) -> dict:
+    """Phobos's launch forms on torch tensors, cupy arrays, generic arrays and the decorated twin."""
+    rows = {}
+    grid = (1,)
+    rows["phobos k(x, y, a)"] = lambda: k(x, y, 2.0)
+    rows["phobos k[grid](x, y, a)"] = lambda: k[grid](x, y, 2.0)
+    one = lambda meta: (1,)  # noqa: E731
+    rows["phobos k(x, y, a, grid=callable)"] = lambda: k(x, y, 2.0, grid=one)
+    try:
+        import cupy
+
+        cx, cy = cupy.asarray(x), cupy.asarray(y)
+        rows["phobos k(cupy x, y, a)"] = lambda: k(cx, cy, 2.0)
+    except ImportError:
+        pass
+    gx, gy = CudaArrayInterface(x), CudaArrayInterface(y)
+    rows["phobos generic path (__cuda_array_interface__ objects)"] = lambda: k(gx, gy, 2.0)
+    if twin is not None:
+        rows[DECORATED] = lambda: twin(x, y, 2.0)
+        rows["phobos @kernel k(x, y, a=a) (keyword)"] = lambda: twin(x, y, a=2.0)
+    return rows
+
+
+def interleaved(rows: dict, n: int, rounds: int) -> tuple[dict, dict]:
+    """(median, [min, max]) host us per launch of each row, rounds of every row in turn."""
+    import torch
+
+    for f in rows.values():  # warm-up: every path compiled, loaded and seen
+        for _ in range(200):
+            f()
+    samples = {name: [] for name in rows}
+    for _ in range(rounds):
+        for name, f in rows.items():
+            samples[name].append(time_round(f, n))
+    torch.cuda.synchronize()
+    return (
+        {name: statistics.median(s) for name, s in samples.items()},
+        {name: [min(s), max(s)] for name, s in samples.items()},
+    )
+
+
+def targets(us: dict, graph_us: dict) -> dict:
+    """The issue's targets: Phobos within 1 us of the bare ctypes call, half of Triton, and a graph
+    of Phobos launches replayed as fast as one of bare launches."""
+    phobos_us, triton_us = us["phobos k(x, y, a)"], us["triton saxpy[grid](...)"]
+    out = {
+        "phobos_over_triton": phobos_us / triton_us,
+        "target": "phobos_over_triton <= 0.5",
+        "met": phobos_us / triton_us <= 0.5,
+    }
+    if BARE in us:
+        minus = {name: us[name] - us[BARE] for name in us if name.startswith("phobos k")}
+        out["minus_bare_us"] = minus
+        out["bare"] = {"target": "phobos k(...) - bare ctypes <= 1.0 us (torch and cupy)", "met": {}}
+        for name in ("phobos k(x, y, a)", "phobos k(cupy x, y, a)"):
+            if name in minus:
+                out["bare"]["met"][name] = minus[name] <= 1.0
+    if graph_us:
+        bare_graph, phobos_graph = graph_us.values()
+        out["graph_replay_us_per_launch"] = graph_us
+        out["graph"] = {
+            "phobos_over_bare": phobos_graph / bare_graph,
+            "target": "graph of phobos launches <= graph of bare launches per replayed launch (2% event noise)",
+            "met": phobos_graph <= bare_graph * 1.02,
+        }
+    return out
+
+
+def report(result: dict, rows: dict, spread: dict, twin_source) -> None:
+    us, floor = result["us_per_launch"], result["device_floor_us"]
+    print(
+        f"launch overhead ({result['kernel']}, {result['elements']} elements, host time per launch, median of "
+        f"{result['rounds']} interleaved rounds of {result['launches_per_round']}; Phobos launches through "
+        f"{result['launch_path']})"
+    )
+    print(
+        common.table(
+            [(name, f"{us[name]:.2f}", f"{spread[name][0]:.2f} - {spread[name][1]:.2f}") for name in rows],
+            ["launcher", "us/launch", "min - max"],
+        )
+    )
+    print(f"device floor (GPU time per launch back to back): {floor:.2f} us")
+    print(
+        f"phobos / triton = {result['phobos_over_triton']:.2f} (target <= 0.5: {'met' if result['met'] else 'NOT met'})"
+    )
+    for name, met in result.get("bare", {}).get("met", {}).items():
+        minus = result["minus_bare_us"][name]
+        print(f"{name} - bare ctypes = {minus:+.2f} us (target <= 1.0 us: {'met' if met else 'NOT met'})")
+    for name, value in result.get("graph_replay_us_per_launch", {}).items():
+        print(f"{name}: {value:.3f} us per replayed launch (GPU time, median of {result['rounds']} rounds)")
+    if "graph" in result:
+        g = result["graph"]
+        print(f"graph: phobos / bare = {g['phobos_over_bare']:.3f} (target <= 1: {'met' if g['met'] else 'NOT met'})")
+    if "decorated" in result:
+        d = result["decorated"]
+        print(
+            f"@kernel - .ph = {d['minus_ph_us']:+.2f} us (target <= 0.5 us: {'met' if d['met'] else 'NOT met'}; "
+            f"{twin_source})"
+        )
+    else:
+        print(f"no @kernel row: {twin_source or 'not with --handwritten'}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--handwritten", action="store_true", help="launch the hand-written saxpy cubin")
@@ -191,7 +327,6 @@ def main():
 
     import torch
     import triton_kernels as tk
-    from cuda.bindings import driver as cu
 
     import phobos
     from phobos.runtime import driver
@@ -206,67 +341,21 @@ def main():
     y0 = y.clone()
     k(x, y, 2.0, sync=True)
     torch.testing.assert_close(y, 2.0 * x + y0)
-    grid = (1,)
 
-    rows = {}
-    variant = k._last
-    fn = variant.function(phobos.runtime.get_device(0))
-    stream = torch.cuda.current_stream().cuda_stream
-    threads = variant.contract["threads"]
-    if [a["kind"] for a in variant.contract["abi"]] == ["ptr", "extent", "ptr", "scalar"]:
-        params = ctypes.create_string_buffer(32)
-        struct.pack_into("<QqQf4x", params, 0, x.data_ptr(), n, y.data_ptr(), 2.0)
-        pointers = (ctypes.c_void_p * 4)(*[ctypes.addressof(params) + 8 * i for i in range(4)])
-        address = ctypes.addressof(pointers)
-        rows["bare cuda-bindings cuLaunchKernel, prebuilt params"] = lambda: cu.cuLaunchKernel(
-            fn, 1, 1, 1, threads, 1, 1, 0, stream, address, 0
-        )
-        entry = driver.launch_entry()
-        if entry is not None:
-            config = ctypes.create_string_buffer(driver.LAUNCH_CONFIG_BYTES)
-            struct.pack_into("<7I4xQ", config, 0, 1, 1, 1, threads, 1, 1, 0, stream)
-            args = (ctypes.c_void_p(ctypes.addressof(config)), ctypes.c_void_p(int(fn)), ctypes.c_void_p(address))
-            a0, a1, a2 = args
-            rows["bare ctypes cuLaunchKernelEx, prebuilt config and params"] = lambda: entry(a0, a1, a2, None)
-    rows["phobos k(x, y, a)"] = lambda: k(x, y, 2.0)
-    rows["phobos k[grid](x, y, a)"] = lambda: k[grid](x, y, 2.0)
-    one = lambda meta: (1,)  # noqa: E731
-    rows["phobos k(x, y, a, grid=callable)"] = lambda: k(x, y, 2.0, grid=one)
-    try:
-        import cupy
-
-        cx, cy = cupy.asarray(x), cupy.asarray(y)
-        rows["phobos k(cupy x, y, a)"] = lambda: k(cx, cy, 2.0)
-    except ImportError:
-        pass
-    gx, gy = CudaArrayInterface(x), CudaArrayInterface(y)
-    rows["phobos generic path (__cuda_array_interface__ objects)"] = lambda: k(gx, gy, 2.0)
+    rows, fn, threads = bare_rows(k, x, y)
     twin, twin_source = (None, None) if ns.handwritten else decorated_twin()
     if twin is not None:
         y1 = y0.clone()
         twin(x, y1, 2.0, sync=True)
         torch.testing.assert_close(y1, 2.0 * x + y0)
-        rows[DECORATED] = lambda: twin(x, y, 2.0)
-        rows["phobos @kernel k(x, y, a=a) (keyword)"] = lambda: twin(x, y, a=2.0)
+    rows.update(phobos_rows(k, x, y, twin))
     tk.launch_saxpy(x, y, 2.0, block=1024, warps=8)
     saxpy = tk.saxpy
-    rows["triton saxpy[grid](...)"] = lambda: saxpy[grid](x, y, n, 2.0, BLOCK=1024, num_warps=8)
+    rows["triton saxpy[grid](...)"] = lambda: saxpy[(1,)](x, y, n, 2.0, BLOCK=1024, num_warps=8)
 
-    for f in rows.values():  # warm-up: every path compiled, loaded and seen
-        for _ in range(200):
-            f()
-    samples = {name: [] for name in rows}
-    for _ in range(ns.rounds):
-        for name, f in rows.items():
-            samples[name].append(time_round(f, ns.n))
-    torch.cuda.synchronize()
-    us = {name: statistics.median(s) for name, s in samples.items()}
-    spread = {name: [min(s), max(s)] for name, s in samples.items()}
+    us, spread = interleaved(rows, ns.n, ns.rounds)
     floor = device_floor_us(rows["phobos k(x, y, a)"])
-    graph_us = graph_rows(k, x, y, fn, threads, ns.rounds) if "bare ctypes" in " ".join(rows) else {}
-
-    phobos_us = us["phobos k(x, y, a)"]
-    triton_us = us["triton saxpy[grid](...)"]
+    graph_us = graph_rows(k, x, y, fn, threads, ns.rounds) if BARE in rows else {}
     result = {
         "kernel": source,
         "elements": n,
@@ -278,52 +367,18 @@ def main():
         "launch_path": "ctypes cuLaunchKernelEx"
         if driver.launch_entry() is not None
         else "cuda-bindings cuLaunchKernel",
-        "phobos_over_triton": phobos_us / triton_us,
-        "target": "phobos_over_triton <= 0.5",
-        "met": phobos_us / triton_us <= 0.5,
+        **targets(us, graph_us),
     }
-    if graph_us:
-        bare_graph, phobos_graph = graph_us.values()
-        result["graph_replay_us_per_launch"] = graph_us
-        result["graph"] = {
-            "phobos_over_bare": phobos_graph / bare_graph,
-            "target": "graph of phobos launches <= graph of bare launches per replayed launch (2% event noise)",
-            "met": phobos_graph <= bare_graph * 1.02,
-        }
     if twin is not None:
         result["decorated"] = {
             "kernel": twin_source,
             "us_per_launch": us[DECORATED],
-            "minus_ph_us": us[DECORATED] - phobos_us,
+            "minus_ph_us": us[DECORATED] - us["phobos k(x, y, a)"],
             "target": "decorated - .ph <= 0.5 us",
-            "met": us[DECORATED] - phobos_us <= 0.5,
+            "met": us[DECORATED] - us["phobos k(x, y, a)"] <= 0.5,
         }
     common.save("launch" + ("_handwritten" if ns.handwritten else ""), result)
-    print(
-        f"launch overhead ({source}, {n} elements, host time per launch, median of {ns.rounds} interleaved rounds "
-        f"of {ns.n}; Phobos launches through {result['launch_path']})"
-    )
-    print(
-        common.table(
-            [(name, f"{us[name]:.2f}", f"{spread[name][0]:.2f} - {spread[name][1]:.2f}") for name in rows],
-            ["launcher", "us/launch", "min - max"],
-        )
-    )
-    print(f"device floor (GPU time per launch back to back): {floor:.2f} us")
-    print(f"phobos / triton = {phobos_us / triton_us:.2f} (target <= 0.5: {'met' if result['met'] else 'NOT met'})")
-    for name, value in graph_us.items():
-        print(f"{name}: {value:.3f} us per replayed launch (GPU time, median of {ns.rounds} rounds)")
-    if graph_us:
-        g = result["graph"]
-        print(f"graph: phobos / bare = {g['phobos_over_bare']:.3f} (target <= 1: {'met' if g['met'] else 'NOT met'})")
-    if twin is not None:
-        d = result["decorated"]
-        print(
-            f"@kernel - .ph = {d['minus_ph_us']:+.2f} us (target <= 0.5 us: {'met' if d['met'] else 'NOT met'}; "
-            f"{twin_source})"
-        )
-    else:
-        print(f"no @kernel row: {twin_source or 'not with --handwritten'}")
+    report(result, rows, spread, twin_source)
 
 
 if __name__ == "__main__":
