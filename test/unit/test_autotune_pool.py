@@ -114,3 +114,18 @@ def test_a_compile_worker_that_dies_fails_only_its_candidate(tmp_path, monkeypat
     assert by_name["BLOCK=512"].status == "failed"
     assert by_name["BLOCK=512"].reason.startswith("the compile worker died (signal 9")
     assert by_name["BLOCK=256"].status == by_name["BLOCK=1024"].status == "pending"
+
+
+def test_the_pool_compiles_the_same_bytes_as_a_compile_in_this_process(tmp_path, monkeypatch):
+    # the workers' state (one thread, warmed, forked compiles) must not change what is compiled
+    src = tmp_path / "saxpy3.ph"
+    src.write_text(SAXPY3)
+    pool = tmp_path / "pool"
+    jobs = [(i, str(src), None, "sm_90", {"BLOCK": b}, {}, str(pool), [""], [], True) for i, b in enumerate((256, 512))]
+    assert [error for error, *_ in at.compile_all(jobs, workers=2).values()] == [None, None]
+    monkeypatch.setenv("PHOBOS_CONTAINMENT", "spawn")  # as before the pool: a fresh interpreter per compile
+    for block in (256, 512):
+        pooled = phobos.compile(src, defines={"BLOCK": block}, cache_dir=pool)
+        assert pooled.cache.get(pooled.family, "") is not None  # read from the pool's cache, not compiled here
+        here = phobos.compile(src, defines={"BLOCK": block}, cache_dir=tmp_path / "here").artifact()
+        assert pooled.artifact().cubin == here.cubin and pooled.artifact().asm["ptx"] == here.asm["ptx"]
