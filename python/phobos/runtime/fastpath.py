@@ -46,7 +46,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .binding import FLOAT_DTYPES, Signature
-from .launch import Plan, launch_code, stream_handle
+from .launch import UNPACKABLE, Plan, launch_code, stream_handle
 
 FRAMEWORKS = ("torch", "cupy")  # ArrayArg.framework of the arrays that have a fast path
 CALLABLE = "<callable grid>"  # the key's grid entry for a callable grid (evaluated per launch by the plan)
@@ -249,55 +249,64 @@ class FastPath:
         return statements, parts
 
     def _launcher(self, fw: _Framework, key: tuple, plan: Plan) -> Launcher:
-        """The launcher of one layout: `key`'s values compared where the dispatcher would build
-        the key, then the plan's launch code; any difference goes to the dispatcher."""
-        scope = {f"{fw.name}_kind": fw.kind, f"{fw.name}_stream": fw.stream, "key_grid": key[-1]}
-        scope.update(fast=self, slow=self.slow, stream_handle=stream_handle)
-        guards = self._guards(fw, key, scope)
-        slow = "slow(args, None, grid, stream, sync, True)"  # the dispatcher, else the generic path
+        """The launcher of one layout: the arguments' key built as the dispatcher builds it and
+        compared with `key`, then the plan's launch code. Another layout of the table is launched
+        through its plan's `fire` (and its launcher installed); anything else is handed on."""
+        scope = {f"{fw.name}_kind": fw.kind, f"{fw.name}_stream": fw.stream, "key_grid": key[-1], "key": key}
+        scope.update(fast=self, slow=self.slow, plans=self.tables[fw.name], install=self.install, no_plan=_miss)
+        scope.update(stream_handle=stream_handle, UNPACKABLE=UNPACKABLE)
+        slow = "slow(args, None, grid, stream, sync, True"  # the dispatcher, else the generic path
         call = [
             "def call(*args, grid=None, stream=None, sync=False, check=True, **kwargs):",
             "    if kwargs or not check:",
             "        return slow(args, kwargs, grid, stream, sync, check)",
-            *self._launch_lines(fw, plan, guards, slow, slow),
+            *self._launch_lines(fw, key, plan, slow + ")", slow + ", no_plan)"),
         ]
         front = [
             "def front(args, grid, stream, sync):",
-            *self._launch_lines(fw, plan, guards, "fast.front(args, grid, stream, sync)", "True"),
+            *self._launch_lines(fw, key, plan, "fast.front(args, grid, stream, sync)", "True"),
         ]
         scope.update(launch_code(plan)[1])
         exec("\n".join(call + front), scope)
         return Launcher(scope["call"], scope["front"])
 
-    def _guards(self, fw: _Framework, key: tuple, scope: dict) -> list[str]:
-        """The tests that a launch's arguments differ from the layout of `key`: the count and grid
-        first (before the arguments are read), then the dispatcher's key, built the same way, compared
-        in one go with `key` (in `scope` as `layout`)."""
-        parts = self._reads(fw)[1] + self._scalar_code()[1]
-        scope["layout"] = key[:-1]
-        return [f"len(args) != {len(self.sig.params)}", _grid_differs(key[-1]), f"({', '.join(parts)},) != layout"]
-
-    def _launch_lines(self, fw: _Framework, plan: Plan, guards: list[str], miss: str, unpackable: str) -> list[str]:
-        """A launcher's body: the layout compared (`miss` returned on a difference), then the launch."""
+    def _launch_lines(self, fw: _Framework, key: tuple, plan: Plan, miss: str, generic: str) -> list[str]:
+        """A launcher's body. miss: what to return for arguments the dispatcher may still take (another
+        framework, count, grid or scalar kind); generic: for a layout not in the table or a scalar the
+        packer refuses (the generic path checks them and says why)."""
         sig = self.sig
         checks = self._scalar_code(bound=True)[0]
         tensors = " or ".join(f"type(a{i}) is not {fw.name}_kind" for i in sig.tensors)
-        statements = self._reads(fw)[0]
+        statements, parts = self._reads(fw)
+        parts += self._scalar_code()[1]
+        stream = [
+            "    if stream is None:",
+            f"        stream = {fw.current_stream(f'd{sig.tensors[0]}')}",
+            "    elif type(stream) is not int:",
+            "        stream = stream_handle(stream)",
+        ]
+        pointers = ", ".join(f"p{i}" for i in sig.tensors)
         return [
-            f"    if {guards[0]} or {guards[1]}:",
+            f"    if len(args) != {len(sig.params)} or {_grid_differs(key[-1])}:",
             f"        return {miss}",
             self._unpack_line(),
             *[line.replace("MISS", miss) for line in checks],
             f"    if {tensors}:",
             f"        return {miss}",
             *[f"    {s}" for s in statements],
-            f"    if {guards[2]}:",
-            f"        return {miss}",
-            "    if stream is None:",
-            f"        stream = {fw.current_stream(f'd{sig.tensors[0]}')}",
-            "    elif type(stream) is not int:",
-            "        stream = stream_handle(stream)",
-            *launch_code(plan, unpackable, scalars_bound=True)[0],
+            f"    found = ({', '.join(parts)}, key_grid)",
+            "    if found != key:",  # another layout: its plan, if the table has one
+            "        other = plans.get(found)",
+            "        if other is None:",
+            f"            return {generic}",
+            "        install(other[1])",  # its launcher from now on
+            *[f"    {line}" for line in stream],
+            "        try:",
+            f"            return other[0](args, stream, sync, grid, {pointers})",
+            "        except UNPACKABLE:",
+            f"            return {generic}",
+            *stream,
+            *launch_code(plan, generic, scalars_bound=True)[0],
         ]
 
 
