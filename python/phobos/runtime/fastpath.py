@@ -21,11 +21,14 @@ microseconds per call):
   (runtime.launch.launch_code) is inlined, so `k(...)` is one Python call.
   The kernel holds the launcher of the layout it launched last: a loop over
   one layout builds no key and looks nothing up.
+* a **table per framework**: layout key -> (the plan's `fire`, its launcher),
+  filled by the generic path after checking each layout. A launcher that
+  reads another layout has built its key already: it looks it up, launches
+  through that plan's `fire` and installs that layout's launcher in the kernel.
 * one **dispatcher per signature** (`front`, same arguments and answer as a
-  launcher's `front`): on any difference a launcher hands over to it; it
-  builds the layout's key, finds the plan in a table the generic path filled
-  after checking that layout, installs that layout's launcher in the kernel,
-  and launches through the plan's `fire`.
+  launcher's `front`): what runs before any launcher is installed, and where a
+  launcher sends arguments of another framework, count, grid form or scalar
+  kind; it builds the key the same way and does the same.
 
 Anything else (another count, a non-exact type, mixed frameworks, a scalar of
 an unusual type, a layout not seen yet) answers True and the caller takes the
