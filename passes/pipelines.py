@@ -3,7 +3,8 @@
     tile   the verified tile IR, its function calls inlined, specialised to a launch key
     gpu    check mode's device checks inserted (PHOBOS_CHECK=1, @checked), masks dropped
            (the rest compared in 32 bits), layout conversions inserted where
-           a value is needed in two placements, layouts assigned (and checked
+           a value is needed in two placements, odd-pitch rows of elementwise
+           kernels realigned, layouts assigned (and checked
            for @assert_coalesced), the shared-memory plan made and recorded (dot path,
            rings, buffers, barriers), lowered to gpu.module/gpu.func
     llvm   the gpu.module half of upstream's gpu-lower-to-nvvm-pipeline
@@ -57,6 +58,7 @@ STAGES: dict[str, list[Step]] = {
         Step("tile-elide-masks"),
         Step("tile-narrow-compares"),
         Step("tile-convert-layouts"),
+        Step("tile-realign-rows"),  # 16-byte accesses on odd-pitch rows of elementwise 2-D kernels
         Step("tile-assign-layout", {"chip": "{chip}"}),
         Step("tile-check-coalesced"),  # @assert_coalesced (does nothing for other kernels)
         Step("tile-check-overlap"),  # a warning where CTAs may store to the same elements

@@ -8,14 +8,16 @@ from phobos.analysis.remarks import emit_remark
 from phobos.passes.registry import tile_pass
 from phobos.passes.tile_assign_layout import tile_assign_layout
 from phobos.passes.tile_elide_masks import tile_elide_masks
+from phobos.passes.tile_realign_rows import tile_realign_rows
 from phobos.report.explain import KernelReport, StandInPass, explain_module, remark_message
 
 
 def prepare_report(module: ir.Operation, pass_: StandInPass, chip: str) -> None:
     """The passes whose records the access report reads, run on `module` (a copy):
-    tile-elide-masks, then tile-assign-layout for `chip` unless the first failed."""
+    tile-elide-masks, tile-realign-rows, then tile-assign-layout for `chip` unless the first failed."""
     tile_elide_masks(module, pass_)
     if not pass_.failed:
+        tile_realign_rows(module, pass_)
         tile_assign_layout(module, pass_, chip)
 
 

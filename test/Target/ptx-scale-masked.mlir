@@ -1,8 +1,10 @@
-// The scale kernel without the promise, on extents of unknown divisibility:
-// every access is a 4-byte access under its own bounds check and no 16-byte
-// vector appears. Loads select a safe address and zero instead of branching
-// (so they all issue before the first use); stores branch around.
-// RUN: phobos compile %s --emit=ptx | FileCheck %s
+// The scale kernel without the promise, on extents of unknown divisibility and
+// bases of unknown alignment (row pitches of 4k elements: odd ones would be
+// realigned, ptx-realign-rows.mlir): every access is a 4-byte access under its
+// own bounds check and no 16-byte vector appears. Loads select a safe address
+// and zero instead of branching (so they all issue before the first use);
+// stores branch around.
+// RUN: phobos compile %s --emit=ptx --key 'X=a1.e1x1.s4;Y=a1.e1x1.s4' | FileCheck %s
 
 // CHECK-LABEL: .visible .entry scale(
 // CHECK-NEXT: .param .u64 .ptr .align 1 scale_param_0,

@@ -60,6 +60,7 @@ from mlir import ir
 from phobos.analysis.access import VECTOR_BYTES, access_facts
 from phobos.analysis.axis_info import AxisInfoAnalysis
 from phobos.analysis.kernel_facts import element_bytes
+from phobos.analysis.row_realign import realign_width
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op, ops_of
@@ -172,6 +173,12 @@ def _access_notes(access: Access, op: ir.Operation, staged: dict, possible_width
         access.notes.append(
             f"{VECTOR_BYTES}-byte vectors are out of reach: the tile's last extent {access.tile[-1]} "
             f"and {eb}-byte elements allow at most {possible_width} per access"
+        )
+    if realign_width(op):
+        access.notes.append(
+            f"realigned rows (tile-realign-rows): {realign_width(op) * eb}-byte vectors on the aligned middle of "
+            "each row, single elements where a rotated row splits, at the tensor's edges and where a row is "
+            "misaligned unlike the reference tensor's (docs/realigned-rows.md)"
         )
     if op in staged and staged[op][1]:
         access.notes.append(

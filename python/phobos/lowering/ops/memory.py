@@ -11,6 +11,7 @@ chunk by an `scf.if` (the chunk shares one mask value: tile-elide-masks only
 proves a width > 1 where the mask is constant over it); proven in-bounds
 accesses are not guarded at all. Where a tile is smaller than the layout's
 reach, several threads hold the same element; only one of them stores it.
+Slice accesses that tile-realign-rows marked are emitted by lowering/realign.py.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
 from phobos.analysis.kernel_facts import element_bytes
+from phobos.analysis.row_realign import realign_width
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
@@ -29,6 +31,7 @@ from phobos.lowering.device_checks import claim, fail_unless
 from phobos.lowering.errors import LoweringError
 from phobos.lowering.ir_helpers import where
 from phobos.lowering.kernel_layout import access_width
+from phobos.lowering.realign import lower_realigned_load, lower_realigned_store
 from phobos.lowering.registry import lowers
 
 
@@ -387,6 +390,9 @@ def _claim_elements(ctx, op, view, idx, width, elem, axis: str) -> None:
 
 @lowers(T.LoadSliceOp)
 def lower_load_slice(ctx: LoweringContext, op: ir.Operation) -> None:
+    if realign_width(op):  # rows rotated by tile-realign-rows
+        lower_realigned_load(ctx, op)
+        return
     o = op.opview
     with op.location:
         p, shape, dims, width, elem, acc = _slice_access(ctx, op, op.results[0], o.base, o.starts)
@@ -395,6 +401,9 @@ def lower_load_slice(ctx: LoweringContext, op: ir.Operation) -> None:
 
 @lowers(T.StoreSliceOp)
 def lower_store_slice(ctx: LoweringContext, op: ir.Operation) -> None:
+    if realign_width(op):
+        lower_realigned_store(ctx, op)
+        return
     o = op.opview
     with op.location:
         p, shape, dims, width, elem, acc = _slice_access(ctx, op, o.value, o.base, o.starts)
