@@ -854,6 +854,21 @@ def test_alternating_layouts_each_launch_their_own_plan(tmp_path, stub_runtime):
         k(*small, 1.0)
 
 
+def test_kernel_objects_keep_the_signature_of_a_call(tmp_path, stub_runtime):
+    """k(...) runs the installed launcher; inspect, help and Kernel.__call__(k, ...) still work."""
+    import inspect
+
+    _store(tmp_path, [""])
+    k = phobos.load(tmp_path)
+    want = "(*args, grid=None, stream=None, sync: 'bool' = False, check: 'bool' = True, **kwargs)"
+    assert str(inspect.signature(k)) == want and "Launch on `args`" in type(k).__call__.__doc__
+    x, y = _FakeTensor(1 << 32, (64, 256)), _FakeTensor(1 << 33, (64, 256))
+    type(k).__call__(k, x, y, 1.5)
+    k(x, y, 2.5)
+    assert str(inspect.signature(k)) == want and k._call != k._call_any
+    assert [_unpack(r["raw"])[-1] for r in stub_runtime] == [1.5, 2.5]
+
+
 def test_callable_grid_is_checked_once_per_value(tmp_path, stub_runtime, monkeypatch):
     _store(tmp_path, [""])
     k = phobos.load(tmp_path)

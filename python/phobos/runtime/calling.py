@@ -19,6 +19,7 @@ then the plan), which raises the errors.
 
 from __future__ import annotations
 
+import inspect
 import operator
 from collections.abc import Callable
 
@@ -26,6 +27,15 @@ from . import driver, fastpath
 from .launch import UNPACKABLE
 
 _MAX_GRIDS = 64  # k[grid] launchers kept per kernel
+
+
+class _InstalledCall(property):
+    """The `__call__` of kernel objects: a property, whose C getter hands Python the installed
+    `_call` (which Python then calls with the arguments); itself callable (`Kernel.__call__(k,
+    ...)`) and given the signature of `Calls._call_any` (inspect, help)."""
+
+    def __call__(self, kernel, *args, **kwargs):
+        return kernel._call(*args, **kwargs)
 
 
 class Calls:
@@ -38,7 +48,7 @@ class Calls:
     _grids: dict
 
     # `k(...)` calls `self._call`: the launcher of the layout launched last, or `_call_any`.
-    __call__ = property(operator.attrgetter("_call"), doc="Launch on the arguments: see _call_any.")
+    __call__ = _InstalledCall(operator.attrgetter("_call"))
 
     def _call_any(self, *args, grid=None, stream=None, sync: bool = False, check: bool = True, **kwargs):
         """Launch on `args` (parameters may be given by name: `k(x, y, alpha=2.0)`).
@@ -94,6 +104,10 @@ class Calls:
 
     def _bind_keywords(self, args: tuple, kwargs: dict) -> tuple:
         raise NotImplementedError
+
+
+Calls.__call__.__signature__ = inspect.signature(Calls._call_any)
+Calls.__call__.__doc__ = Calls._call_any.__doc__
 
 
 class GridLaunch:
