@@ -126,6 +126,7 @@ def gemm_fp32(jobs: int | None, original: Path) -> dict:
             source, Path(tmp) / "out", chip=DEFAULT_CHIP, examples=examples, jobs=jobs, progress=False
         )
     entries = manifest["candidates"]
+    slowest = sorted(entries, key=lambda e: -e["compile_s"])[:6]
     return {
         "case": "gemm_fp32",
         "source": "original examples/gemm_fp32.ph, 3 layouts (original_cases.py's GPU shapes)",
@@ -134,6 +135,8 @@ def gemm_fp32(jobs: int | None, original: Path) -> dict:
         "variants": manifest["variants"],
         "workers": manifest["compile_workers"],
         "compile_wall_s": round(manifest["compile_wall_s"], 2),
+        "candidates_s": round(sum(e["compile_s"] for e in entries), 2),  # each in its worker, summed
+        "slowest": [{"config": e["config"], "compile_s": round(e["compile_s"], 2)} for e in slowest],
     }
 
 
@@ -168,7 +171,8 @@ def identical(original: Path) -> list[dict]:
         ]
         errors = compile_all(jobs)
         os.environ["PHOBOS_CONTAINMENT"] = "spawn"
-        for (source, defines, _), key, (error, *_) in zip(cases, keys, errors.values()):
+        for i, ((source, defines, _), key) in enumerate(zip(cases, keys)):
+            error = errors[i][0]
             pooled = phobos.compile(source, defines=defines, cache_dir=f"{tmp}/pool").artifact(key)
             here = phobos.compile(source, defines=defines, cache_dir=f"{tmp}/here").artifact(key)
             out.append(

@@ -129,3 +129,13 @@ def test_the_pool_compiles_the_same_bytes_as_a_compile_in_this_process(tmp_path,
         assert pooled.cache.get(pooled.family, "") is not None  # read from the pool's cache, not compiled here
         here = phobos.compile(src, defines={"BLOCK": block}, cache_dir=tmp_path / "here").artifact()
         assert pooled.artifact().cubin == here.cubin and pooled.artifact().asm["ptx"] == here.asm["ptx"]
+
+
+def test_the_largest_candidates_compile_first():
+    jobs = [
+        (i, "k.ph", None, "sm_90", config, {}, "", [""], [], True)
+        for i, config in enumerate(
+            [{"M": 32, "N": 32}, {"M": 256, "N": 256}, {"M": 64, "N": 32}, {"M": 32, "N": 64}, {"M": 256, "N": 128}]
+        )
+    ]
+    assert [job[0] for job in at.parallel.largest_first(jobs)] == [1, 4, 2, 3, 0]  # ties: declaration order
