@@ -28,6 +28,7 @@ _LAZY = {
     "like": ("phobos.runtime.aot", "like"),
     "synchronize": ("phobos.runtime", "synchronize"),
     "CudaError": ("phobos.runtime", "CudaError"),
+    "CaptureError": ("phobos.runtime", "CaptureError"),
     "KernelFault": ("phobos.runtime", "KernelFault"),
     "PromiseBroken": ("phobos.runtime", "PromiseBroken"),
     "NoCudaDriverError": ("phobos.runtime", "NoCudaDriverError"),

@@ -163,7 +163,7 @@ def _refused_in_capture(launch, why: str) -> None:
     captured = []
 
     def capture(stream):
-        with pytest.raises(driver.CaptureError, match=why):
+        with pytest.raises(phobos.CaptureError, match=why):
             launch(stream)
         captured.append(stream)
 

@@ -15,6 +15,7 @@ The user-facing objects (phobos.compile, phobos.load, Kernel) are in phobos.runt
 from .binding import Binding, Signature
 from .check_record import PromiseBroken
 from .driver import (
+    CaptureError,
     CudaError,
     KernelFault,
     NoCudaDriverError,
@@ -28,6 +29,7 @@ from .launch import Plan, Variant, stream_handle
 
 __all__ = [
     "Binding",
+    "CaptureError",
     "CudaError",
     "KernelFault",
     "NoCudaDriverError",
