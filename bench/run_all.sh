@@ -17,6 +17,8 @@ if $PY -c "from phobos.runtime import driver; driver.init()" 2>/dev/null; then
   timeout_flag=$($PY -c "import pytest_timeout" 2>/dev/null && echo "--timeout=90")
   $PY -m pytest -q -m gpu test/unit/test_runtime_gpu.py -p no:cacheprovider -rs $timeout_flag > "$RESULTS/gpu_tests.log" 2>&1 || status=1
   grep -E "^(FAILED|ERROR)|passed|failed" "$RESULTS/gpu_tests.log" | tail -n 30
+  $PY -m pytest -q -m gpu test/unit/test_graph_capture_gpu.py -p no:cacheprovider -rs $timeout_flag > "$RESULTS/graph_capture_tests.log" 2>&1 || status=1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$RESULTS/graph_capture_tests.log" | tail -n 10
   $PY bench/bench_launch.py || status=1
   $PY bench/bench_bandwidth.py || status=1
   $PY bench/bench_coalescing.py || status=1
