@@ -114,3 +114,20 @@ func.func @checked(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["M", "N"]}
   "tile.store_slice"(%x, %Y, %row, %c0) : (tensor<32x128xf32>, memref<?x?xf32>, index, index) -> ()
   return
 }
+
+// -----
+
+// A dense constant tile that is not a splat names its columns; the same kernel with a splat
+// constant (@odd_pitch above) is realigned.
+// CHECK-LABEL: func.func @column_constants
+// CHECK-NOT: tile.realign
+func.func @column_constants(%X: memref<?x?xf32> {tile.name = "X", tile.dims = ["M", "N"]},
+                            %Y: memref<?x?xf32> {tile.name = "Y", tile.dims = ["M", "N"]}) attributes {tile.kernel} {
+  %pm = "tile.block_id"() {dim = 0 : i64} : () -> index
+  %c0 = arith.constant 0 : index
+  %x = "tile.load_slice"(%X, %pm, %c0) : (memref<?x?xf32>, index, index) -> tensor<1x4xf32>
+  %k = arith.constant dense<[[1.0, 2.0, 3.0, 4.0]]> : tensor<1x4xf32>
+  %y = arith.mulf %x, %k : tensor<1x4xf32>
+  "tile.store_slice"(%y, %Y, %pm, %c0) : (tensor<1x4xf32>, memref<?x?xf32>, index, index) -> ()
+  return
+}
