@@ -12,6 +12,8 @@ Cases (each from an empty cache, so every candidate compiles):
   gemm_fp32  the original Phobos's examples/gemm_fp32.ph (64 candidates, read from the mirror's git
              directory, --original) as `phobos aot --all-candidates` builds it with the three GPU
              shapes of test/unit/original_cases.py: the generic variant and one per layout.
+  tensorcore_f16  examples/tensorcore_f16.ph (24 candidates) as `phobos aot --all-candidates`
+             builds it without arguments: the generic variant of each candidate.
 
 Others share this 2-core machine, so each case records its CPU seconds (this process and the
 compile workers and children it waited for) and the load average before and after, not only the
@@ -189,9 +191,28 @@ def identical(original: Path) -> list[dict]:
     return out
 
 
+def tensorcore_f16(jobs: int | None) -> dict:
+    from phobos.runtime.autotune import compile_candidates
+    from phobos.target import DEFAULT_CHIP
+
+    with tempfile.TemporaryDirectory(prefix="phobos-tuning-") as tmp:
+        source = common.ROOT / "examples" / "tensorcore_f16.ph"
+        manifest = compile_candidates(source, tmp, chip=DEFAULT_CHIP, jobs=jobs, progress=False)
+    entries = manifest["candidates"]
+    return {
+        "case": "tensorcore_f16",
+        "source": "examples/tensorcore_f16.ph, the generic variant of each candidate",
+        "candidates": len(entries),
+        "failed": sum(e["status"] != "ok" for e in entries),
+        "variants": manifest["variants"],
+        "workers": manifest["compile_workers"],
+        "compile_wall_s": round(manifest["compile_wall_s"], 2),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--case", choices=("gemm16", "gemm_fp32", "all", "none"), default="all")
+    p.add_argument("--case", choices=("gemm16", "gemm_fp32", "tensorcore_f16", "all", "none"), default="all")
     p.add_argument("--jobs", type=int, default=None, help="compile workers (default: one per CPU)")
     p.add_argument("--label", default="", help="a name for this run in the results (e.g. 'before')")
     p.add_argument("--original", type=Path, default=MIRROR, help="the original Phobos's git dir, or gemm_fp32.ph")
@@ -204,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         run["cases"].append(measured(lambda: gemm16(a.jobs)))
     if a.case in ("gemm_fp32", "all"):
         run["cases"].append(measured(lambda: gemm_fp32(a.jobs, a.original)))
+    if a.case in ("tensorcore_f16", "all"):
+        run["cases"].append(measured(lambda: tensorcore_f16(a.jobs)))
     if a.breakdown:
         from tuning_breakdown import breakdowns
 
