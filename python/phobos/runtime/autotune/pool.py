@@ -74,6 +74,15 @@ def worker_main(target: str, warm: str | None = None) -> None:
         out.flush()
 
 
+def _ask(proc: subprocess.Popen, job: tuple) -> object:
+    """Send `job` to a worker and wait for its result."""
+    if proc.stdin is None or proc.stdout is None:
+        raise OSError("the worker was started without pipes")
+    pickle.dump(job, proc.stdin)
+    proc.stdin.flush()
+    return pickle.load(proc.stdout)
+
+
 def _death(proc: subprocess.Popen) -> str:
     """Why a worker stopped answering: the signal or status it ended with."""
     proc.kill()
@@ -131,7 +140,8 @@ class WorkerPool:
         with self._lock:
             self._procs.discard(proc)
         try:
-            proc.stdin.close()
+            if proc.stdin is not None:
+                proc.stdin.close()
         except OSError:
             pass
         proc.wait()
@@ -147,9 +157,7 @@ class WorkerPool:
                     return
                 proc = proc or self._start()
                 try:
-                    pickle.dump(job, proc.stdin)
-                    proc.stdin.flush()
-                    result = pickle.load(proc.stdout)
+                    result = _ask(proc, job)
                 except (EOFError, OSError, pickle.UnpicklingError):
                     if self._stopping.is_set():
                         return
