@@ -12,8 +12,9 @@ Why each worker is set up the way it is:
     first fork, so the forked compiles do not import them again each time.
 
 A worker that dies (a crash outside the contained compile, the OOM killer) fails the job it held,
-with the signal, and the next job gets a new worker. Ctrl-C stops everything at once: the
-workers exit quietly, pending jobs are dropped and KeyboardInterrupt goes on to the caller; what
+with the signal, and the next job gets a new worker. Ctrl-C stops everything at once: workers run
+in sessions of their own, so only the caller sees it; it kills each worker's process group (the
+worker, its compile child, ptxas), drops the pending jobs and raises KeyboardInterrupt. What
 finished is already stored (the kernel cache, a candidate's folder), so the next run resumes.
 """
 
@@ -52,7 +53,6 @@ def worker_main(target: str, warm: str | None = None) -> None:
     """A worker: runs `warm()` once, then reads pickled jobs on stdin and writes `target(job)`
     pickled on the original stdout (fd 1 then points at stderr, so nothing a job prints can
     corrupt the results); ends at EOF. Both are "module:function" names."""
-    signal.signal(signal.SIGINT, lambda *_: os._exit(130))  # Ctrl-C: no traceback from every worker
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     run = _function(target)
@@ -83,9 +83,17 @@ def _ask(proc: subprocess.Popen, job: tuple) -> object:
     return pickle.load(proc.stdout)
 
 
+def _kill(proc: subprocess.Popen) -> None:
+    """End a worker and what it started (its compile child, ptxas): its own process group."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _death(proc: subprocess.Popen) -> str:
     """Why a worker stopped answering: the signal or status it ended with."""
-    proc.kill()
+    _kill(proc)
     code = proc.wait()
     if code < 0:
         try:
@@ -122,18 +130,24 @@ class WorkerPool:
                 self._stopping.set()
                 with self._lock:
                     for proc in self._procs:
-                        proc.kill()
+                        _kill(proc)
                 raise
 
     def _start(self) -> subprocess.Popen:
         code = f"from phobos.runtime.autotune.pool import worker_main; worker_main({self.target!r}, {self.warm!r})"
+        # A session of its own: the terminal's Ctrl-C reaches only the caller, which then ends each
+        # worker's group at once (a compile child holding the results pipe would delay its EOF).
         proc = subprocess.Popen(
-            [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=worker_env()
+            [sys.executable, "-c", code],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=worker_env(),
+            start_new_session=True,
         )
         with self._lock:  # a worker started while stopping is killed here, not missed by run()
             self._procs.add(proc)
             if self._stopping.is_set():
-                proc.kill()
+                _kill(proc)
         return proc
 
     def _stop(self, proc: subprocess.Popen) -> None:
