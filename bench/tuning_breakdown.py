@@ -21,6 +21,7 @@ import common
 
 CANDIDATES = (  # (name, source, defines, layouts: (M, N, K) or None for the generic variant)
     ("gemm_fp32", "original", {"TILE_M": 64, "TILE_N": 64, "TILE_K": 16}, [None, (260, 380, 324), (37, 45, 29)]),
+    ("gemm_fp32", "original", {"TILE_M": 256, "TILE_N": 256, "TILE_K": 32}, [None]),  # the space's slowest
     ("tensorcore_f16", "examples/tensorcore_f16.ph", {"TM": 128, "TN": 128, "TK": 32, "W": 256}, [None]),
     ("gemm16", "bench/kernels/gemm.ph", {"MINB": 1, "TILE_M": 128, "TILE_N": 128, "TILE_K": 8, "W": 256}, [None]),
 )

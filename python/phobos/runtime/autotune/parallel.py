@@ -71,7 +71,7 @@ def default_jobs(n: int) -> int:
 
 def largest_first(jobs: list[tuple]) -> list[tuple]:
     """The jobs, those with the largest constants first (the product of their values, ties in
-    declaration order). A candidate's compile time grows with its tiles, 50 times from a 32 x 32
+    declaration order). A candidate's compile time grows with its tiles, 25-50 times from a 64 x 64
     to a 256 x 256 f32 GEMM tile (ptxas spilling the accumulator), so starting the largest first
     keeps one of them from running alone at the end while the other workers idle."""
     return sorted(jobs, key=lambda job: -math.prod(v for v in job[4].values() if isinstance(v, int) and v > 0))
