@@ -15,8 +15,9 @@ The parts, each usable alone (the CPU tests drive them with fakes):
   pruning         before compiling, candidates whose @aligned promises the
                   arguments at hand break; after compiling, those whose registers
                   (EIATTR_REGCOUNT of the cubin) or shared memory exceed the chip
-  compile_all     candidates compile in a process pool (concurrent.futures) into
-                  the kernel cache; cache hits compile nothing
+  compile_all     candidates compile in persistent worker processes (largest first)
+                  into the kernel cache; cache hits compile nothing, so an
+                  interrupted tuning resumes
   evaluate        each candidate runs once on fresh copies of the arguments and
                   its outputs are compared with the reference (a `reference=`
                   callable, else the most conservative candidate) with per-dtype
@@ -42,7 +43,8 @@ The modules, each one section of the tuner:
   progress    the progress bar
   checking    compare, evaluate (check then time), EventTimer
   device      DeviceRunner and where outputs are compared (compare_backend)
-  parallel    compile_all: worker processes compiling candidates
+  parallel    compile_all and the compile job of one candidate
+  pool        the persistent worker processes (one thread each, warm, crash- and Ctrl-C-safe)
   tuner       Tuner, SourceTuner (from source), FolderTuner (an ahead-of-time folder)
   manifest    compile_candidates and load_manifest (ahead of time, autotune.json)
 
