@@ -8,19 +8,20 @@
 // RUN: phobos explain %s --json | FileCheck %s --check-prefix=JSON
 // RUN: not phobos explain %s --kernel nope 2>&1 | FileCheck %s --check-prefix=NOPE
 
-// GENERIC: explain.ph:[[@LINE+3]]:8: kernel 'scale': 256 threads, layout (1x1 per thread, 1x32 lanes per warp, 2x4 warps, neighbouring threads along the last dimension), key (generic)
+// GENERIC: explain.ph:[[@LINE+3]]:8: kernel 'scale': 256 threads, layout (1x4 per thread, 1x32 lanes per warp, 8x1 warps, neighbouring threads along the last dimension), key (generic)
 @autotune(TM in [32], TN in [128])
 @aligned(M = TM, N = TN)
 kernel scale(X: tensor<f32>[M, N], Y: tensor<f32>[M, N], alpha: f32) {
   let pm = ctx.block.x
   let pn = ctx.block.y
-  // GENERIC: explain.ph:[[@LINE+15]]:11: load of 'X' (tile.load_slice, tile 32x128 x f32)
-  // GENERIC-NEXT: vector: 1 element (4 bytes) per access, narrower than 16 bytes
+  // GENERIC: explain.ph:[[@LINE+16]]:11: load of 'X' (tile.load_slice, tile 32x128 x f32)
+  // GENERIC-NEXT: vector: 4 elements (16 bytes) per access
   // GENERIC-NEXT: missing (the row stride): the stride of dimension 0 of 'X' is not known to be a multiple of 4
   // GENERIC-NEXT: missing (alignment of the base): the base of 'X' is not known to be 16-byte aligned
+  // GENERIC-NEXT: realigned rows (tile-realign-rows): 16-byte vectors on the aligned middle of each row
   // GENERIC-NEXT: mask: dim 0 dropped by @aligned(M = 32); dim 1 dropped by @aligned(N = 128)
-  // GENERIC-NEXT: lanes: coalesced: neighbouring lanes walk dimension 1 of 'X', the contiguous one (stride 1); lanes start 1 element apart along it
-  // GENERIC-NEXT: lines: one warp request touches 1 128-byte line (ideal 1) for 128 bytes
+  // GENERIC-NEXT: lanes: coalesced: neighbouring lanes walk dimension 1 of 'X', the contiguous one (stride 1); lanes start 4 elements apart along it
+  // GENERIC-NEXT: lines: one warp request touches 4 128-byte lines (ideal 4) for 512 bytes
   // GENERIC-NEXT: explain.ph:[[@LINE+9]]:3: store of 'Y'
   // KEY16: kernel 'scale': {{.*}} layout (1x4 per thread, 1x32 lanes per warp, 8x1 warps, neighbouring threads along the last dimension), key X=a16.e16x16.s16;Y=a16.e16x16.s16
   // KEY16: explain.ph:[[@LINE+6]]:11: load of 'X'
@@ -59,7 +60,7 @@ kernel saxpy(X: tensor<f32>[N], Y: tensor<f32>[N], a: f32) {
 }
 
 // JSON: "name": "scale"
-// JSON: "vector_width": 1
+// JSON: "vector_width": 4
 // JSON: "shared_buffers": []
 // JSON: "barriers": []
 // JSON: "name": "colwalk"

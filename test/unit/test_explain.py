@@ -47,7 +47,7 @@ def test_without_key_the_missing_facts_are_named():
     load, store = r.accesses
     assert (load.kind, load.tensor, store.kind, store.tensor) == ("load", "X", "store", "Y")
     for a in r.accesses:
-        assert a.vector_width == 1
+        assert a.vector_width == 4  # realigned rows: 16-byte vectors on the aligned middle of each row
         kinds = {x.kind for x in a.limits}
         assert kinds == {"base", "stride"}, a.limits
         facts = {x.fact for x in a.limits}
@@ -72,7 +72,7 @@ def test_report_agrees_with_the_lowered_code():
     # The generic variant's pitches are not known to be aligned: its rows are realigned, as the report says.
     assert "vector<4xf32>" in generic
     for a in only(explain_source(SCALE)).accesses:
-        assert a.vector_width == 1 and any(n.startswith("realigned rows (tile-realign-rows)") for n in a.notes)
+        assert a.vector_width == 4 and any(n.startswith("realigned rows (tile-realign-rows)") for n in a.notes)
     for a in only(explain_source(SCALE, key=KEY16)).accesses:
         assert not any("realigned" in n for n in a.notes)
 
@@ -261,7 +261,7 @@ def test_cli_text_and_json(capsys):
     assert f"{SCALE}:12:11: load of 'X'" in out and "16 bytes" in out
     assert phobos_main(["explain", SCALE, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data[0]["accesses"][0]["vector_width"] == 1
+    assert data[0]["accesses"][0]["vector_width"] == 4  # realigned rows
 
 
 @pytest.mark.parametrize(
@@ -299,7 +299,7 @@ def test_tile_explain_remarks_and_unchanged_ir(tmp_path, capfd, monkeypatch):
     captured = capfd.readouterr()
     assert captured.out == plain
     assert "remark: kernel 'scale': 256 threads" in captured.err
-    assert re.search(r"scale\.mlir:\d+:\d+: remark: tile\.load_slice of 'X': 1 element \(4 bytes\)", captured.err)
+    assert re.search(r"scale\.mlir:\d+:\d+: remark: tile\.load_slice of 'X': 4 elements \(16 bytes\)", captured.err)
 
 
 @pytest.mark.parametrize("pass_", ["tile-explain", "tile-check-coalesced"])

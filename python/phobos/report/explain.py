@@ -163,6 +163,8 @@ def _width_and_limits(
                     "elements along this tile's last dimension",
                 )
             )
+    if realign_width(op) and op not in staged:  # tile-realign-rows: the aligned middle of each row in vectors
+        width = realign_width(op)
     return proven, width, limits
 
 
