@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import gpu
+from mlir.dialects import gpu, vector
 
 from phobos.diagnostics import file_location
 
@@ -41,3 +41,16 @@ def declare_once(block: ir.Block, symbol: str, text: str) -> None:
     for new in list(parsed.body.operations):
         if ir.StringAttr(new.operation.attributes["sym_name"]).value not in present:
             new.operation.move_before(first)
+
+
+def concat_vectors(pieces: list[ir.Value]) -> ir.Value:
+    """1-D vectors joined in order, pairwise (a balanced tree of vector.shuffle)."""
+    while len(pieces) > 1:
+        merged = []
+        for a, b in zip(pieces[0::2], pieces[1::2]):
+            n = ir.VectorType(a.type).shape[0] + ir.VectorType(b.type).shape[0]
+            merged.append(vector.ShuffleOp(a, b, list(range(n))).result)
+        if len(pieces) % 2:
+            merged.append(pieces[-1])
+        pieces = merged
+    return pieces[0]

@@ -31,6 +31,7 @@ from phobos.analysis.kernel_facts import element_bytes
 from phobos.analysis.row_realign import REALIGN_REFERENCE, REALIGN_WIDTH
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
+from phobos.lowering.ir_helpers import concat_vectors
 
 
 @dataclass
@@ -186,7 +187,7 @@ def lower_realigned_load(ctx: LoweringContext, op: ir.Operation) -> None:
             lambda: [_load_fast(ctx, acc, c) for c in acc.chunks],
             lambda: [_load_masked(ctx, acc, c, fill) for c in acc.chunks],
         )
-        ctx.values[op.results[0]] = _concat(pieces)
+        ctx.values[op.results[0]] = concat_vectors(pieces)
 
 
 def _load_elements(ctx: LoweringContext, acc: _Access, chunk: _Chunk, fill=None) -> ir.Value:
@@ -227,19 +228,6 @@ def _load_fast(ctx: LoweringContext, acc: _Access, chunk: _Chunk) -> ir.Value:
 
 def _load_masked(ctx: LoweringContext, acc: _Access, chunk: _Chunk, fill) -> ir.Value:
     return _load_elements(ctx, acc, chunk, fill)
-
-
-def _concat(pieces: list[ir.Value]) -> ir.Value:
-    """The chunks joined in register order."""
-    while len(pieces) > 1:
-        merged = []
-        for a, b in zip(pieces[0::2], pieces[1::2]):
-            n = ir.VectorType(a.type).shape[0] + ir.VectorType(b.type).shape[0]
-            merged.append(vector.ShuffleOp(a, b, list(range(n))).result)
-        if len(pieces) % 2:
-            merged.append(pieces[-1])
-        pieces = merged
-    return pieces[0]
 
 
 # ----------------------------------------------------------------------------- stores

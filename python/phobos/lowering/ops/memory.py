@@ -29,7 +29,7 @@ from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.device_checks import claim, fail_unless
 from phobos.lowering.errors import LoweringError
-from phobos.lowering.ir_helpers import where
+from phobos.lowering.ir_helpers import concat_vectors, where
 from phobos.lowering.kernel_layout import access_width
 from phobos.lowering.realign import lower_realigned_load, lower_realigned_store
 from phobos.lowering.registry import lowers
@@ -320,20 +320,8 @@ def _load_chunks(ctx: LoweringContext, op, result_old, p, width, elem, accesses,
     if width == 1:
         value = vector.FromElementsOp(vt, pieces).result
     else:
-        value = _concat(pieces)
+        value = concat_vectors(pieces)
     ctx.values[result_old] = value
-
-
-def _concat(pieces: list[ir.Value]) -> ir.Value:
-    while len(pieces) > 1:
-        merged = []
-        for a, b in zip(pieces[0::2], pieces[1::2]):
-            n = ir.VectorType(a.type).shape[0] + ir.VectorType(b.type).shape[0]
-            merged.append(vector.ShuffleOp(a, b, list(range(n))).result)
-        if len(pieces) % 2:
-            merged.append(pieces[-1])
-        pieces = merged
-    return pieces[0]
 
 
 def _store_chunks(ctx: LoweringContext, op, value_old, p, shape, dims, width, elem, accesses) -> None:
