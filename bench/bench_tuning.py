@@ -86,6 +86,10 @@ def original_source(where: Path, name: str = "gemm_fp32") -> str:
     return O.strip_cluster(text)
 
 
+GEMM_FP32_SOURCE = "original examples/gemm_fp32.ph, 3 layouts (original_cases.py's GPU shapes)"
+TENSORCORE_F16_SOURCE = "examples/tensorcore_f16.ph, the generic variant of each candidate"
+
+
 def gemm16(jobs: int | None) -> dict:
     from aot_build import gemm_args
 
@@ -130,15 +134,25 @@ def gemm_fp32(jobs: int | None, original: Path) -> dict:
     entries = manifest["candidates"]
     slowest = sorted(entries, key=lambda e: -e["compile_s"])[:6]
     return {
-        "case": "gemm_fp32",
-        "source": "original examples/gemm_fp32.ph, 3 layouts (original_cases.py's GPU shapes)",
+        **manifest_summary(
+            "gemm_fp32", "original examples/gemm_fp32.ph, 3 layouts (original_cases.py's GPU shapes)", manifest
+        ),
+        "candidates_s": round(sum(e["compile_s"] for e in entries), 2),  # each in its worker, summed
+        "slowest": [{"config": e["config"], "compile_s": round(e["compile_s"], 2)} for e in slowest],
+    }
+
+
+def manifest_summary(case: str, source: str, manifest: dict) -> dict:
+    """The figures of a candidates folder's build that every case reports."""
+    entries = manifest["candidates"]
+    return {
+        "case": case,
+        "source": source,
         "candidates": len(entries),
         "failed": sum(e["status"] != "ok" for e in entries),
         "variants": manifest["variants"],
         "workers": manifest["compile_workers"],
         "compile_wall_s": round(manifest["compile_wall_s"], 2),
-        "candidates_s": round(sum(e["compile_s"] for e in entries), 2),  # each in its worker, summed
-        "slowest": [{"config": e["config"], "compile_s": round(e["compile_s"], 2)} for e in slowest],
     }
 
 
@@ -198,16 +212,9 @@ def tensorcore_f16(jobs: int | None) -> dict:
     with tempfile.TemporaryDirectory(prefix="phobos-tuning-") as tmp:
         source = common.ROOT / "examples" / "tensorcore_f16.ph"
         manifest = compile_candidates(source, tmp, chip=DEFAULT_CHIP, jobs=jobs, progress=False)
-    entries = manifest["candidates"]
-    return {
-        "case": "tensorcore_f16",
-        "source": "examples/tensorcore_f16.ph, the generic variant of each candidate",
-        "candidates": len(entries),
-        "failed": sum(e["status"] != "ok" for e in entries),
-        "variants": manifest["variants"],
-        "workers": manifest["compile_workers"],
-        "compile_wall_s": round(manifest["compile_wall_s"], 2),
-    }
+    return manifest_summary(
+        "tensorcore_f16", "examples/tensorcore_f16.ph, the generic variant of each candidate", manifest
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

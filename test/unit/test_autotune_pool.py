@@ -9,21 +9,13 @@ import time
 
 import numpy as np
 import pytest
+from test_autotune import SAXPY3  # the three-candidate space that compiles quickly
 
 import phobos
 from phobos.runtime import autotune as at
 from phobos.runtime.autotune import pool as P
 
 JOBS = "pool_jobs:run"
-
-SAXPY3 = """\
-@autotune(BLOCK in [256, 512, 1024])
-@launch(256)
-kernel saxpy3(X: tensor<f32>[N], Y: tensor<f32>[N], a: f32) {
-  let start = ctx.block.x * BLOCK
-  Y[start :+ BLOCK] += a * X[start :+ BLOCK]
-}
-"""
 
 
 def collect(pool: P.WorkerPool, jobs: list) -> dict:
