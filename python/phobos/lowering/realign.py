@@ -185,7 +185,7 @@ def lower_realigned_load(ctx: LoweringContext, op: ir.Operation) -> None:
             acc.fast,
             types,
             lambda: [_load_fast(ctx, acc, c) for c in acc.chunks],
-            lambda: [_load_masked(ctx, acc, c, fill) for c in acc.chunks],
+            lambda: [_load_elements(ctx, acc, c, fill) for c in acc.chunks],
         )
         ctx.values[op.results[0]] = concat_vectors(pieces)
 
@@ -224,10 +224,6 @@ def _load_fast(ctx: LoweringContext, acc: _Access, chunk: _Chunk) -> ir.Value:
         lambda: [_load_elements(ctx, acc, chunk)],
         lambda: [_load_vector(ctx, acc, chunk)],
     )[0]
-
-
-def _load_masked(ctx: LoweringContext, acc: _Access, chunk: _Chunk, fill) -> ir.Value:
-    return _load_elements(ctx, acc, chunk, fill)
 
 
 # ----------------------------------------------------------------------------- stores
