@@ -832,6 +832,7 @@ def test_interpreted_launch_takes_ml_dtypes_bf16_arrays():
     w = RNG.uniform(-1e4, 1e4, n).astype(np.float32)
     c, u = np.full(n, 7, np.float16), np.full(n, 7, np.float16)
     z, v = np.full(n, 7, ml_dtypes.bfloat16), np.full(n, 7, ml_dtypes.bfloat16)
+    x.flags.writeable = False  # an input is read, never written back
     k.interpret(a, b, c, x, y, z, w, v, u)
     x64, y64 = x.astype(np.float64), y.astype(np.float64)
     np.testing.assert_array_equal(z.astype(np.float32), bf16_reference(bf16_reference(x64 * y64) + x64))

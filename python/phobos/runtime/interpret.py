@@ -63,31 +63,33 @@ class _HostArguments:
         self._copy_back: list[Callable[[], None]] = []
         tensors = set(sig.tensors)
         for i, a in enumerate(args):
-            if i in tensors:
-                self.values[i], self.views[i] = self._host(a)
+            if i in tensors:  # a tensor the kernel only reads is not copied back
+                written = i >= len(sig.params) or sig.contract["params"][i].get("access") != "read"
+                self.values[i], self.views[i] = self._host(a, written)
 
-    def _host(self, a) -> tuple[object, ArrayArg | None]:
+    def _host(self, a, written: bool) -> tuple[object, ArrayArg | None]:
         if isinstance(a, np.ndarray):
             view = describe(a)  # the launch's own reading of a numpy array
             if view.dtype == "bf16":  # ml_dtypes bfloat16: held as float32 values, rounded back after
-                return self._widened(a, view)
+                return self._widened(a, view, written)
             return (a.view(np.uint8) if view.dtype in FP8 else a), view
         torch = sys.modules.get("torch")
         if torch is not None and isinstance(a, torch.Tensor):
-            return self._torch(torch, a)
+            return self._torch(torch, a, written)
         return a, None  # not an array the interpreter takes: the binder's checks say what is wrong
 
-    def _widened(self, a: np.ndarray, view: ArrayArg) -> tuple[np.ndarray, ArrayArg]:
+    def _widened(self, a: np.ndarray, view: ArrayArg, written: bool) -> tuple[np.ndarray, ArrayArg]:
         host = a.astype(np.float32)
 
         def copy_back(a=a, host=host):
             a[...] = host.astype(a.dtype)  # round to nearest even, as the GPU's bf16 stores
 
-        self._copy_back.append(copy_back)
+        if written:
+            self._copy_back.append(copy_back)
         strides = tuple(s // host.itemsize for s in host.strides)
         return host, ArrayArg(None, view.shape, strides, "bf16", HOST, "numpy", host)
 
-    def _torch(self, torch, t) -> tuple[np.ndarray, ArrayArg]:
+    def _torch(self, torch, t, written: bool) -> tuple[np.ndarray, ArrayArg]:
         dtype = torch_dtype_name(t)
         fp8 = dtype in FP8  # numpy has no fp8: the codes, as uint8
         if t.device.type == "cpu" and t.dtype != torch.bfloat16:
@@ -100,7 +102,8 @@ class _HostArguments:
                 back = torch.from_numpy(host).to(t.device)
                 t.copy_(back.view(t.dtype) if fp8 else back.to(t.dtype))
 
-            self._copy_back.append(copy_back)
+            if written:
+                self._copy_back.append(copy_back)
         view = ArrayArg(None, tuple(t.shape), tuple(t.stride()), dtype, HOST, "numpy", host)
         return host, view
 
