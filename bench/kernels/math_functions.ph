@@ -1,16 +1,16 @@
 // Test kernel: the math builtins of issue 29 on every element of X (and Z, W
 // as second and third operands), in f32, f16 and f64, one B-element slice per
-// CTA (ragged N: the tail is masked). Row k of each Y holds, for k = 0..13:
+// CTA (ragged N: the tail is masked). Row k of each Y holds, for k = 0..15:
 // erf, exp2, log2, rsqrt, sigmoid, floor, ceil, round, sin, cos, pow(x, z),
-// fma(x, z, w), clamp(x, z, w) and isnan(x) + 2 isinf(x).
+// fma(x, z, w), clamp(x, z, w), isnan(x) + 2 isinf(x), log1p(x) and expm1(x).
 // test_math_functions_gpu.py measures each result's error in ulps against
 // numpy/mpmath and holds it to the bounds in docs/language.md.
 @autotune(B in [1024])
 @launch(256)
 kernel math_functions(
-  X: tensor<f32>[N], Z: tensor<f32>[N], W: tensor<f32>[N], Y: tensor<f32>[14, N],
-  X16: tensor<f16>[N], Z16: tensor<f16>[N], W16: tensor<f16>[N], Y16: tensor<f16>[14, N],
-  X64: tensor<f64>[N], Z64: tensor<f64>[N], W64: tensor<f64>[N], Y64: tensor<f64>[14, N]
+  X: tensor<f32>[N], Z: tensor<f32>[N], W: tensor<f32>[N], Y: tensor<f32>[16, N],
+  X16: tensor<f16>[N], Z16: tensor<f16>[N], W16: tensor<f16>[N], Y16: tensor<f16>[16, N],
+  X64: tensor<f64>[N], Z64: tensor<f64>[N], W64: tensor<f64>[N], Y64: tensor<f64>[16, N]
 ) {
   let s = ctx.block.x * B
   let x = X[s :+ B]
@@ -30,6 +30,8 @@ kernel math_functions(
   Y[11, s :+ B] = fma(x, z, w)
   Y[12, s :+ B] = clamp(x, z, w)
   Y[13, s :+ B] = where(isnan(x), 1.0, 0.0) + where(isinf(x), 2.0, 0.0)
+  Y[14, s :+ B] = log1p(x)
+  Y[15, s :+ B] = expm1(x)
   let h = X16[s :+ B]
   let hz = Z16[s :+ B]
   let hw = W16[s :+ B]
@@ -47,6 +49,8 @@ kernel math_functions(
   Y16[11, s :+ B] = fma(h, hz, hw)
   Y16[12, s :+ B] = clamp(h, hz, hw)
   Y16[13, s :+ B] = where(isnan(h), 1.0, 0.0) + where(isinf(h), 2.0, 0.0)
+  Y16[14, s :+ B] = log1p(h)
+  Y16[15, s :+ B] = expm1(h)
   let d = X64[s :+ B]
   let dz = Z64[s :+ B]
   let dw = W64[s :+ B]
@@ -64,4 +68,6 @@ kernel math_functions(
   Y64[11, s :+ B] = fma(d, dz, dw)
   Y64[12, s :+ B] = clamp(d, dz, dw)
   Y64[13, s :+ B] = where(isnan(d), 1.0, 0.0) + where(isinf(d), 2.0, 0.0)
+  Y64[14, s :+ B] = log1p(d)
+  Y64[15, s :+ B] = expm1(d)
 }

@@ -11,13 +11,15 @@ kernel mb(A: tensor<f32>[M, 64], H: tensor<f16>[M, 64], I: tensor<i32>[M, 64], R
   // CHECK: math.erf %[[T]] : tensor<16x64xf32>
   // CHECK: math.exp2 %[[T]] : tensor<16x64xf32>
   // CHECK: math.log2 %[[T]] : tensor<16x64xf32>
+  // CHECK: math.log1p %[[T]] : tensor<16x64xf32>
+  // CHECK: math.expm1 %[[T]] : tensor<16x64xf32>
   // CHECK: math.rsqrt %[[T]] : tensor<16x64xf32>
   // CHECK: math.floor %[[T]] : tensor<16x64xf32>
   // CHECK: math.ceil %[[T]] : tensor<16x64xf32>
   // CHECK: math.roundeven %[[T]] : tensor<16x64xf32>
   // CHECK: math.sin %[[T]] : tensor<16x64xf32>
   // CHECK: math.cos %[[T]] : tensor<16x64xf32>
-  let u = erf(t) + exp2(t) + log2(t) + rsqrt(t) + floor(t) + ceil(t) + round(t) + sin(t) + cos(t)
+  let u = erf(t) + exp2(t) + log2(t) + log1p(t) + expm1(t) + rsqrt(t) + floor(t) + ceil(t) + round(t) + sin(t) + cos(t)
   // CHECK: %[[AB:.*]] = math.absf %[[T]]
   // CHECK: %[[NEG:.*]] = arith.negf %[[AB]]
   // CHECK: %[[E:.*]] = math.exp %[[NEG]]

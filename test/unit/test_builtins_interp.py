@@ -53,7 +53,7 @@ def test_cumsum_axes_against_numpy(shape):
 
 MATH = """
 @autotune(B in [64])
-kernel mf(X: tensor<f32>[N], Z: tensor<f32>[N], W: tensor<f32>[N], Y: tensor<f32>[16, N]) {
+kernel mf(X: tensor<f32>[N], Z: tensor<f32>[N], W: tensor<f32>[N], Y: tensor<f32>[18, N]) {
   let s = ctx.block.x * B
   let x = X[s :+ B]
   let z = Z[s :+ B]
@@ -74,6 +74,8 @@ kernel mf(X: tensor<f32>[N], Z: tensor<f32>[N], W: tensor<f32>[N], Y: tensor<f32
   Y[13, s :+ B] = where(isnan(x), 1.0, 0.0) + where(isinf(x), 2.0, 0.0)
   Y[14, s :+ B] = max(x, z) - min(x, 0.5)
   Y[15, s :+ B] = f32(iota(B) + i32(s))
+  Y[16, s :+ B] = log1p(x)
+  Y[17, s :+ B] = expm1(x)
 }
 """
 
@@ -111,14 +113,14 @@ def _math_inputs(n):
 def test_math_functions_against_numpy(n):
     prog = program(MATH)
     x, z, w = _math_inputs(n)
-    y, ybuf = guarded((16, n))
+    y, ybuf = guarded((18, n))
     run_program(prog, [x, z, w, y], (cdiv(n, 64), 1, 1))
     x64, z64, w64 = (a.astype(np.float64) for a in (x, z, w))
     with np.errstate(all="ignore"):
         refs = [f(x64) for f in MATH_REFERENCES]
         refs += [np.power(x64, z64), x64 * z64 + w64, np.clip(x64, z64, w64)]
         refs += [np.isnan(x64) + 2.0 * np.isinf(x64), np.maximum(x64, z64) - np.minimum(x64, 0.5)]
-        refs += [np.arange(n, dtype=np.float64)]
+        refs += [np.arange(n, dtype=np.float64), np.log1p(x64), np.expm1(x64)]
     for k, ref in enumerate(refs):
         np.testing.assert_allclose(y[k], ref.astype(np.float32), rtol=4e-7, atol=1e-37, err_msg=f"row {k}")
     assert guard_intact(ybuf, np.nan)

@@ -1,8 +1,8 @@
 """GPU test of the math builtins of issue 29 (pytest -m gpu; skipped without a GPU).
 
 bench/kernels/math_functions.ph (built ahead of time by bench/aot_build.py) evaluates
-erf, exp2, log2, rsqrt, sigmoid, floor, ceil, round, sin, cos, pow, fma, clamp and
-isnan/isinf on the inputs of test_math_gpu.py (random bit patterns, every f16 value,
+erf, exp2, log2, rsqrt, sigmoid, floor, ceil, round, sin, cos, pow, fma, clamp,
+isnan/isinf, log1p and expm1 on the inputs of test_math_gpu.py (random bit patterns, every f16 value,
 the interesting ranges and the edge cases, in f32, f16 and f64; ragged length, outputs
 poisoned inside guard zones). Each result's error is measured in ulps of its type
 against the exact result rounded to the type (numpy in float64 for f32 and f16, mpmath
@@ -23,13 +23,15 @@ from test_math_gpu import _POISON_BITS, _UINT, DTYPES, N, _bits_to, _inputs, ulp
 pytestmark = pytest.mark.gpu
 
 FUNCTIONS = ("erf", "exp2", "log2", "rsqrt", "sigmoid", "floor", "ceil", "round", "sin", "cos", "pow", "fma", "clamp")
-FUNCTIONS += ("classify",)  # isnan(x) + 2 isinf(x): the rows of Y, in the kernel's order
+FUNCTIONS += ("classify", "log1p", "expm1")  # classify: isnan(x) + 2 isinf(x); the rows of Y, in the kernel's order
 # Maximum error in ulps (docs/language.md). f16 is computed in f32 and rounded once.
+LOG1P_EXPM1 = {"log1p": 1, "expm1": 1}  # CUDA's bound for both in every type
 BOUNDS = {
-    "f32": {"erf": 2, "exp2": 2, "log2": 1, "rsqrt": 2, "sigmoid": 3, "sin": 2, "cos": 2, "pow": 4},
-    "f16": {"erf": 1, "exp2": 1, "log2": 1, "rsqrt": 1, "sigmoid": 1, "sin": 1, "cos": 1, "pow": 1, "fma": 1},
-    "f64": {"erf": 2, "exp2": 1, "log2": 1, "rsqrt": 2, "sigmoid": 2, "sin": 2, "cos": 2, "pow": 2},
+    "f32": {**LOG1P_EXPM1, "erf": 2, "exp2": 2, "log2": 1, "rsqrt": 2, "sigmoid": 3, "sin": 2, "cos": 2, "pow": 4},
+    "f16": {**LOG1P_EXPM1, "erf": 1, "exp2": 1, "log2": 1, "rsqrt": 1, "sigmoid": 1, "sin": 1, "cos": 1, "pow": 1},
+    "f64": {**LOG1P_EXPM1, "erf": 2, "exp2": 1, "log2": 1, "rsqrt": 2, "sigmoid": 2, "sin": 2, "cos": 2, "pow": 2},
 }  # any other function: 0 (exact, or correctly rounded)
+BOUNDS["f16"]["fma"] = 1  # the f32 fma rounded to f16
 
 
 def _third(x: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -87,6 +89,8 @@ def reference64(fn: str, x, z, w) -> np.ndarray:
         "erf": lambda: erf(x),
         "exp2": lambda: np.exp2(x),
         "log2": lambda: np.log2(x),
+        "log1p": lambda: np.log1p(x),
+        "expm1": lambda: np.expm1(x),
         "rsqrt": lambda: 1 / np.sqrt(x),
         "sigmoid": lambda: _sigmoid(x),
         "floor": lambda: np.floor(x),
@@ -109,6 +113,8 @@ def _mp(fn: str, x, z, w, idx) -> np.ndarray:
         "erf": lambda a, b, c: mpmath.erf(a),
         "exp2": lambda a, b, c: mpmath.power(2, a),
         "log2": lambda a, b, c: mpmath.log(a, 2),
+        "log1p": lambda a, b, c: mpmath.log1p(a),
+        "expm1": lambda a, b, c: mpmath.expm1(a),
         "rsqrt": lambda a, b, c: 1 / mpmath.sqrt(a),
         "sigmoid": lambda a, b, c: 1 / (1 + mpmath.exp(-a)),
         "sin": lambda a, b, c: mpmath.sin(a),
@@ -128,6 +134,10 @@ def _sample(x, z, fn) -> np.ndarray:
         ok &= (x > 0) & (np.abs(z * np.log2(np.abs(x) + 1e-300)) < 1000)
     if fn == "exp2":
         ok &= np.abs(x) < 1000
+    if fn == "log1p":
+        ok &= x > -1
+    if fn == "expm1":
+        ok &= x < 700
     if fn in ("sin", "cos"):
         ok &= np.abs(x) < 1e6
     cand = np.flatnonzero(ok)

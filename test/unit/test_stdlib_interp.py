@@ -58,6 +58,18 @@ def test_elementwise_activations(name, shape):
     np.testing.assert_allclose(y, ELEMENTWISE[name](x), rtol=2e-6, atol=2e-6)
 
 
+def test_softplus_keeps_relative_precision_far_below_zero():
+    # log(1 + exp(x)) rounds 1 + exp(x) to 1 in f32 below x = -17 and gives 0; log1p does not
+    prog = program(UNARY.replace("FN", "softplus").replace("LOAD", "X[r :+ BR, 0 :+ BC]"))
+    x, xbuf = random_tensor((13, 50))
+    x[...] = np.linspace(-80.0, -10.0, x.size, dtype=np.float32).reshape(x.shape)
+    y, ybuf = guarded(x.shape)
+    run_program(prog, [x, y], (cdiv(13, 8), 1, 1))
+    want = np.log1p(np.exp(x.astype(np.float64)))
+    np.testing.assert_allclose(y, want, rtol=1e-6, atol=0)
+    assert guard_intact(ybuf, np.nan) and guard_intact(xbuf, np.nan)
+
+
 @pytest.mark.parametrize("name", ["softmax_rows", "log_softmax_rows"])
 def test_row_softmax_on_ragged_rows(name):
     shape = (13, 50)  # 50 of the 64 columns of the tile: the rest read as -inf

@@ -15,7 +15,7 @@ from . import types as T
 from .ast import start_pos
 
 # One float operand, a result of its type (an untyped literal is an f32).
-UNARY_FLOAT = ("erf", "exp2", "log2", "rsqrt", "sigmoid", "floor", "ceil", "round", "sin", "cos")
+UNARY_FLOAT = ("erf", "exp2", "log2", "log1p", "expm1", "rsqrt", "sigmoid", "floor", "ceil", "round", "sin", "cos")
 MATH_BUILTINS = UNARY_FLOAT + (
     "pow",
     "fma",

@@ -35,6 +35,8 @@ _UNARY = {
     "erf": math.ErfOp,
     "exp2": math.Exp2Op,
     "log2": math.Log2Op,
+    "log1p": math.Log1pOp,
+    "expm1": math.ExpM1Op,
     "rsqrt": math.RsqrtOp,
     "floor": math.FloorOp,
     "ceil": math.CeilOp,
