@@ -554,12 +554,16 @@ class _StubDevice:
     def __init__(self, single=True):
         self._single = single
         self.made_current = 0
+        self.threads = []  # the thread of each make_current
 
     def function(self, cubin, entry, shared):
         return 0xF00D
 
     def make_current(self):
+        import threading
+
         self.made_current += 1
+        self.threads.append(threading.get_ident())
 
 
 class _Launches(list):
@@ -571,14 +575,17 @@ class _Launches(list):
 _LAUNCH_EX = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 
 
-@pytest.fixture(params=["ctypes", "bindings"])
+@pytest.fixture(params=["ctypes", "ctypes-python", "bindings"])
 def stub_runtime(request, monkeypatch):
     """A fake torch and cupy, and a driver that records launches instead of running them: through the
     ctypes entry point (a ctypes callback at the address cuGetProcAddress returns: the real packing,
-    CUlaunchConfig included) or through cuda-bindings' cuLaunchKernel."""
+    CUlaunchConfig included), called from the C launcher of a layout where it can be built
+    ("ctypes") or from the Python one ("ctypes-python"), or through cuda-bindings' cuLaunchKernel."""
     import types
 
-    from phobos.runtime import arrays
+    from phobos.runtime import arrays, clauncher
+
+    monkeypatch.setattr(clauncher, "enabled", request.param == "ctypes")
 
     torch = types.ModuleType("torch")
     torch.Tensor = _FakeTensor
@@ -616,7 +623,7 @@ def stub_runtime(request, monkeypatch):
         cuPointerGetAttribute=lambda attr, ptr: (0, 0),
         CUpointer_attribute=types.SimpleNamespace(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL=9),
     )
-    if request.param == "ctypes":
+    if request.param.startswith("ctypes"):
         callback = _LAUNCH_EX(launch_kernel_ex)
         launches.callback = callback  # keep it alive
         cu.cuGetProcAddress = lambda symbol, version, flags: (0, ctypes.cast(callback, ctypes.c_void_p).value, 0)
@@ -934,15 +941,15 @@ def test_each_thread_packs_its_own_buffer(tmp_path, stub_runtime):
     k = phobos.load(tmp_path)
     x, y = _FakeTensor(1 << 32, (64, 256)), _FakeTensor(1 << 33, (64, 256))
     k(x, y, 1.0)
-    made = stub_runtime.device.made_current
     other = threading.Thread(target=lambda: k(_FakeTensor(1 << 34, (64, 256)), y, 2.0))
     other.start()
     other.join()
     k(x, y, 3.0)
     first, second, third = stub_runtime
-    assert first["params"] == third["params"] != second["params"]
+    if stub_runtime.path != "ctypes":  # the C launcher packs a copy on its thread's stack instead
+        assert first["params"] == third["params"] != second["params"]
     assert [_unpack(r["raw"])[0] for r in stub_runtime] == [1 << 32, 1 << 34, 1 << 32]
-    assert stub_runtime.device.made_current == made + 1  # the new thread made the context current once
+    assert stub_runtime.device.threads.count(other.ident) == 1  # the new thread made the context current once
 
 
 def test_launch_entry_point_lookup(monkeypatch):

@@ -48,6 +48,7 @@ import sys
 from collections.abc import Callable
 from typing import NamedTuple
 
+from . import clauncher
 from .binding import FLOAT_DTYPES, Signature
 from .launch import UNPACKABLE, Plan, launch_code, stream_handle
 
@@ -57,6 +58,20 @@ CALLABLE = "<callable grid>"  # the key's grid entry for a callable grid (evalua
 
 def _miss(args, grid, stream, sync):
     return True
+
+
+# The same reads for the C launcher (runtime.clauncher): attribute paths of (name, call it), one per
+# key part of a tensor in the order of the reads' key parts (None: the address's 16-byte alignment).
+_TORCH_POINTER = (("data_ptr", True),)
+_TORCH_FIELDS = ((("dtype", False),), (("shape", False),), (("stride", True),), (("get_device", True),), None)
+_CUPY_POINTER = (("data", False), ("ptr", False))
+_CUPY_FIELDS = (
+    (("dtype", False),),
+    (("shape", False),),
+    (("strides", False),),
+    _CUPY_POINTER[:1] + (("device_id", False),),
+    None,
+)
 
 
 class _Framework:
@@ -69,10 +84,15 @@ class _Framework:
         stream: Callable,
         reads: Callable[[str, str], tuple[list[str], list[str]]],
         current_stream: Callable[[str], str],
+        native: tuple,
     ):
         self.name, self.kind, self.stream = name, kind, stream
         self.reads = reads  # (argument variable, index) -> (statements setting p<i>, d<i>; key parts)
         self.current_stream = current_stream  # device var -> expression of the current stream
+        # for the C launcher: the pointer's path, the key parts' paths, which of them is the device,
+        # and device -> (function, its arguments, attribute of the result or None): the current stream
+        self.pointer, self.fields, self.stream_call = native
+        self.device_field = self.fields[3]
 
 
 def _torch_reads(a: str, i: str):
@@ -97,10 +117,13 @@ def framework_of(value) -> _Framework | None:
     if torch is not None and kind is getattr(torch, "Tensor", None):
         raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
         stream = raw or (lambda device: torch.cuda.current_stream(device).cuda_stream)
-        return _Framework("torch", kind, stream, _torch_reads, lambda d: f"torch_stream({d})")
+        native = (_TORCH_POINTER, _TORCH_FIELDS, lambda device: (stream, (device,), None))
+        return _Framework("torch", kind, stream, _torch_reads, lambda d: f"torch_stream({d})", native)
     cupy = sys.modules.get("cupy")
     if cupy is not None and kind is getattr(cupy, "ndarray", None):
-        return _Framework("cupy", kind, cupy.cuda.get_current_stream, _cupy_reads, lambda d: "cupy_stream().ptr")
+        current = cupy.cuda.get_current_stream
+        native = (_CUPY_POINTER, _CUPY_FIELDS, lambda device: (current, (), "ptr"))
+        return _Framework("cupy", kind, current, _cupy_reads, lambda d: "cupy_stream().ptr", native)
     return None
 
 
@@ -271,6 +294,9 @@ class FastPath:
         ]
         scope.update(launch_code(plan)[1])
         exec("\n".join(call + front), scope)
+        native = clauncher.make(self.sig, fw, key, plan, scope["call"], scope["front"])
+        if native is not None:  # the same launcher in C, which hands what it does not take to these
+            return Launcher(native, native.front)
         return Launcher(scope["call"], scope["front"])
 
     def _launch_lines(self, fw: _Framework, key: tuple, plan: Plan, miss: str, generic: str) -> list[str]:
