@@ -114,6 +114,7 @@ def plan():
     jobs.extend(fallback_jobs())
     jobs.extend(unsigned_jobs())
     jobs.extend(fp8_jobs())
+    jobs.extend(mma8_jobs())
     jobs.extend(stdlib_jobs())
     jobs.extend(stdnn_jobs())
     return jobs
@@ -153,6 +154,11 @@ def fp8_jobs():
     from phobos.runtime.aot import like
 
     return [(name, {}, [args], True) for name, args in t.aligned_examples(like)]
+
+
+def mma8_jobs():
+    """test_tensorcore_8bit_gpu.py: 8-bit operands on mma.sync m16n8k32 (generic variants)."""
+    return [("tc_i8", {}, [], True), ("tc_i8_nt", {}, [], True)]
 
 
 def unsigned_jobs():

@@ -12,7 +12,7 @@
 // RUN: phobos compile %s --kernel=short_k --emit=tile | phobos-opt -p 'builtin.module(tile-elide-masks,tile-assign-layout,tile-plan-dots)' 2>&1 >/dev/null | FileCheck %s --check-prefix=OPT
 // RUN: phobos compile %s --kernel=short_k --emit=tile | phobos-opt -p 'builtin.module(tile-elide-masks,tile-assign-layout,tile-plan-dots)' 2>/dev/null | sed 's/tile.dot_path = "fma"/tile.dot_path = "mma.sync"/' | not phobos-opt --tile-lower-to-gpu 2>&1 | FileCheck %s --check-prefix=FORCED
 
-// BF16ACC: tensorcore-fallback.ph:[[@LINE+6]]:12: warning: @tensorcore: the tensor cores cannot run this dot, so the kernel's dots run on CUDA cores (fma): a dot of bf16 x bf16 into bf16 has no tensor-core instruction (mma.sync takes f16 x f16 into f32 or f16, bf16 x bf16 into f32, and f32 x f32 into f32 as tf32)
+// BF16ACC: tensorcore-fallback.ph:[[@LINE+6]]:12: warning: @tensorcore: the tensor cores cannot run this dot, so the kernel's dots run on CUDA cores (fma): a dot of bf16 x bf16 into bf16 has no tensor-core instruction (mma.sync takes f16 x f16 into f32 or f16, bf16 x bf16 into f32, f32 x f32 into f32 as tf32, i8 x i8 into i32, and f8e4m3 or f8e5m2 (each with itself) into f32)
 // BF16ACC-NEXT: acc += dot(
 @tensorcore
 kernel bf16_accumulator(A: tensor<bf16>[M, K], B: tensor<bf16>[K, N], C: tensor<bf16>[M, N]) {

@@ -175,6 +175,9 @@ UNCOVERED = {
     "bench/kernels/tc_fallback.ph",
     "bench/kernels/tc_small_f16.ph",
     "bench/kernels/tc_small_tf32.ph",
+    # 8-bit dots on the tensor cores: test_mma8.py runs each in the interpreter (exact i8 sums)
+    "bench/kernels/tc_i8.ph",
+    "bench/kernels/tc_i8_nt.ph",
     # fp8 conversions: test_fp8.py (every code, ties, saturation, NaN, ragged lengths, guard zones)
     "bench/kernels/fp8_encode.ph",
     "bench/kernels/fp8_decode.ph",

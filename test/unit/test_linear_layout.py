@@ -12,6 +12,9 @@ import itertools
 import pytest
 
 from phobos.lowering.fragments import (
+    LDMATRIX_BYTES,
+    MMA8_A,
+    MMA8_B,
     MMA_A,
     MMA_B,
     MMA_C,
@@ -87,6 +90,55 @@ def test_mma_fragments_are_the_ptx_tables(fragment, table, registers):
     for register, lane in itertools.product(range(registers), range(32)):
         assert fragment.apply(register=register, lane=lane) == table(register, lane)
     assert fragment.injective() and fragment.surjective()
+
+
+def _ptx_a8(element, lane):
+    # PTX ISA, m16n8k32 .s8/.u8/.e4m3/.e5m2 A: row g for a0..a3 and a8..a11, g + 8 otherwise;
+    # column 4 t + (i & 3), + 16 for i >= 8
+    g, t = lane // 4, lane % 4
+    row = g if element < 4 or 8 <= element < 12 else g + 8
+    return (row, 4 * t + (element & 3) + (16 if element >= 8 else 0))
+
+
+def _ptx_b8(element, lane):
+    # m16n8k32 B: row (k) 4 t + (i & 3), + 16 for i >= 4; column g
+    g, t = lane // 4, lane % 4
+    return (4 * t + (element & 3) + (16 if element >= 4 else 0), g)
+
+
+@pytest.mark.parametrize("fragment, table, elements", [(MMA8_A, _ptx_a8, 16), (MMA8_B, _ptx_b8, 8)])
+def test_mma8_fragments_are_the_ptx_tables(fragment, table, elements):
+    assert fragment.in_size("register") == elements
+    for element, lane in itertools.product(range(elements), range(32)):
+        assert fragment.apply(register=element, lane=lane) == table(element, lane)
+    assert fragment.injective() and fragment.surjective()
+
+
+def test_ldmatrix_gives_8_bit_fragments():
+    """ldmatrix (no .trans) hands lane l row l / 4, bytes 4 (l % 4) + 0..3 of each 8 x 16-byte
+    matrix: x4 over A's [m][k] matrices (rows + 8 for q % 2, k + 16 for q / 2) is the A
+    fragment register for register, and x2 over B stored [n][k] (k + 16 for q) is B's."""
+    for lane in range(32):
+        assert LDMATRIX_BYTES.apply(lane=lane) == (lane // 4, 4 * (lane % 4))
+        for q, byte in itertools.product(range(4), range(4)):
+            r, c = LDMATRIX_BYTES.apply(register=byte, lane=lane)
+            assert MMA8_A.apply(register=4 * q + byte, lane=lane) == (r + 8 * (q % 2), c + 16 * (q // 2))
+        for q, byte in itertools.product(range(2), range(4)):
+            n, k = LDMATRIX_BYTES.apply(register=byte, lane=lane)
+            assert MMA8_B.apply(register=4 * q + byte, lane=lane) == (k + 16 * q, n)
+
+
+def test_byte_offsets_are_the_fragments():
+    from phobos.lowering.mma8 import a_offsets, b_offsets
+
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        for register, byte in itertools.product(range(4), range(4)):
+            d_out, d_k = a_offsets(register, byte)
+            assert MMA8_A.apply(register=4 * register + byte, lane=lane) == (g + d_out, 4 * t + d_k)
+        for register, byte in itertools.product(range(2), range(4)):
+            d_out, d_k = b_offsets(register, byte)
+            assert MMA8_B.apply(register=4 * register + byte, lane=lane) == (4 * t + d_k, g + d_out)
 
 
 @pytest.mark.parametrize("wm, wn", [(1, 1), (2, 2), (4, 1), (8, 1), (2, 4)])

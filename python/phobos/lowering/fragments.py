@@ -11,6 +11,16 @@ for f16/bf16 operands:
     a4..a7 the same at columns + 8;
   * m16n8k16 B ([k, n]): b0, b1 at rows 2t + 0, 1, column g; b2, b3 at rows + 8.
 
+For 8-bit operands (m16n8k32: .s8, .u8, .e4m3, .e5m2) each .b32 register
+holds four elements consecutive along k:
+
+  * m16n8k32 A: a0..a3 at row g, columns 4t + 0..3; a4..a7 at row g + 8;
+    a8..a15 the same at columns + 16;
+  * m16n8k32 B ([k, n]): b0..b3 at rows 4t + 0..3, column g; b4..b7 at rows + 16;
+  * the C/D fragment (s32 or f32) is m16n8's C above;
+  * `ldmatrix` (no .trans) of an 8 x 16-byte matrix gives lane l row g,
+    bytes 4t + 0..3: one A register (or, on B stored [n][k], one B register).
+
 The lowering holds an accumulator in the blocked layout
 `kernel_layout.mma_layout` builds; `is_mma_accumulator` is the check that
 this blocked layout *is* the C fragment tiled over the warps, compared as
@@ -28,6 +38,11 @@ _GROUP_LANES = [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]  # lane bits 0, 1: t (co
 MMA_C = LinearLayout.build((16, 8), register=[(0, 1), (8, 0)], lane=_GROUP_LANES)
 MMA_A = LinearLayout.build((16, 16), register=[(0, 1), (8, 0), (0, 8)], lane=_GROUP_LANES)
 MMA_B = LinearLayout.build((16, 8), register=[(1, 0), (8, 0)], lane=[(2, 0), (4, 0), (0, 1), (0, 2), (0, 4)])
+
+_BYTE_LANES = [(0, 4), (0, 8), (1, 0), (2, 0), (4, 0)]  # t: 4-byte columns; g: rows
+MMA8_A = LinearLayout.build((16, 32), register=[(0, 1), (0, 2), (8, 0), (0, 16)], lane=_BYTE_LANES)
+MMA8_B = LinearLayout.build((32, 8), register=[(1, 0), (2, 0), (16, 0)], lane=[(4, 0), (8, 0), (0, 1), (0, 2), (0, 4)])
+LDMATRIX_BYTES = LinearLayout.build((8, 16), register=[(0, 1), (0, 2)], lane=_BYTE_LANES)
 
 
 def _bits(x: int) -> int:

@@ -117,7 +117,8 @@ def tensor_core_refusal(
             acc = ir.RankedTensorType(dot.results[0].type).element_type
             return dot, (
                 f"a dot of {a} x {b} into {acc} has no tensor-core instruction (mma.sync takes "
-                "f16 x f16 into f32 or f16, bf16 x bf16 into f32, and f32 x f32 into f32 as tf32)"
+                "f16 x f16 into f32 or f16, bf16 x bf16 into f32, f32 x f32 into f32 as tf32, "
+                "i8 x i8 into i32, and f8e4m3 or f8e5m2 (each with itself) into f32)"
             )
     given: list[tuple[ir.Operation, str]] = []
     for dot in dots:
@@ -166,8 +167,17 @@ def dot_layout(shape: tuple[int, ...], threads: int) -> Blocked:
 
 
 # (operand, accumulator) element types the tensor-core path takes: mma.sync m16n8k16 for
-# f16 (into f32 or f16) and bf16 (into f32), m16n8k8 on tf32 for f32 operands.
-MMA_TYPES = (("f16", "f32"), ("f16", "f16"), ("bf16", "f32"), ("f32", "f32"))
+# f16 (into f32 or f16) and bf16 (into f32), m16n8k8 on tf32 for f32 operands, m16n8k32
+# for i8 (into i32) and the fp8 types (into f32; sm_89 and PTX ISA 8.4: mma8.fp8_refusal).
+MMA_TYPES = (
+    ("f16", "f32"),
+    ("f16", "f16"),
+    ("bf16", "f32"),
+    ("f32", "f32"),
+    ("i8", "i32"),
+    ("f8E4M3FN", "f32"),
+    ("f8E5M2", "f32"),
+)
 
 
 def tensor_core_operands(dot: ir.Operation) -> bool:

@@ -10,20 +10,27 @@ from mlir import ir
 
 from phobos.lowering.fragments import MMA_A, holds_fragment, is_mma_accumulator
 from phobos.lowering.layout import Blocked
+from phobos.lowering.mma8 import K_STEP8, is_eight_bit
 
 K_STEP = 16  # f16 / bf16: m16n8k16
 TF32_K_STEP = 8  # f32 operands as tf32: m16n8k8
+_SHAPES = {K_STEP: "m16n8k16", TF32_K_STEP: "m16n8k8 on tf32", K_STEP8: "m16n8k32 on 8-bit operands"}
 
 
 def k_step(element: ir.Type) -> int:
-    """The k of one mma.sync for operands of `element` (f32 ones run as tf32)."""
+    """The k of one mma.sync for operands of `element` (f32 ones run as tf32, 8-bit ones as m16n8k32)."""
+    if is_eight_bit(element):
+        return K_STEP8
     return TF32_K_STEP if isinstance(element, ir.F32Type) else K_STEP
 
 
 def padded_ld(cols: int, element_bytes: int) -> int:
     """Row length of an operand buffer read by ldmatrix: 16 bytes more than a
     whole number of 16-byte pieces, so that 8 consecutive rows start in 8
-    different 16-byte bank groups when the row is an even number of pieces."""
+    different 16-byte bank groups when the row is an even number of pieces.
+    The same holds for 1-byte elements (16 per piece), and the byte loads of
+    8-bit operands stored [k][out] (4 rows x 8 bytes per warp) then fall in
+    4 different groups."""
     per_piece = 16 // element_bytes
     pieces = -(-cols // per_piece)
     if pieces % 2 == 1:
@@ -34,7 +41,7 @@ def padded_ld(cols: int, element_bytes: int) -> int:
 def check_shapes(m: int, n: int, k: int, wm: int, wn: int, step: int = K_STEP) -> str | None:
     """Why a [m, k] x [k, n] dot cannot run as whole mma tiles on wm x wn warps (None when it can)."""
     if k % step:
-        shape = "m16n8k16" if step == K_STEP else "m16n8k8 on tf32"
+        shape = _SHAPES[step]
         return f"the reduced extent {k} is not a multiple of {step} (mma.sync {shape} takes k in steps of {step})"
     if m % (16 * wm) or n % (8 * wn):
         return f"the [{m}, {n}] accumulator does not split into m16 x n8 tiles on {wm} x {wn} warps"

@@ -43,6 +43,7 @@ from phobos.lowering.ir_helpers import tile_type, where
 from phobos.lowering.kernel_layout import has_wgmma, tensor_core_refusal, vector_width
 from phobos.lowering.layout import Blocked
 from phobos.lowering.mma import a_in_registers, padded_ld
+from phobos.lowering.mma8 import instruction, is_eight_bit, operand_reads
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
 from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, plan_copies, whole_a, why_not
@@ -128,6 +129,18 @@ class DotPlan:
     sync: SyncPlan | None = None
     total_bytes: int = 0
 
+    def eight_bit_dots(self) -> list[dict]:
+        """For each dot of 8-bit operands on mma.sync: its instruction and how each operand is read."""
+        out = []
+        for (dot, role), o in self.operands.items():
+            a, b = (tile_type(v).element_type for v in list(dot.operands)[:2])
+            if role != "lhs" or not is_eight_bit(a):
+                continue
+            rhs = self.operands[(dot, "rhs")]
+            reads = {"lhs": operand_reads("lhs", o.contiguous_out), "rhs": operand_reads("rhs", rhs.contiguous_out)}
+            out.append({"at": where(dot), "instruction": instruction(a, b), "reads": reads})
+        return out
+
     @property
     def align(self) -> int:
         return max((b.align for b in self.buffers), default=16)
@@ -145,6 +158,8 @@ class DotPlan:
                 path["why not wgmma"] = self.wgmma_refused
             if self.tensor_maps:
                 path["tensor_maps"] = [m.to_json() for m in self.tensor_maps]
+            if not self.wgmma and self.eight_bit_dots():
+                path["dots"] = self.eight_bit_dots()
             out["tensor_cores"] = path
         elif self.tensorcore_refused:
             out["tensor_cores"] = {"instruction": "fma", "why not mma.sync": self.fma_note}

@@ -329,6 +329,9 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
     elif plan.tensorcore:
         why = f"; not wgmma: {plan.wgmma_refused}" if plan.wgmma_refused else ""
         report.notes.append(f"tensor cores: ldmatrix + mma.sync{why}")
+        for d in plan.eight_bit_dots():
+            reads = ", ".join(f"{role}: {how}" for role, how in d["reads"].items())
+            report.notes.append(f"the dot at {d['at']}: {d['instruction']} ({reads})")
     elif plan.fma_note:
         report.notes.append(f"@tensorcore: the dots run on CUDA cores (fma), not mma.sync: {plan.fma_note}")
     report.shared_buffers = [

@@ -34,6 +34,10 @@ from mlir.dialects import arith, memref, nvgpu, nvvm, vector
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.layout import WARP_SIZE
 from phobos.lowering.mma import K_STEP, TF32_K_STEP, a_fragment_registers
+from phobos.lowering.mma8 import K_STEP8, byte_fragment, is_eight_bit, ldmatrix_words
+from phobos.lowering.mma8 import a_offsets as a8_offsets
+from phobos.lowering.mma8 import b_offsets as b8_offsets
+from phobos.lowering.mma8 import mma as mma8
 from phobos.lowering.registry import lowers
 
 
@@ -51,6 +55,7 @@ class MmaEmitter:
     def __init__(self, smem):
         self.smem = smem
         self.ctx = smem.ctx
+        self._byte_views: dict[int, ir.Value] = {}
 
     def _lane(self):
         ctx = self.ctx
@@ -85,13 +90,19 @@ class MmaEmitter:
                 frags[(i, j)] = self._pairs(acc, firsts, acc_elem)
         if isinstance(elem, ir.F32Type):
             return self._tf32(op, lhs, rhs, acc, frags, rows, cols, width, lane, warp_m, warp_n, k_extent)
+        eight = is_eight_bit(elem)
+        piece = 16 if eight else 8  # elements in 16 bytes: the k extent of one ldmatrix matrix
         if lhs.registers:
             a_regs, a_view, a_ld, a_stage = ctx.get(lhs.value, op), None, None, None
         else:
-            a_view, a_ld, a_stage = self.smem.views[lhs.buffer], self.smem.plan.buffers[lhs.buffer].ld, self._start(lhs)
+            a_view, a_ld = self._view(lhs.buffer, eight), self.smem.plan.buffers[lhs.buffer].ld
+            a_stage = self._start(lhs)
 
         def at(base, stage):
             return base if stage is None else arith.AddIOp(base, stage).result
+
+        def at_a(idx):
+            return at(idx, a_stage)
 
         # Per lane, the row each ldmatrix phase reads, before k and the tile's offset.
         # A fragment rows: first or second half of the m16 tile (half), at k or k + 8 (upper).
@@ -99,16 +110,21 @@ class MmaEmitter:
             arith.MulIOp(warp_m, ctx.index(8)).result,
             arith.AddIOp(lane8, arith.MulIOp(half, ctx.index(8 * wm)).result).result,
         ).result
-        a_k = arith.MulIOp(upper, ctx.index(8)).result
+        a_k = arith.MulIOp(upper, ctx.index(piece)).result
         b_col0 = arith.MulIOp(warp_n, ctx.index(8)).result
         lane16 = arith.RemUIOp(lane, ctx.index(16)).result
-        for k0 in range(0, k_extent, K_STEP):
+        for k0 in range(0, k_extent, K_STEP8 if eight else K_STEP):
             a_frags = []
             for i in range(rows // 2):
                 if lhs.registers:
                     a_frags.append(self._register_a(a_regs, i, k0, k_extent, elem))
                     continue
                 row = arith.AddIOp(a_row, ctx.index(2 * i * 8 * wm)).result
+                if eight and lhs.contiguous_out:  # buffer [k][m]: bytes (ldmatrix cannot transpose them)
+                    assert a_ld is not None  # a staged operand: its buffer's row length
+                    out0 = arith.AddIOp(arith.MulIOp(warp_m, ctx.index(8)).result, ctx.index(2 * i * 8 * wm)).result
+                    a_frags.append(byte_fragment(ctx, a_view, at_a, lane, out0, k0, 4, self._a8_offsets(), a_ld))
+                    continue
                 if not lhs.contiguous_out:  # buffer [m][k]
                     idx = arith.AddIOp(
                         arith.MulIOp(row, ctx.index(a_ld)).result, arith.AddIOp(a_k, ctx.index(k0)).result
@@ -119,19 +135,52 @@ class MmaEmitter:
                     m0 = arith.SubIOp(row, lane8).result
                     idx = arith.AddIOp(arith.MulIOp(kk, ctx.index(a_ld)).result, m0).result
                     trans = True
-                a_frags.append(self._ldmatrix(a_view, at(idx, a_stage), 4, trans, elem))
-            b_frags = self._b_fragments(rhs, k0, cols, elem, (lane8, lane16, half, upper), b_col0)
+                frag = self._ldmatrix(a_view, at(idx, a_stage), 4, trans, elem)
+                a_frags.append(ldmatrix_words(frag, 0, 4) if eight else frag)
+            b_frags = self._b_fragments(rhs, k0, cols, elem, (lane, lane8, lane16, half, upper), b_col0)
             for i in range(rows // 2):
                 for j in range(cols):
                     frags[(i, j)] = self._mma(a_frags[i], b_frags[j], frags[(i, j)], elem)
         return self._registers(frags, rows, width, acc)
 
+    def _a8_offsets(self):
+        """The A fragment's element offsets with the tile's rows 8 wm apart (the warps' rows interleave)."""
+        wm = self.ctx.layout.warps_per_cta[0]
+        return lambda register, byte: (8 * wm * (register % 2), a8_offsets(register, byte)[1])
+
+    def _view(self, buffer: int, eight: bool):
+        """The buffer's view; for 8-bit operands one of i8 (ldmatrix and the bytes take no fp8 memrefs)."""
+        if not eight or isinstance(self.smem.plan.elements[buffer], ir.IntegerType):
+            return self.smem.views[buffer]
+        if buffer not in self._byte_views:
+            b = self.smem.plan.buffers[buffer]
+
+            def build():
+                space = ir.MemRefType(self.smem.views[buffer].type).memory_space
+                view_t = ir.MemRefType.get([b.bytes], ir.IntegerType.get_signless(8), memory_space=space)
+                offset = arith.ConstantOp(ir.IndexType.get(), b.offset).result
+                return memref.ViewOp(view_t, self.smem.region, offset, []).result
+
+            self._byte_views[buffer] = self.ctx.at_entry(build)
+        return self._byte_views[buffer]
+
     def _b_fragments(self, rhs, k0: int, cols: int, elem, lanes, b_col0) -> list:
-        """The B fragments of the thread's n8 tiles at k0, by ldmatrix from the operand's buffer."""
+        """The B fragments of the thread's n8 tiles at k0, by ldmatrix from the operand's buffer
+        (8-bit ones stored [k][n]: by bytes, mma8.byte_fragment)."""
         ctx, wn = self.ctx, self.ctx.layout.warps_per_cta[1]
-        lane8, lane16, half, upper = lanes
-        b_view, b_ld, b_stage = self.smem.views[rhs.buffer], self.smem.plan.buffers[rhs.buffer].ld, self._start(rhs)
+        lane, lane8, lane16, half, upper = lanes
+        eight = is_eight_bit(elem)
+        b_view, b_ld, b_stage = self._view(rhs.buffer, eight), self.smem.plan.buffers[rhs.buffer].ld, self._start(rhs)
+
+        def at(idx):
+            return idx if b_stage is None else arith.AddIOp(idx, b_stage).result
+
         b_frags = []
+        if eight and rhs.contiguous_out:
+            for j in range(cols):
+                col = arith.AddIOp(b_col0, ctx.index(j * 8 * wn)).result
+                b_frags.append(byte_fragment(ctx, b_view, at, lane, col, k0, 2, b8_offsets, b_ld))
+            return b_frags
         for j in range(0, cols, 2):
             # two n8 tiles per ldmatrix.x4 where there are two (lanes 16-31 address the second)
             tiles = 4 if j + 1 < cols else 2
@@ -142,13 +191,15 @@ class MmaEmitter:
                 kk = arith.AddIOp(lane16, ctx.index(k0)).result
                 idx = arith.AddIOp(arith.MulIOp(kk, ctx.index(b_ld)).result, col).result
                 trans = True
-            else:  # buffer [n][k]: lanes address n rows, at k (lanes 0-7, 16-23) or k + 8
+            else:  # buffer [n][k]: lanes address n rows, at k (lanes 0-7, 16-23) or k + 8 (16 for bytes)
                 nn = arith.AddIOp(col, lane8).result
-                kk = arith.AddIOp(arith.MulIOp(half, ctx.index(8)).result, ctx.index(k0)).result
+                kk = arith.AddIOp(arith.MulIOp(half, ctx.index(16 if eight else 8)).result, ctx.index(k0)).result
                 idx = arith.AddIOp(arith.MulIOp(nn, ctx.index(b_ld)).result, kk).result
                 trans = False
-            at = idx if b_stage is None else arith.AddIOp(idx, b_stage).result
-            both = self._ldmatrix(b_view, at, tiles, trans, elem)
+            both = self._ldmatrix(b_view, at(idx), tiles, trans, elem)
+            if eight:
+                b_frags += [ldmatrix_words(both, 2 * x, 2) for x in range(tiles // 2)]
+                continue
             b_frags.append(both if tiles == 2 else self._rows(both, 0, elem))
             if tiles == 4:
                 b_frags.append(self._rows(both, 2, elem))
@@ -255,11 +306,16 @@ class MmaEmitter:
 
     @staticmethod
     def _ldmatrix(view, idx, tiles: int, trans: bool, elem):
-        res = ir.VectorType.get([tiles, 2], elem)
+        if is_eight_bit(elem):
+            res = ir.VectorType.get([tiles, 4], ir.IntegerType.get_signless(8))
+        else:
+            res = ir.VectorType.get([tiles, 2], elem)
         i32 = ir.IntegerType.get_signless(32)
         return nvgpu.LdMatrixOp(res, view, [idx], trans, ir.IntegerAttr.get(i32, tiles)).result
 
     def _mma(self, a, b, c, elem):
+        if is_eight_bit(elem):
+            return mma8(a, b, c, elem, elem)
         if isinstance(elem, ir.F16Type):
             shape = ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), x) for x in (16, 8, 16)])
             return nvgpu.MmaSyncOp(c.type, a, b, c, shape).result

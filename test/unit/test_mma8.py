@@ -1,0 +1,40 @@
+"""8-bit dots (i8 into i32, fp8 into f32): the interpreter against numpy, and the compiler's
+decisions (the mma.sync m16n8k32 instruction, ldmatrix or byte loads, the refusals).
+
+The interpreter is the reference the GPU tests compare with: an i8 dot is exact (int64 sums
+wrapped to i32, as mma.sync .s32 wraps); an fp8 dot multiplies the decoded values exactly in
+f32 and sums them in f32. The kernels are bench/kernels/tc_i8*.ph and tc_fp8.ph, which
+test_tensorcore_8bit_gpu.py runs on the GPU.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import phobos
+
+ROOT = Path(__file__).resolve().parents[2]
+RNG = np.random.default_rng()
+
+
+@pytest.fixture
+def interpret_mode(monkeypatch, tmp_path):
+    monkeypatch.setenv("PHOBOS_INTERPRET", "1")
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
+
+
+@pytest.mark.parametrize("source", ["tc_i8", "tc_i8_nt"])
+@pytest.mark.parametrize("shape", [(130, 129, 97), (128, 128, 64)], ids=str)
+def test_i8_dot_is_exact_in_the_interpreter(interpret_mode, source, shape):
+    m, n, k = shape
+    kernel = phobos.compile(ROOT / "bench" / "kernels" / f"{source}.ph")
+    a = RNG.integers(-128, 128, (m, k)).astype(np.int8)
+    b = RNG.integers(-128, 128, (k, n)).astype(np.int8)
+    c = np.full((m, n), -1, np.int32)
+    kernel(a, np.ascontiguousarray(b.T) if source == "tc_i8_nt" else b, c)
+    want = a.astype(np.int64) @ b.astype(np.int64)
+    assert np.abs(want).max() > 2**15, "the sums must pass i16"
+    np.testing.assert_array_equal(c, want.astype(np.int32))
