@@ -567,9 +567,11 @@ class _StubDevice:
 
 
 class _Launches(list):
-    """What the stub driver was asked to launch; `slots` parameters are read per launch."""
+    """What the stub driver was asked to launch; `slots` parameters are read per launch; `error`:
+    what the ctypes entry point returns."""
 
     slots = 7
+    error = 0
 
 
 _LAUNCH_EX = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
@@ -615,7 +617,7 @@ def stub_runtime(request, monkeypatch):
         gx, gy, gz, bx, by, bz, shared, stream, attrs, nattrs = struct.unpack("<7I4xQQI", ctypes.string_at(config, 52))
         assert (by, bz, attrs, nattrs, extra) == (1, 1, 0, 0, None)
         record(fn, (gx, gy, gz), bx, stream, params)
-        return 0
+        return launches.error
 
     cu = types.SimpleNamespace(
         cuLaunchKernel=launch_kernel,

@@ -63,6 +63,7 @@ _INT_RANGE = {
     "u32": (0, 2**32 - 1),
     "i64": (-(2**63), 2**63 - 1),
 }
+_FLOAT_PACK = {"f16": "<e", "f32": "<f", "f64": "<d"}  # what packs a float of each type (and may overflow)
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
 
 
@@ -306,6 +307,13 @@ class Signature:
         if p.dtype in FLOAT_DTYPES:
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise TypeError(f"{where} must be a real number, got {type(value).__name__}")
+            if p.dtype in _FLOAT_PACK:  # finite but past the largest finite value: the packer refuses it
+                try:
+                    struct.pack(_FLOAT_PACK[p.dtype], float(value))
+                except OverflowError:
+                    raise ValueError(
+                        f"{where}: {value} does not fit in {p.dtype} (beyond its largest finite value)"
+                    ) from None
         elif p.dtype == "i1":
             if not isinstance(value, (bool, numbers.Integral)) or value not in (0, 1):
                 raise TypeError(f"{where} must be a bool, got {value!r}")
