@@ -344,13 +344,19 @@ def libcuda_rows(n: int) -> dict:
     stub = ctypes.CDLL("libcuda.so.1")
     last = (ctypes.c_uint64 * 10)()
 
+    def check(first_param, entry):
+        """That the last launch reached the stub driver with `first_param` through `entry`."""
+        stub.stub_last(last)
+        assert last[4] == first_param and last[5] == entry, list(last)
+
     def launched(fn, first_param, entry):
-        """Time `fn` and check that it reached the stub driver with `first_param` through `entry`."""
+        """Time `fn` and check that it reached the stub driver."""
         stub.stub_last(last)
         before = last[0]
         timing = per_call_us(fn, n)
         stub.stub_last(last)
-        assert last[0] > before and last[4] == first_param and last[5] == entry, list(last)
+        assert last[0] > before
+        check(first_param, entry)
         return timing
 
     rows = {}
@@ -373,21 +379,26 @@ def libcuda_rows(n: int) -> dict:
     rows["bare ctypes cuLaunchKernelEx, prebuilt config and params"] = launched(lambda: entry(*args, None), 1 << 32, 1)
 
     with tempfile.TemporaryDirectory() as tmp:
-        for via in ("ctypes", "bindings"):
+        entries = []
+        for via, native in (("ctypes", True), ("ctypes", False), ("bindings", False)):
             if via == "bindings":
                 os.environ["PHOBOS_LAUNCH"] = "bindings"
                 if hasattr(driver, "_launch_entry_resolved"):
                     driver._launch_entry_resolved = False
-            k = saxpy_kernel(Path(tmp) / via)
+            k = saxpy_kernel(Path(tmp) / f"{via}{native}")
             code = 1 if via == "ctypes" and getattr(driver, "launch_entry", lambda: None)() is not None else 2
             tag = "ctypes cuLaunchKernelEx" if code == 1 else "cuda-bindings cuLaunchKernel"
-            for name, fn_, first in _phobos_rows(k):
-                rows[f"{name} [{tag}]"] = launched(fn_, first, code)
+            if code == 1:
+                tag += ", C launcher" if native else ", Python launcher"
+            for name, fn_, first in _phobos_rows(k, native):
+                entries.append((f"{name} [{tag}]", fn_, lambda f=first, c=code: check(f, c)))
+        rows.update(interleaved_us(entries, n))
     return rows
 
 
-def _phobos_rows(k):
-    """(row name, call, its first kernel parameter) of the Phobos launch paths on one kernel."""
+def _phobos_rows(k, native: bool = True):
+    """(row name, call, its first kernel parameter) of the Phobos launch paths on one kernel, each
+    launched once already, with the C launcher (runtime.clauncher) where it applies, or not."""
     x, y = FakeTensor(1 << 32, (1024,)), FakeTensor((1 << 32) + 8192, (1024,))
     cx, cy = FakeCupyArray(1 << 33, (1024,)), FakeCupyArray((1 << 33) + 8192, (1024,))
     gx, gy = CAIArray(1 << 34, (1024,)), CAIArray((1 << 34) + 8192, (1024,))
@@ -395,7 +406,7 @@ def _phobos_rows(k):
     one = lambda meta: (1,)  # noqa: E731
     # two layouts in turn (same first address): each launch misses the last layout's launcher
     layouts = itertools.cycle([(x, y), (FakeTensor(1 << 32, (2048,)), FakeTensor((1 << 32) + 16384, (2048,)))])
-    return [
+    rows = [
         ("phobos k(x, y, a), torch", lambda: k(x, y, 2.0), 1 << 32),
         ("phobos k(x, y, a), torch, 2 layouts in turn", lambda: k(*next(layouts), 2.0), 1 << 32),
         ("phobos k[grid](x, y, a), torch", lambda: k[grid](x, y, 2.0), 1 << 32),
@@ -403,6 +414,32 @@ def _phobos_rows(k):
         ("phobos k(x, y, a), cupy", lambda: k(cx, cy, 2.0), 1 << 33),
         ("phobos generic path, __cuda_array_interface__", lambda: k(gx, gy, 2.0), 1 << 34),
     ]
+    from phobos.runtime import clauncher
+
+    was, clauncher.enabled = clauncher.enabled, native
+    try:
+        for _, fn, _ in rows + rows[1:2]:  # the layouts' launchers are made now (both layouts in turn)
+            fn()
+    finally:
+        clauncher.enabled = was
+    return rows
+
+
+def interleaved_us(entries, n: int, rounds: int = 7) -> dict:
+    """per_call_us of each (name, fn, check) with the rounds of all of them in turn (old and new paths
+    under the same load); check() after each round."""
+    for _, fn, _ in entries:
+        for _ in range(min(n, 2000)):
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name, _, _ in entries}
+    for _ in range(rounds):
+        for name, fn, check in entries:
+            t0 = time.thread_time()
+            for _ in range(n):
+                fn()
+            samples[name].append((time.thread_time() - t0) / n * 1e6)
+            check()
+    return {name: (min(v), statistics.median(v)) for name, v in samples.items()}
 
 
 def python_stub_rows(n: int) -> dict:
@@ -424,13 +461,14 @@ def python_stub_rows(n: int) -> dict:
     rows["bare ctypes call, 11 typed arguments (cuLaunchKernel form)"] = per_call_us(
         lambda: typed(0x7F00_0000_1000, 1, 1, 1, 256, 1, 1, 0, 0, 0x7F00_0000_2000, None), n
     )
+    entries = []
     with tempfile.TemporaryDirectory() as tmp:
-        for ctypes_entry in (True, False):
+        for ctypes_entry, native in ((True, True), (True, False), (False, False)):
             install_stub_driver(ctypes_entry)
-            k = saxpy_kernel(Path(tmp) / ("ct" if ctypes_entry else "cb"))
-            via = "ctypes" if ctypes_entry else "cuda-bindings stand-in"
-            for name, fn_, _ in _phobos_rows(k):
-                rows[f"{name} [{via}]"] = per_call_us(fn_, n)
+            k = saxpy_kernel(Path(tmp) / f"{ctypes_entry}{native}")
+            via = f"ctypes, {'C' if native else 'Python'} launcher" if ctypes_entry else "cuda-bindings stand-in"
+            entries += [(f"{name} [{via}]", fn_, lambda: None) for name, fn_, _ in _phobos_rows(k, native)]
+        rows.update(interleaved_us(entries, n))
     return rows
 
 
@@ -451,6 +489,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", type=int, default=20000, help="calls per round")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
+    parser.add_argument("--record", action="store_true", help="write bench/results/launch-cpu.json (common.save)")
     parser.add_argument("--libcuda-child", action="store_true", help=argparse.SUPPRESS)
     ns = parser.parse_args(argv)
 
@@ -459,6 +498,7 @@ def main(argv=None):
         print(json.dumps(libcuda_rows(ns.n)))
         return
 
+    load_before = os.getloadavg()
     reads = real_torch_reads(ns.n)
     install_fakes()
     result = {}
@@ -490,6 +530,13 @@ def main(argv=None):
         result["torch_reads"] = reads
     if ns.json:
         ns.json.write_text(json.dumps(result, indent=1) + "\n")
+    if ns.record:  # the machine (CPUs, load average before and after), commit and rows
+        sys.path.insert(0, str(ROOT / "bench"))
+        from common import save
+
+        load = {"before": load_before, "after": os.getloadavg(), "cpus": os.cpu_count()}
+        note = "us of thread CPU time per launch, (min, median) of 7 interleaved rounds; no GPU (no-op driver)"
+        print(save("launch-cpu", {"calls_per_round": ns.n, "load_average": load, "units": note, "rows": result}))
 
 
 if __name__ == "__main__":
