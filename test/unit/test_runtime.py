@@ -1116,7 +1116,7 @@ def test_cpu_benchmark_runs():
         env=dict(os.environ, PYTHONPATH=str(ROOT / "python")),
     )
     assert r.returncode == 0, r.stderr
-    assert "phobos k(x, y, a), torch [ctypes]" in r.stdout and "cupy" in r.stdout
+    assert "phobos k(x, y, a), torch [ctypes, Python launcher]" in r.stdout and "cupy" in r.stdout
 
 
 def test_fully_contiguous_parameters():
