@@ -4,7 +4,9 @@ A tile or scalar of an fp8 type may be loaded, stored, moved (extracted,
 splat, broadcast, reshaped, carried through `scf` loops and branches), made
 by a constant, and converted: `arith.extf` to f16, bf16, f32 or f64 and
 `arith.truncf` from f16, bf16 or f32 (f64 would round twice through f32,
-which is what the GPU converts from). Every other op on fp8 values computes
+which is what the GPU converts from). `tile.dot` takes two fp8 operands of
+one type into an f32 accumulator (exact products, f32 sums; the tensor cores'
+mma.sync m16n8k32). Every other op on fp8 values computes
 on them, which nothing lowers: tile-verify refuses it at the op, and
 tile-lower-to-gpu refuses what a later pass might add (FP8_OPS is the one
 list both read).
@@ -34,6 +36,7 @@ FP8_OPS = (
     scf.WhileOp,
     scf.YieldOp,
     scf.ConditionOp,
+    T.DotOp,
 )
 _CONVERTIBLE = (ir.F16Type, ir.BF16Type, ir.F32Type)  # what extf/truncf pair with fp8 in one op
 
@@ -52,11 +55,18 @@ def fp8_misuse(op: ir.Operation) -> str | None:
     if found is None:
         return None
     elem = found.element_type if isinstance(found, ir.RankedTensorType) else found
-    if not isinstance(op.opview, FP8_OPS):
+    if not isinstance(op.opview, FP8_OPS + (T.TransposeOp,)):
         return (
             f"computes on {elem} values; fp8 types are for storage and conversion "
             f"(convert with arith.extf to f32 first)"
         )
+    if isinstance(op.opview, T.TransposeOp) and all(isinstance(u.owner.opview, T.DotOp) for u in op.results[0].uses):
+        return None  # dot_t's right operand: the dot reads its buffer along K (no elements move)
+    if isinstance(op.opview, T.DotOp):
+        types = [ir.RankedTensorType(v.type).element_type for v in values]
+        if types[0] != types[1] or not isinstance(types[2], ir.F32Type):
+            return f"multiplies {types[0]} by {types[1]} into {types[2]}; fp8 dots take one fp8 type into f32"
+        return None
     if isinstance(op.opview, (arith.ExtFOp, arith.TruncFOp)):
         other = op.results[0].type if isinstance(op.opview, arith.ExtFOp) else op.operands[0].type
         other = other.element_type if isinstance(other, ir.RankedTensorType) else other

@@ -38,6 +38,7 @@ FP8 = fp8.NAMES  # storage and conversion only
 FP8_MAX = fp8.MAX  # the largest finite value of each
 # What `dot` accumulates in, by the element type its operands meet at.
 DOT_ACCUMULATOR = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
+DOT_ACCUMULATOR.update({"f8e4m3": "f32", "f8e5m2": "f32"})  # exact products, f32 sums
 
 
 def promote(a: str, b: str) -> str | None:

@@ -60,9 +60,28 @@ def test_located_errors():
     assert any(line == 11 and "'>' is not defined on f8e4m3 values" in msg for line, _, msg in got)
 
 
-def test_dot_is_refused_for_now():
-    src = "kernel d(A: tensor<f8e4m3>[16, 16], C: tensor<f32>[16, 16]) {\n  C[:, :] = dot(A[:, :], A[:, :])\n}\n"
-    assert _errors(src) == [(2, 13, "'dot' does not take f8e4m3 operands yet: convert them to f16 first, as in f16(a)")]
+def test_dot_takes_one_fp8_type():
+    ok = "kernel d(A: tensor<f8e4m3>[16, 16], C: tensor<f32>[16, 16]) {\n  C[:, :] = dot(A[:, :], A[:, :])\n}\n"
+    tile = compile_stages(ok, until="tile", source_name="k.ph")["tile"]
+    assert "tensor<16x16xf8E4M3FN>, tensor<16x16xf8E4M3FN>, tensor<16x16xf32>) -> tensor<16x16xf32>" in tile
+    mixed = (
+        "kernel d(A: tensor<f8e4m3>[16, 16], B: tensor<f8e5m2>[16, 16], H: tensor<f16>[16, 16], "
+        "C: tensor<f32>[16, 16]) {\n  C[:, :] = dot(A[:, :], B[:, :])\n  C[:, :] = dot_t(H[:, :], A[:, :])\n}\n"
+    )
+    assert _errors(mixed) == [
+        (
+            2,
+            13,
+            "'dot' takes f8e4m3 operands only with each other (both f8e4m3): convert the other operand to its "
+            "type, or both to f16, as in f16(a)",
+        ),
+        (
+            3,
+            13,
+            "'dot_t' takes f8e4m3 operands only with each other (both f8e4m3): convert the other operand to its "
+            "type, or both to f16, as in f16(a)",
+        ),
+    ]
 
 
 def test_constants_fold_saturating():

@@ -38,3 +38,25 @@ def test_i8_dot_is_exact_in_the_interpreter(interpret_mode, source, shape):
     want = a.astype(np.int64) @ b.astype(np.int64)
     assert np.abs(want).max() > 2**15, "the sums must pass i16"
     np.testing.assert_array_equal(c, want.astype(np.int32))
+
+
+def test_fp8_dot_in_the_interpreter(interpret_mode):
+    """Exact products of the decoded values, summed in f32: within K f32 roundings (2^-24 each,
+    relative) of the sum of |products| from the float64 sum of the same decoded values."""
+    from phobos import fp8
+
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    m, n, k = 130, 129, 97
+    kernel = phobos.compile(ROOT / "bench" / "kernels" / "tc_fp8.ph")
+    a_codes = RNG.integers(0, 256, (m, k)).astype(np.uint8)
+    b_codes = RNG.integers(0, 256, (n, k)).astype(np.uint8)
+    for codes in (a_codes, b_codes):  # NaN codes (0x7f, 0xff) would poison whole rows
+        codes[(codes & 0x7F) == 0x7F] = 0
+    a, b = (fp8.decode(x, "f8e4m3").astype(np.float64) for x in (a_codes, b_codes))
+    c = np.full((m, n), np.nan, np.float32)
+    e4m3 = ml_dtypes.float8_e4m3fn
+    kernel(a_codes.view(e4m3), b_codes.view(e4m3), c)
+    want = a @ b.T
+    bound = k * 2.0**-24 * (np.abs(a) @ np.abs(b).T)
+    assert np.all(np.abs(c - want) <= bound), np.max(np.abs(c - want) - bound)
+    assert np.abs(want).max() > 1e4  # the values span the format (448 at most)

@@ -72,7 +72,7 @@ class BuiltinChecks(MathChecks, AtomicChecks):
             return T.ERROR
         if any(t == T.ERROR for t in arg_types):
             return T.ERROR
-        if fp8_element(*arg_types) and name not in CONVERSIONS + ("padded", "masked"):
+        if fp8_element(*arg_types) and name not in CONVERSIONS + ("padded", "masked", "dot", "dot_t"):
             return self.error(e.callee.pos, builtin_error(name, fp8_element(*arg_types)))
         method = getattr(self, "call_" + name, None)
         if method is None:
@@ -141,7 +141,8 @@ class BuiltinChecks(MathChecks, AtomicChecks):
         name = "dot_t" if transposed else "dot"
         if not self.arity(e, name, ts, 2):
             return T.ERROR
-        if not all(self.tile_arg(e, name, t, a, rank=2) for t, a in zip(ts, e.args)):
+        fp8 = fp8_element(*ts)  # fp8 tiles are dot operands (exact products, f32 sums) but not numeric
+        if not all(self.tile_arg(e, name, t, a, rank=2, numeric=fp8 is None) for t, a in zip(ts, e.args)):
             return T.ERROR
         a, b = ts
         (m, k), (k2, n) = a.shape, (b.shape[::-1] if transposed else b.shape)
@@ -157,6 +158,10 @@ class BuiltinChecks(MathChecks, AtomicChecks):
         # f32, an integer with a float at the float); the lowering converts both,
         # so that tile.dot multiplies operands of one element type.
         elem = T.promote(a.element, b.element)
+        if fp8 is not None:
+            if a.element != b.element:
+                return self.error(e.callee.pos, builtin_error(name, fp8))
+            elem = fp8
         for t, arg in zip(ts, e.args):
             if t.element not in DOT_ACCUMULATOR:
                 return self.error(arg.pos, f"'{name}' is not defined on {t.element} tiles")

@@ -2,12 +2,14 @@
 
 An fp8 value may be read from a tensor, stored into one, bound to a name,
 passed to a conversion (`f32(x)`, `f8e4m3(x)`) and converted by an assignment
-or a store. Computing on one (an operator, a builtin, `dot`) is an error that
-says to convert it to f32 first (the language's types section: math converts
-fp8 to f32 first). Conversions to fp8 come from f16, bf16, f32, the other fp8
-type, integers and bool; from f64 they are refused: the GPU converts from f32,
-and f64 through f32 would round twice. Kernel parameters that are fp8 scalars
-are refused (pass an f32 and convert it). The messages live here; the checker
+or a store, and be both operands of `dot`/`dot_t` (exact products summed in f32,
+an f32 result). Computing on one otherwise (an operator, a builtin, a dot of an
+fp8 tile with another type) is an error that says to convert it to f32 first
+(the language's types section: math converts fp8 to f32 first). Conversions to
+fp8 come from f16, bf16, f32, the other fp8 type, integers and bool; from f64
+they are refused: the GPU converts from f32, and f64 through f32 would round
+twice. Kernel parameters that are fp8 scalars are refused (pass an f32 and
+convert it). The messages live here; the checker
 asks at each place a value is used.
 """
 
@@ -29,7 +31,10 @@ def operator_error(op: str, elem: str) -> str:
 
 def builtin_error(name: str, elem: str) -> str:
     if name in ("dot", "dot_t"):
-        return f"'{name}' does not take {elem} operands yet: convert them to f16 first, as in f16(a)"
+        return (
+            f"'{name}' takes {elem} operands only with each other (both {elem}): "
+            "convert the other operand to its type, or both to f16, as in f16(a)"
+        )
     return f"'{name}' does not take {elem} values: {_HINT}"
 
 

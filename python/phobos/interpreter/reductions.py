@@ -1,8 +1,9 @@
 """Handlers of the ops that combine elements of a tile: dot, reduce and scan.
 
 `tile.dot` accumulates f16/bf16/f32 products in f32 and f64 in f64 (operands
-converted first); integers accumulate in the accumulator's type (wrapping, which
-equals a wide sum wrapped once). Reductions and scans of 16-bit floats run in
+converted first; fp8 codes decoded, so their products are exact in f32 and
+summed in f32 by numpy's matmul, in the order it chooses); integers accumulate
+in the accumulator's type (wrapping, which equals a wide sum wrapped once). Reductions and scans of 16-bit floats run in
 float32 and round the results.
 """
 
@@ -17,7 +18,8 @@ from phobos.interpreter.table import handles
 
 @handles("tile.dot")
 def dot(op, cta, args):
-    lhs, rhs, acc = args
+    lhs, rhs = (D.read(x, t) for x, t in zip(args[:2], op.in_types[:2]))
+    acc = args[2]
     t = op.out
     if t.is_float:
         wide = np.float64 if t.dtype == "f64" else np.float32

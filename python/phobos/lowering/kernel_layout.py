@@ -17,6 +17,7 @@ from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op, ops_of
 from phobos.lowering.layout import Blocked, choose_blocked
 from phobos.lowering.mma import shape_refusal
+from phobos.lowering.mma8 import FP8_MMA_PTX, fp8_refusal, is_fp8
 from phobos.lowering.placement import layout_rank, unit_dims_dropped
 from phobos.target import DEFAULT_CHIP
 
@@ -112,6 +113,10 @@ def tensor_core_refusal(
     take (choose_kernel_layout gives the FMA dot layout when none fits), or for
     `layout` itself where a hand-written tile.layout is not one of them."""
     for dot in dots:
+        elem = ir.RankedTensorType(dot.operands[0].type).element_type
+        chip_rule = fp8_refusal(chip, FP8_MMA_PTX) if is_fp8(elem) else None
+        if chip_rule is not None:
+            return dot, chip_rule
         if not tensor_core_operands(dot):
             a, b = (ir.RankedTensorType(v.type).element_type for v in list(dot.operands)[:2])
             acc = ir.RankedTensorType(dot.results[0].type).element_type

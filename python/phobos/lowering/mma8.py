@@ -76,7 +76,7 @@ def fp8_refusal(chip: str, ptx: int) -> str | None:
     if chip_number(chip) < FP8_MMA_SM:
         return (
             f"fp8 operands on the tensor cores need mma.sync with e4m3/e5m2, which needs sm_89 or later; "
-            f"the target is {chip} (drop @tensorcore, or convert the operands to f16)"
+            f"the target is {chip} (convert the operands to f16)"
         )
     if ptx < FP8_MMA_PTX:
         return (

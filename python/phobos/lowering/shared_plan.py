@@ -43,7 +43,7 @@ from phobos.lowering.ir_helpers import tile_type, where
 from phobos.lowering.kernel_layout import has_wgmma, tensor_core_refusal, vector_width
 from phobos.lowering.layout import Blocked
 from phobos.lowering.mma import a_in_registers, padded_ld
-from phobos.lowering.mma8 import instruction, is_eight_bit, operand_reads
+from phobos.lowering.mma8 import FP8_MMA_PTX, fp8_refusal, instruction, is_eight_bit, is_fp8, operand_reads
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
 from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, plan_copies, whole_a, why_not
@@ -198,6 +198,7 @@ def plan_dots(
         refused = tensor_core_refusal(fn, dots, layout, chip)
         plan.tensorcore = refused is None
         plan.tensorcore_refused = refused
+    _refuse_fp8_fma(plan, fn, dots, chip)
     for dot in dots:
         for role, value in (("lhs", dot.operands[0]), ("rhs", dot.operands[1])):
             plan.operands[(dot, role)] = _classify(plan, dot, role, value)
@@ -216,6 +217,21 @@ def plan_dots(
         return plan
     _place_barriers(plan, fn, program)
     return plan
+
+
+def _refuse_fp8_fma(plan: DotPlan, fn: ir.Operation, dots: list, chip: str) -> None:
+    """fp8 dots run on the tensor cores only: the CUDA-core dot widens its operands as it reads
+    them, which fp8 codes (carried as i8 by LLVM) would need cvt pairs for. A located error, with
+    the rule that keeps the tensor cores from it under @tensorcore."""
+    for dot in dots:
+        elem = tile_type(dot.operands[0]).element_type
+        if plan.tensorcore or not is_fp8(elem):
+            continue
+        if K.TENSORCORE not in fn.attributes:
+            why = "add @tensorcore (mma.sync m16n8k32 on sm_89 or later), or convert the operands to f16"
+        else:
+            why = fp8_refusal(chip, FP8_MMA_PTX) or plan.fma_note or ""
+        raise LoweringError(dot, f"a dot of {elem} operands runs only on the tensor cores: {why}")
 
 
 def _choose_dot_path(plan: DotPlan, fn: ir.Operation, dots: list, layout: Blocked, chip: str) -> None:

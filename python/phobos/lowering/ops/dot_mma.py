@@ -32,9 +32,10 @@ from mlir import ir
 from mlir.dialects import arith, memref, nvgpu, nvvm, vector
 
 from phobos.lowering.context import LoweringContext
+from phobos.lowering.errors import LoweringError
 from phobos.lowering.layout import WARP_SIZE
 from phobos.lowering.mma import K_STEP, TF32_K_STEP, a_fragment_registers
-from phobos.lowering.mma8 import K_STEP8, byte_fragment, is_eight_bit, ldmatrix_words
+from phobos.lowering.mma8 import K_STEP8, byte_fragment, fp8_refusal, is_eight_bit, is_fp8, ldmatrix_words, target_ptx
 from phobos.lowering.mma8 import a_offsets as a8_offsets
 from phobos.lowering.mma8 import b_offsets as b8_offsets
 from phobos.lowering.mma8 import mma as mma8
@@ -43,6 +44,10 @@ from phobos.lowering.registry import lowers
 
 @lowers(role="dot.mma")
 def lower_dot(ctx: LoweringContext, op: ir.Operation) -> None:
+    elem = ir.RankedTensorType(op.operands[0].type).element_type
+    refusal = fp8_refusal(ctx.chip, target_ptx()) if is_fp8(elem) else None
+    if refusal is not None:
+        raise LoweringError(op, refusal)
     with op.location:
         lhs, rhs = ctx.shared.prepare_operands(op)
         acc = ctx.get(op.operands[2], op)
