@@ -30,7 +30,8 @@ def folder(tmp_path):
         src = ARTIFACTS / name
         if not (src / "autotune.json").is_file():
             pytest.skip(f"no candidates folder {src}; run bench/autotune_build.py")
-        dst = tmp_path / name
+        copies = len(list(tmp_path.glob(f"{name}*")))  # a test may load two fresh copies
+        dst = tmp_path / (name if not copies else f"{name}-{copies}")
         shutil.copytree(src, dst)
         return dst
 

@@ -101,7 +101,9 @@ def _cuda_bindings_graph(capture):
         capture(handle)
     finally:
         graph = driver.check(cu.cuStreamEndCapture(stream), "cuStreamEndCapture")
-    return driver.check(cu.cuGraphInstantiateWithFlags(graph, 0), "cuGraphInstantiateWithFlags"), stream
+    # cuda-bindings 12.x names it cuGraphInstantiateWithFlags; 13.x folds the flags into cuGraphInstantiate
+    instantiate = getattr(cu, "cuGraphInstantiateWithFlags", None) or cu.cuGraphInstantiate
+    return driver.check(instantiate(graph, 0), "cuGraphInstantiate"), stream
 
 
 @pytest.mark.parametrize("framework", ["torch", "cupy"])
