@@ -41,6 +41,20 @@ def _tuner_tables():
         yield case["case"], source, {}, extents, "NVIDIA H200", _times(case)
 
 
+def _h100_tunings():
+    """bench_default_config's full tunings on the H100 (default_config-h100.json): every candidate
+    of the gemm, hgemm and scale spaces timed by the tuner at each case's shape."""
+    data = json.loads((RESULTS / "default_config-h100.json").read_text())
+    sources = {"gemm": ("gemm.ph", {}), "gemm_minb1": ("gemm.ph", {"MINB": 1}), "gemm_aligned": ("gemm_aligned.ph", {})}
+    sources |= {"hgemm": ("hgemm.ph", {}), "scale": ("scale.ph", {})}
+    for case in data["cases"]:
+        if case.get("table") and case.get("folder") in sources:
+            source, defines = sources[case["folder"]]
+            size = case["size"]
+            extents = dict(zip("MNK", size))
+            yield f"{case['case']} (H100)", source, defines, extents, "NVIDIA H100", _times(case)
+
+
 def _times(case) -> dict[str, float]:
     return {r["candidate"]: r["time_us"] for r in case["table"] if r.get("time_us")}
 
@@ -97,7 +111,7 @@ def _space_and_facts(source: str, defines: tuple):
     return space, source_facts(text, source, None, space.configs)
 
 
-CASES = list(_tuner_tables()) + list(_row_kernels()) + list(_hand_picked_gemms())
+CASES = list(_tuner_tables()) + list(_h100_tunings()) + list(_row_kernels()) + list(_hand_picked_gemms())
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -137,7 +151,7 @@ def test_the_model_beats_candidate_zero_where_it_was_poor():
 
 def test_enough_of_the_picks_were_measured():
     """Skips must not hide the check: all full tunings and row sweeps have their pick measured."""
-    full = list(_tuner_tables()) + list(_row_kernels())
+    full = list(_tuner_tables()) + list(_h100_tunings()) + list(_row_kernels())
     for label, source, defines, extents, device, times in full:
         choice, _ = _pick(source, defines, extents, device)
         assert config_name(choice.config) in times, f"{label}: {config_name(choice.config)} not in the record"

@@ -216,8 +216,10 @@ def _registers(facts: TileFacts, staged: bool, vector: int) -> tuple[float, floa
             need, free = outputs + 48, 1.3 * outputs + 60
         else:
             need, free = 1.75 * outputs + 40, 2 * outputs + 40
-        if not staged:  # operands pass through registers on their way to shared memory
-            extra = sum(a.bytes for a in facts.accesses if a.loop is not None) / facts.threads / 4
+        if not staged:  # operands pass through registers on their way to shared memory:
+            # one register per loaded vector of up to 4 bytes (a 2-byte load takes a whole one)
+            per_thread = sum(a.bytes for a in facts.accesses if a.loop is not None) / facts.threads
+            extra = per_thread / vector * max(1, vector // 4)
             need, free = need + extra, free + extra
         return need, free
     held = sum(math.prod(a.tile) for a in facts.accesses if not a.write) / facts.threads
