@@ -17,6 +17,7 @@ from .ast import start_pos
 from .atomics import ATOMICS, AtomicChecks
 from .fp8_rules import builtin_error, conversion_error, fp8_element
 from .math_builtins import MATH_BUILTINS, UNARY_FLOAT, MathChecks
+from .quantized import QUANTIZED, QuantizedChecks
 
 CONVERSIONS = ("f16", "bf16", "f32", "f64", "f8e4m3", "f8e5m2", "i8", "u8", "i32", "u32", "i64")
 ELEMENTWISE_FLOAT = ("exp", "log", "sqrt", "tanh") + UNARY_FLOAT
@@ -48,12 +49,13 @@ BUILTINS = frozenset(
     + CONVERSIONS
     + MATH_BUILTINS
     + ATOMICS
+    + QUANTIZED
 )
 # Named constants: ordinary identifiers (a declaration of the same name hides them).
 CONSTANTS = {"inf": math.inf}
 
 
-class BuiltinChecks(MathChecks, AtomicChecks):
+class BuiltinChecks(MathChecks, AtomicChecks, QuantizedChecks):
     def check_call(self, e: A.Call) -> T.Type:
         callee = self.check_expr(e.callee)
         if callee == T.ERROR:
@@ -67,6 +69,8 @@ class BuiltinChecks(MathChecks, AtomicChecks):
             return self.error(e.callee.pos, f"{what} is not a function (it is {callee})")
         name = callee.name
         e.builtin = name
+        if name in QUANTIZED:  # its arguments are slices whose K may be a runtime extent: not values
+            return self.call_quantized(e, name)
         arg_types = [self.value(arg) for arg in e.args]
         if not self.check_keywords_allowed(e):
             return T.ERROR

@@ -41,6 +41,8 @@ from .builtins import CONVERSIONS
 from .exit_ir import rewrite_exits
 from .math_ir import HANDLED as MATH_HANDLED
 from .math_ir import lower_math
+from .quantized import QUANTIZED
+from .quantized_ir import lower_quantized
 from .symbols import KernelInfo, Symbol
 
 _ARITH_KIND = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
@@ -434,6 +436,8 @@ class KernelEmitter:
             return lower_function_call(self, e, loc)
         if name in _ACCUMULATE:
             return self.lower_dot(e)
+        if name in QUANTIZED:
+            return lower_quantized(self, e, loc)
         if name == "program_id":
             return self.grid_query(e.grid_query, loc)
         if name == "arange":
