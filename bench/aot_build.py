@@ -115,6 +115,7 @@ def plan():
     jobs.extend(unsigned_jobs())
     jobs.extend(fp8_jobs())
     jobs.extend(mma8_jobs())
+    jobs.extend(q8_jobs())
     jobs.extend(stdlib_jobs())
     jobs.extend(stdnn_jobs())
     return jobs
@@ -159,6 +160,11 @@ def fp8_jobs():
 def mma8_jobs():
     """test_tensorcore_8bit_gpu.py: 8-bit operands on mma.sync m16n8k32 (generic variants)."""
     return [("tc_i8", {}, [], True), ("tc_i8_nt", {}, [], True)]
+
+
+def q8_jobs():
+    """test_quantized_gpu.py: qdot_t and qmma_t, the Q8_0 contractions (generic variants)."""
+    return [("q8_qdot", {}, [], True), ("q8_qmma", {}, [], True)]
 
 
 def unsigned_jobs():
