@@ -37,9 +37,9 @@ def tile_plan_dots(module: ir.Operation, pass_, chip: str = DEFAULT_CHIP) -> Non
 
     def record(fn: ir.Operation, plan) -> None:
         records.write_dot_path(plan, fn)
-        warning = records.fallback_warning(plan)
-        if warning is not None:
-            emit_warning(warning[0].location, warning[1])
+        for warning in (records.fallback_warning(plan), records.k_major_warning(plan, fn)):
+            if warning is not None:
+                emit_warning(warning[0].location, warning[1])
 
     error = record_plans(module, chip, "dot-path", record)
     if error is not None:

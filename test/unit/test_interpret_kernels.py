@@ -179,6 +179,10 @@ UNCOVERED = {
     "bench/kernels/tc_i8.ph",
     "bench/kernels/tc_i8_nt.ph",
     "bench/kernels/tc_fp8.ph",
+    # 8-bit dots on sm_90a's wgmma: test_wgmma8.py runs each in the interpreter (exact i8, f32-bounded fp8)
+    "bench/kernels/wgmma_i8.ph",
+    "bench/kernels/wgmma_fp8.ph",
+    "bench/kernels/wgmma_fp8_scaled.ph",
     # fp8 conversions: test_fp8.py (every code, ties, saturation, NaN, ragged lengths, guard zones)
     "bench/kernels/fp8_encode.ph",
     "bench/kernels/fp8_decode.ph",

@@ -19,6 +19,8 @@ from phobos.lowering.layout import Blocked, choose_blocked
 from phobos.lowering.mma import shape_refusal
 from phobos.lowering.mma8 import FP8_MMA_PTX, fp8_refusal, is_fp8
 from phobos.lowering.placement import layout_rank, unit_dims_dropped
+from phobos.lowering.wgmma8 import TYPES as WGMMA8_TYPES
+from phobos.lowering.wgmma8 import k_major_refusal
 from phobos.target import DEFAULT_CHIP
 
 
@@ -240,17 +242,30 @@ def _tma_readable(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
     args = list(fn.regions[0].blocks[0].arguments)
     for dot in dots:
         operand = str(ir.RankedTensorType(dot.operands[0].type).element_type)
-        if operand not in WGMMA_ELEMENTS or str(ir.RankedTensorType(dot.results[0].type).element_type) != "f32":
+        acc = str(ir.RankedTensorType(dot.results[0].type).element_type)
+        eight = operand in WGMMA8_TYPES
+        if eight and not _wgmma8_shaped(dot):
+            return False  # the mma.sync layout, as before 8-bit wgmma: the kernel runs there
+        if not eight and (operand not in WGMMA_ELEMENTS or acc != "f32"):
             return False  # tf32 and f16 accumulators run on mma.sync
         for role, v in enumerate(list(dot.operands)[:2]):
             op = _source(v, (T.TransposeOp, tensor.CollapseShapeOp))
-            if role == 0 and not _loaded_beside(dot, op):
+            if role == 0 and not eight and not _loaded_beside(dot, op):
                 continue  # a left operand computed (or loaded before the loop) comes from registers
             if op is None or not is_op(op, T.LoadSliceOp) or op.operands[0] not in args:
                 return False
             if not tma_rows(facts.tensors[args.index(op.operands[0])]):
                 return False
     return True
+
+
+def _wgmma8_shaped(dot: ir.Operation) -> bool:
+    """Whether an 8-bit dot has what 8-bit wgmma needs of its source: its accumulator type,
+    both operands K-major, and k = 128 per tile (one 128-byte swizzled row)."""
+    operand = str(ir.RankedTensorType(dot.operands[0].type).element_type)
+    acc = str(ir.RankedTensorType(dot.results[0].type).element_type)
+    k = ir.RankedTensorType(dot.operands[0].type).shape[1]
+    return acc == WGMMA8_TYPES[operand] and k_major_refusal(dot) is None and k == 128
 
 
 def has_wgmma(chip: str) -> bool:

@@ -31,6 +31,7 @@ from phobos.dialect.tile import ops_of
 from phobos.lowering.errors import LoweringError
 from phobos.lowering.shared_memory import Buffer, set_row_length
 from phobos.lowering.shared_sync import Decision
+from phobos.lowering.wgmma8 import is_wgmma8, k_major_refusal
 
 DOT_PATH = "tile.dot_path"
 DOT_PATH_NOTE = "tile.dot_path_note"
@@ -83,6 +84,21 @@ def fallback_warning(plan) -> tuple[ir.Operation, str] | None:
         dot,
         f"@tensorcore: the tensor cores cannot run this dot, so the kernel's dots run on CUDA cores (fma): {why}",
     )
+
+
+def k_major_warning(plan, fn: ir.Operation) -> tuple[ir.Operation, str] | None:
+    """(the dot, the message) of the warning for an 8-bit dot that a chip with wgmma runs on
+    mma.sync because its operands are not both K-major (wgmma8.k_major_refusal): a rule of the
+    source, so said where it is written; other reasons are in the contract and `phobos explain`."""
+    if not plan.tensorcore or plan.wgmma or plan.wgmma_refused is None:
+        return None
+    for dot in ops_of(fn, (T.DotOp,)):
+        if not is_wgmma8(ir.RankedTensorType(dot.operands[0].type).element_type):
+            continue
+        why = k_major_refusal(dot)
+        if why is not None:
+            return dot, f"@tensorcore: this dot runs on mma.sync, not wgmma (much slower on sm_90a): {why}"
+    return None
 
 
 def read_dot_path(

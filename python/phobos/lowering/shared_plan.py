@@ -46,7 +46,9 @@ from phobos.lowering.mma import a_in_registers, padded_ld
 from phobos.lowering.mma8 import FP8_MMA_PTX, fp8_refusal, instruction, is_eight_bit, is_fp8, operand_reads
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
-from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, plan_copies, whole_a, why_not
+from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, plan_copies, row_elements, whole_a, why_not
+from phobos.lowering.wgmma8 import instruction as wgmma8_instruction
+from phobos.lowering.wgmma8 import is_wgmma8
 from phobos.target import max_shared_bytes
 
 SMEM_SYMBOL = "__phobos_smem"
@@ -141,6 +143,16 @@ class DotPlan:
             out.append({"at": where(dot), "instruction": instruction(a, b), "reads": reads})
         return out
 
+    def wgmma8_dots(self) -> list[dict]:
+        """For each dot of 8-bit operands on wgmma: its instruction (both operands by descriptor)."""
+        out = []
+        for dot, role in self.operands:
+            elem = tile_type(dot.operands[0]).element_type
+            if role == "lhs" and is_wgmma8(elem):
+                n = tile_type(dot.results[0]).shape[1]
+                out.append({"at": where(dot), "instruction": wgmma8_instruction(elem, n)})
+        return out
+
     @property
     def align(self) -> int:
         return max((b.align for b in self.buffers), default=16)
@@ -160,6 +172,8 @@ class DotPlan:
                 path["tensor_maps"] = [m.to_json() for m in self.tensor_maps]
             if not self.wgmma and self.eight_bit_dots():
                 path["dots"] = self.eight_bit_dots()
+            elif self.wgmma and self.wgmma8_dots():
+                path["dots"] = self.wgmma8_dots()
             out["tensor_cores"] = path
         elif self.tensorcore_refused:
             out["tensor_cores"] = {"instruction": "fma", "why not mma.sync": self.fma_note}
@@ -359,11 +373,12 @@ def _plan_wgmma(plan: DotPlan, fn: ir.Operation, dots: list[ir.Operation], layou
             assert o.source is not None  # why_not refuses a dot with an operand of no source
             param = args.index(o.source.operands[0])
             rows, cols = tile_type(o.value).shape
-            copies, box = plan_copies(o, rows, cols, warps, m)
+            k_row = row_elements(tile_type(o.value).element_type)
+            copies, box = plan_copies(o, rows, cols, warps, m, k_row)
             lead = tile_type(o.source.results[0]).rank - 2  # unit dimensions: K[h, j :+ BN, :]
             plan.map_of[o.source] = map_index(TensorMap(param, box + (1,) * lead))
             plan.copies[o.source] = copies
-            whole = whole_a(param, m, warps) if role == "lhs" and not lead else None
+            whole = whole_a(param, m, warps, k_row) if role == "lhs" and not lead else None
             if whole is not None:
                 plan.whole[o.source] = map_index(whole)
 

@@ -17,6 +17,7 @@ from mlir import ir
 
 from phobos.lowering.ir_helpers import tile_type, where
 from phobos.lowering.kernel_layout import WGMMA_ELEMENTS, WGMMA_MAX_N, tma_rows
+from phobos.lowering.wgmma8 import is_wgmma8, refusal
 
 SWIZZLE = 128  # bytes per swizzled row
 ATOM = 1024  # 8 rows of 128 bytes: the swizzle period, and the alignment TMA and wgmma need
@@ -24,6 +25,11 @@ BLOCK_ROWS = 8  # rows of one TMA box of A
 K_STEP = 16
 WARPGROUP = 128
 K_TILE = 64  # k per stage: one 128-byte row of f16/bf16
+
+
+def row_elements(elem: ir.Type) -> int:
+    """k per 128-byte swizzled row: a staged A's k, the unit of B's k (128 for 8-bit operands)."""
+    return 2 * K_TILE if is_wgmma8(elem) else K_TILE
 
 
 @dataclass(frozen=True)
@@ -77,7 +83,12 @@ def why_not(plan, dot: ir.Operation, warps: int, facts, args: list) -> str | Non
 
     m, n = tile_type(dot.results[0]).shape
     acc = tile_type(dot.results[0]).element_type
-    if not isinstance(acc, ir.F32Type):
+    elem = tile_type(dot.operands[0]).element_type
+    if is_wgmma8(elem):  # the K-major rule first: it holds whatever the arguments are
+        why = refusal(dot, plan.operands[(dot, "lhs")].registers)
+        if why is not None:
+            return why
+    elif not isinstance(acc, ir.F32Type):
         return f"its accumulator is {acc} (the wgmma path accumulates in f32)"
     if warps % 4 or m % (16 * warps) or n % 8 or n > WGMMA_MAX_N:
         return f"the [{m}, {n}] accumulator does not split into m64 x n tiles for {warps // 4} warpgroups"
@@ -92,7 +103,7 @@ def why_not(plan, dot: ir.Operation, warps: int, facts, args: list) -> str | Non
         t = tile_type(o.source.results[0])
         if any(x != 1 for x in t.shape[:-2]):
             return f"its {role} is a {list(t.shape)} slice (TMA boxes here are 2-D tiles)"
-        if str(t.element_type) not in WGMMA_ELEMENTS:
+        if str(t.element_type) not in WGMMA_ELEMENTS and not is_wgmma8(t.element_type):
             return f"its {role} has {t.element_type} elements"
         base = o.source.operands[0]
         param = next((i for i, a in enumerate(args) if a == base), None)
@@ -107,16 +118,17 @@ def why_not(plan, dot: ir.Operation, warps: int, facts, args: list) -> str | Non
         if o.source not in plan.ring_of:
             return f"its {role} is not loaded in a pipelined loop (@pipeline)"
         rows, cols = t.shape[-2:]
-        if o.role == "lhs" and cols != K_TILE:
-            return f"its lhs tile is [{rows}, {cols}]; the 128-byte swizzled rows hold k = {K_TILE}"
-        if o.role == "rhs" and o.transposed and cols % K_TILE:
-            return f"its rhs tile is [{rows}, {cols}] ([n, k]); k must be a multiple of {K_TILE}"
+        k_row = row_elements(t.element_type)
+        if o.role == "lhs" and cols != k_row:
+            return f"its lhs tile is [{rows}, {cols}]; the 128-byte swizzled rows hold k = {k_row}"
+        if o.role == "rhs" and o.transposed and cols % k_row:
+            return f"its rhs tile is [{rows}, {cols}] ([n, k]); k must be a multiple of {k_row}"
         if o.role == "rhs" and not o.transposed and (rows % K_TILE or cols % 64):
             return f"its rhs tile is [{rows}, {cols}]; [k, n] tiles need k and n multiples of 64"
     return None
 
 
-def whole_a(param: int, m: int, warps: int) -> TensorMap | None:
+def whole_a(param: int, m: int, warps: int, k_row: int = K_TILE) -> TensorMap | None:
     """The map of parameter `param` that copies a whole [m, 64] A tile, permuted, in one TMA copy
     (None where the tile holds several m64 tiles per warpgroup: that needs six
     dimensions). Row v 8 W + 8 w + r of the tile (v = h, w = 4 g + q) is
@@ -127,14 +139,17 @@ def whole_a(param: int, m: int, warps: int) -> TensorMap | None:
     entirely inside."""
     if m != 16 * warps:
         return None
-    return TensorMap(param, (64, BLOCK_ROWS, 2, 4, warps // 4), ((8, 1), (2, 8 * warps), (4, 8), (None, 32)))
+    return TensorMap(param, (k_row, BLOCK_ROWS, 2, 4, warps // 4), ((8, 1), (2, 8 * warps), (4, 8), (None, 32)))
 
 
-def plan_copies(operand, rows: int, cols: int, warps: int, m: int) -> tuple[list[Copy], tuple[int, int]]:
+def plan_copies(
+    operand, rows: int, cols: int, warps: int, m: int, k_row: int = K_TILE
+) -> tuple[list[Copy], tuple[int, int]]:
     """The TMA copies that fill one stage of `operand`'s [rows, cols] buffer,
-    and the box (innermost first) of the tensor map they read."""
+    and the box (innermost first) of the tensor map they read; `k_row`: the
+    elements of a 128-byte row (row_elements)."""
     if operand.role == "lhs":  # [m][k] in 8-row boxes, permuted (a_block_order)
         order = a_block_order(m, warps)
-        return [Copy((0, BLOCK_ROWS * lb), ATOM * pb) for lb, pb in enumerate(order)], (64, BLOCK_ROWS)
-    # [k][n] or [n][k]: blocks of 64 columns (n or k) of all the rows, one after the other
-    return [Copy((64 * c, 0), c * rows * SWIZZLE) for c in range(cols // 64)], (64, rows)
+        return [Copy((0, BLOCK_ROWS * lb), ATOM * pb) for lb, pb in enumerate(order)], (k_row, BLOCK_ROWS)
+    # [k][n] or [n][k]: blocks of 128-byte columns (n or k) of all the rows, one after the other
+    return [Copy((k_row * c, 0), c * rows * SWIZZLE) for c in range(cols // k_row)], (k_row, rows)

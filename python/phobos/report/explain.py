@@ -326,6 +326,8 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
         return {}
     if plan.wgmma:
         report.notes.append("tensor cores: wgmma, its operands copied by TMA (lowering/wgmma.py)")
+        for d in plan.wgmma8_dots():
+            report.notes.append(f"the dot at {d['at']}: {d['instruction']} (both operands K-major, by descriptor)")
     elif plan.tensorcore:
         why = f"; not wgmma: {plan.wgmma_refused}" if plan.wgmma_refused else ""
         report.notes.append(f"tensor cores: ldmatrix + mma.sync{why}")

@@ -31,7 +31,15 @@ from . import driver
 
 MAP_BYTES = 128
 LIMIT = 1024  # device maps kept per slot
-_ELEMENT = {"f16": ("FLOAT16", 2), "bf16": ("BFLOAT16", 2), "f32": ("FLOAT32", 4)}
+# 8-bit operands (wgmma8) travel as bytes: TMA only moves them, and zero bytes are zeros of each type
+_ELEMENT = {
+    "f16": ("FLOAT16", 2),
+    "bf16": ("BFLOAT16", 2),
+    "f32": ("FLOAT32", 4),
+    "i8": ("UINT8", 1),
+    "f8e4m3": ("UINT8", 1),
+    "f8e5m2": ("UINT8", 1),
+}
 _SWIZZLE = {128: "CU_TENSOR_MAP_SWIZZLE_128B", 64: "CU_TENSOR_MAP_SWIZZLE_64B", 32: "CU_TENSOR_MAP_SWIZZLE_32B"}
 
 
@@ -54,7 +62,7 @@ def encode(dtype: str, ptr: int, shape, strides, box, swizzle: int, split=None) 
     """The 128 bytes of a CUtensorMap over a row-major array (strides in
     elements, the last one 1), boxes of `box` (innermost first)."""
     if dtype not in _ELEMENT:
-        raise TensorMapError(f"TMA tensor maps take f16, bf16 or f32 elements, not {dtype}")
+        raise TensorMapError(f"TMA tensor maps take f16, bf16, f32 or 8-bit elements, not {dtype}")
     name, eb = _ELEMENT[dtype]
     if ptr % 16:
         raise TensorMapError(f"a TMA tensor needs a 16-byte aligned base address, got {ptr:#x}")

@@ -51,6 +51,8 @@ from phobos.lowering.mma import a_fragment_registers
 from phobos.lowering.registry import lowers
 from phobos.lowering.shared_checks import check_ring_stage
 from phobos.lowering.wgmma import ATOM, K_STEP, SWIZZLE, WARPGROUP
+from phobos.lowering.wgmma8 import K_STEP as K_STEP8
+from phobos.lowering.wgmma8 import is_wgmma8, nvvm_types
 
 
 @lowers(role="dot.wgmma")
@@ -91,6 +93,9 @@ class WgmmaDot:
         i64 = ir.IntegerType.get_signless(64)
         m, n = ir.RankedTensorType(op.results[0].type).shape
         k = ir.RankedTensorType(op.operands[0].type).shape[1]
+        elem = ir.RankedTensorType(op.operands[0].type).element_type
+        # a k step is 32 bytes of a swizzled row for 1- and 2-byte elements alike (wgmma8.py)
+        k_step = K_STEP8 if is_wgmma8(elem) else K_STEP
         warps = ctx.threads // 32
         tiles = m // (16 * warps)
         cols = n // 8
@@ -117,11 +122,14 @@ class WgmmaDot:
             group = ctx.at_entry(lambda: arith.DivUIOp(ctx.tid, ctx.index(WARPGROUP)).result)
             a_group = arith.MulIOp(group, ctx.index(tiles * 64 * SWIZZLE >> 4)).result
             a0 = at(a_desc, stage, a_buf.stage_bytes, a_group)
-        f32 = ir.F32Type.get()
-        struct_t = ir.Type.parse("!llvm.struct<(" + ", ".join(["f32"] * (n // 2)) + ")>")
-        elem = ir.RankedTensorType(op.operands[0].type).element_type
-        wg_type = nvvm.WGMMATypes.f16 if isinstance(elem, ir.F16Type) else nvvm.WGMMATypes.bf16
-        shape = ir.Attribute.parse(f"#nvvm.shape<m = 64, n = {n}, k = {K_STEP}>")
+        f32 = ir.VectorType(acc.type).element_type  # f32, or i32 for i8 operands
+        struct_t = ir.Type.parse("!llvm.struct<(" + ", ".join([str(f32)] * (n // 2)) + ")>")
+        if is_wgmma8(elem):
+            wg_type, d_type = nvvm_types(elem)
+        else:
+            wg_type = nvvm.WGMMATypes.f16 if isinstance(elem, ir.F16Type) else nvvm.WGMMATypes.bf16
+            d_type = nvvm.WGMMATypes.f32
+        shape = ir.Attribute.parse(f"#nvvm.shape<m = 64, n = {n}, k = {k_step}>")
         row, col = ir.Attribute.parse("#nvvm.mma_layout<row>"), ir.Attribute.parse("#nvvm.mma_layout<col>")
         width = 2 * cols  # registers of one row wrap
 
@@ -137,7 +145,7 @@ class WgmmaDot:
                     for c in range(2):
                         x = vector.ExtractOp(acc, [], [register(i, h, j, c)]).result
                         d = llvm.InsertValueOp(d, x, [4 * j + 2 * h + c]).result
-            for kk in range(k // K_STEP):
+            for kk in range(k // k_step):
                 # MN-major: k16 is 16 rows on; K-major: 32 bytes on in a row, 64 k per column block
                 step = kk * K_STEP * SWIZZLE if mn_major else (kk // 4) * b_buf.rows * SWIZZLE + (kk % 4) * 32
                 db = b0 if not step else arith.AddIOp(b0, ctx.const(step >> 4, i64)).result
@@ -154,7 +162,7 @@ class WgmmaDot:
                     shape,
                     wg_type,
                     wg_type,
-                    nvvm.WGMMATypes.f32,
+                    d_type,
                     nvvm.WGMMAScaleOut.one,
                     nvvm.WGMMAScaleIn.one,
                     nvvm.WGMMAScaleIn.one,

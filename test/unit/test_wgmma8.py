@@ -1,0 +1,130 @@
+"""8-bit operands on sm_90a's wgmma (lowering/wgmma8.py): the kernels in the interpreter
+against numpy, and the compiler's decisions (the instruction, the TMA maps of 1-byte
+elements, the K-major rule and its located warning, the PTX ISA each needs).
+
+The kernels are bench/kernels/wgmma_i8.ph, wgmma_fp8.ph and wgmma_fp8_scaled.ph, which
+test_wgmma8_gpu.py runs on the GPU. Interpreter references: exact int64 sums wrapped to i32
+for i8; for fp8 the float64 sum of the decoded values, within K f32 roundings (2^-24 each) of
+the sum of |products|.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import phobos
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNELS = ROOT / "bench" / "kernels"
+PHOBOS = str(ROOT / ".venv" / "bin" / "phobos")
+RNG = np.random.default_rng()
+ALIGNED = "A=a16.e16x16.s16;B=a16.e16x16.s16;C=a16.e16x16.s16"
+
+
+@pytest.fixture
+def interpret_mode(monkeypatch, tmp_path):
+    monkeypatch.setenv("PHOBOS_INTERPRET", "1")
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
+
+
+def _fp8_codes(shape, fmt: str) -> np.ndarray:
+    """Random codes of `fmt` without NaN and Inf (they would poison whole rows)."""
+    codes = RNG.integers(0, 256, shape).astype(np.uint8)
+    if fmt == "f8e4m3":
+        codes[(codes & 0x7F) == 0x7F] = 0
+    else:  # e5m2: exponent 31 is Inf / NaN
+        codes[(codes & 0x7C) == 0x7C] = 0
+    return codes
+
+
+@pytest.mark.parametrize("shape", [(130, 129, 97), (128, 256, 256)], ids=str)
+def test_wgmma_i8_is_exact_in_the_interpreter(interpret_mode, shape):
+    m, n, k = shape
+    kernel = phobos.compile(KERNELS / "wgmma_i8.ph")
+    a = RNG.integers(-128, 128, (m, k)).astype(np.int8)
+    b = RNG.integers(-128, 128, (n, k)).astype(np.int8)
+    c = np.full((m, n), -1, np.int32)
+    kernel(a, b, c)
+    want = a.astype(np.int64) @ b.astype(np.int64).T
+    assert np.abs(want).max() > 2**15, "the sums must pass i16"
+    np.testing.assert_array_equal(c, want.astype(np.int32))
+
+
+@pytest.mark.parametrize("source,fmt", [("wgmma_fp8", "f8e4m3"), ("wgmma_fp8_scaled", "f8e5m2")])
+def test_wgmma_fp8_in_the_interpreter(interpret_mode, source, fmt):
+    from phobos import fp8
+
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    m, n, k = 130, 129, 97
+    kernel = phobos.compile(KERNELS / f"{source}.ph")
+    a_codes, b_codes = _fp8_codes((m, k), fmt), _fp8_codes((n, k), fmt)
+    a, b = (fp8.decode(x, fmt).astype(np.float64) for x in (a_codes, b_codes))
+    dtype = ml_dtypes.float8_e4m3fn if fmt == "f8e4m3" else ml_dtypes.float8_e5m2
+    want = a @ b.T
+    bound = k * 2.0**-24 * (np.abs(a) @ np.abs(b).T)
+    if source == "wgmma_fp8":
+        c = np.full((m, n), np.nan, np.float32)
+        kernel(a_codes.view(dtype), b_codes.view(dtype), c)
+        assert np.all(np.abs(c - want) <= bound), np.max(np.abs(c - want) - bound)
+        return
+    scale = 2.0**-20  # e5m2 products reach 2^32: scaled into f16's range
+    c = np.full((m, n), np.nan, np.float16)
+    kernel(a_codes.view(dtype), b_codes.view(dtype), c, scale)
+    exact = scale * want
+    # the f32 sum's bound, scaled, then f16's rounding (half an ulp: 2^-11 relative, 2^-25 subnormal)
+    tol = scale * bound * (1 + 2.0**-20) + np.maximum(np.abs(exact) * 2.0**-11, 2.0**-25)
+    assert np.all(np.isfinite(c)) and np.all(np.abs(c - exact) <= tol), np.max(np.abs(c - exact) - tol)
+
+
+def _compile(source: str, emit: str, *extra: str) -> subprocess.CompletedProcess:
+    args = [PHOBOS, "compile", str(KERNELS / f"{source}.ph"), "--chip", "sm_90a", "--emit", emit, *extra]
+    return subprocess.run(args, capture_output=True, text=True, check=False)
+
+
+def _tensor_cores(source: str, *extra: str) -> dict:
+    done = _compile(source, "contract", "--key", ALIGNED, *extra)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["shared_memory"]["tensor_cores"]
+
+
+def test_wgmma_i8_contract_names_the_instruction_and_byte_maps():
+    used = _tensor_cores("wgmma_i8")
+    assert used["instruction"] == "wgmma"
+    assert used["dots"][0]["instruction"] == "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"
+    # a 128-byte swizzled row is 128 one-byte elements: A in 8-row boxes and whole, B whole
+    assert [m["box"] for m in used["tensor_maps"]] == [[128, 8], [128, 8, 2, 4, 2], [128, 128]]
+
+
+def test_fp8_wgmma_needs_no_ptx84_but_its_fallback_does():
+    """ptxas takes wgmma e4m3 at PTX ISA 8.0 (sm_90a's floor); the generic variant, whose rows TMA
+    cannot read, runs mma.sync, which needs +ptx84."""
+    assert _tensor_cores("wgmma_fp8")["dots"][0]["instruction"].endswith("k32.f32.e4m3.e4m3")
+    generic = _compile("wgmma_fp8", "ptx")
+    assert generic.returncode != 0 and "+ptx84" in generic.stderr
+    assert _compile("wgmma_fp8", "ptx", "--features", "+ptx84").returncode == 0
+
+
+def test_plain_dot_of_i8_falls_back_with_a_located_warning():
+    """tc_i8's B is [k][n]: 8-bit wgmma has no transpose, so the dot stays on mma.sync and says so
+    at the dot, in the contract and in phobos explain."""
+    done = _compile("tc_i8", "contract", "--key", ALIGNED)
+    assert done.returncode == 0, done.stderr
+    assert "tc_i8.ph:13:12: warning: @tensorcore: this dot runs on mma.sync, not wgmma" in done.stderr
+    assert "write dot_t(a, b) with b as [N, K]" in done.stderr
+    used = json.loads(done.stdout)["shared_memory"]["tensor_cores"]
+    assert used["instruction"] == "mma.sync"
+    assert "its rhs is stored [k][n]" in used["why not wgmma"]
+
+
+def test_dot_t_with_k64_tiles_stays_on_mma_sync_quietly():
+    """tc_i8_nt's K tile (64) is half a swizzled row of bytes: mma.sync, its layout unchanged, no warning."""
+    done = _compile("tc_i8_nt", "contract", "--key", ALIGNED)
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+    used = json.loads(done.stdout)["shared_memory"]["tensor_cores"]
+    assert used["instruction"] == "mma.sync"
+    assert "k = 128" in used["why not wgmma"]
