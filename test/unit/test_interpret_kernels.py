@@ -179,6 +179,9 @@ UNCOVERED = {
     "bench/kernels/tc_i8.ph",
     "bench/kernels/tc_i8_nt.ph",
     "bench/kernels/tc_fp8.ph",
+    # Q8_0 contractions (qdot_t, qmma_t): test_quantized.py runs each against float64 on ragged shapes
+    "bench/kernels/q8_qdot.ph",
+    "bench/kernels/q8_qmma.ph",
     # 8-bit dots on sm_90a's wgmma: test_wgmma8.py runs each in the interpreter (exact i8, f32-bounded fp8)
     "bench/kernels/wgmma_i8.ph",
     "bench/kernels/wgmma_fp8.ph",
