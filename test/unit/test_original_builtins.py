@@ -51,6 +51,33 @@ def test_dot_and_dot_t_contract_as_the_spec_says():
     assert all(guard_intact(buf, fill) for buf, fill in ((cbuf, np.nan), (dbuf, np.nan), (ibuf, -77)))
 
 
+QUANTIZED = """
+@autotune(TN in [8], TM in [8])
+@aligned(N = TN, K = 32)
+kernel q8(A: tensor<i8>[M, K], AS: tensor<f32>[M, KB], W: tensor<i8>[N, K], WS: tensor<f32>[N, KB],
+          WB: tensor<f32>[KB, N], C: tensor<f32>[M, N], D: tensor<f32>[M, N]) {
+  let pn = program_id(0)
+  C[0 :+ 1, pn * TN :+ TN] = qdot_t(A[0 :+ 1, :], AS[0 :+ 1, :], W[pn * TN :+ TN, :], WS[pn * TN :+ TN, :])
+  D[0 :+ TM, pn * TN :+ TN] = qmma_t(A[0 :+ TM, :], AS[0 :+ TM, :], W[pn * TN :+ TN, :], WB[:, pn * TN :+ TN])
+}
+"""
+
+
+def test_qdot_t_and_qmma_t_fold_the_block_scales_in():
+    """The spec's Q8_0 contractions, in its examples' spelling: out[i, j] = sum_b (i8 block sum)
+    * a_scales[i, b] * w_scales[j, b], with w_scales [N, K/32] for qdot_t, [K/32, N] for qmma_t."""
+    import q8_reference as q8
+
+    a, a_s, w, w_s = q8.operands(RNG, 8, 16, 96)
+    c, cbuf = guarded((8, 16))
+    d, dbuf = guarded((8, 16))
+    run_program(program(QUANTIZED), [a, a_s, w, w_s, np.ascontiguousarray(w_s.T), c, d], (2, 1, 1))
+    want, limit = q8.reference(a, a_s, w, w_s), q8.bound(a, a_s, w, w_s)
+    q8.assert_close(c[:1], want[:1], limit[:1])
+    q8.assert_close(d, want, limit)
+    assert np.isnan(c[1:]).all() and guard_intact(cbuf, np.nan) and guard_intact(dbuf, np.nan)
+
+
 ELEMENTWISE = """
 kernel ew(X: tensor<f32>[N], P: tensor<f32>[N], Y: tensor<f32>[6, N]) {
   let s = ctx.block.x * 64
