@@ -108,7 +108,8 @@ class QuantizedChecks:
         if tensor == T.ERROR:
             return None
         if not isinstance(tensor, T.Tensor) or tensor.rank != 2 or len(arg.subscripts) != 2:
-            return self.error_none(start_pos(arg), f"{want}; got {tensor} with {len(arg.subscripts)} subscripts")
+            n = len(arg.subscripts)
+            return self.error_none(start_pos(arg), f"{want}; got {tensor} with {n} subscript{'s' * (n != 1)}")
         if tensor.element != elem:
             return self.error_none(start_pos(arg), f"{want}; '{arg.base.name}' is {tensor}")
         if any(sub.kind == "point" or isinstance(getattr(sub.start, "ty", None), T.Tile) for sub in arg.subscripts):
