@@ -48,7 +48,6 @@ kernel qmma(A: tensor<i8>[M, K], AS: tensor<f32>[M, KB], W: tensor<i8>[N, K], WS
 // QMMA:      scf.for
 // QMMA:        "tile.dot"({{.*}}) : (tensor<16x32xi8>, tensor<32x16xi8>, tensor<16x16xi32>) -> tensor<16x16xi32>
 // QMMA:        "tile.load_slice"(%arg1, {{.*}}) -> tensor<16x1xf32>
-// QMMA-NEXT:   arith.addi
 // QMMA-NEXT:   "tile.load_slice"(%arg3, {{.*}}) -> tensor<1x16xf32>
 // QMMA-NOT:    "tile.transpose"
 // QMMA:        arith.mulf {{.*}} : tensor<16x16xf32>

@@ -55,7 +55,10 @@ def lower_quantized(em, e: A.Call, loc: ir.Location) -> tb.Value:
 def load(em, op: Operand, starts: list[ir.Value], offset: ir.Value, extent: int, loc) -> tb.Value:
     """The operand's block at `offset` along K (elements, or blocks for scales): a masked slice."""
     corner = list(starts)
-    corner[op.k_axis] = arith.AddIOp(starts[op.k_axis], offset, loc=loc).result
+    if op.k_sub.kind == "full":  # the bare loop index: the mask pass proves it inside the extent
+        corner[op.k_axis] = offset
+    else:
+        corner[op.k_axis] = arith.AddIOp(starts[op.k_axis], offset, loc=loc).result
     shape = [op.rows, op.rows]
     shape[op.k_axis] = extent
     return tb.load_slice(em.env[op.arg.base.symbol], corner, shape, loc=loc)
