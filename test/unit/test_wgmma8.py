@@ -55,7 +55,7 @@ def test_wgmma_i8_is_exact_in_the_interpreter(interpret_mode, shape):
     np.testing.assert_array_equal(c, want.astype(np.int32))
 
 
-@pytest.mark.parametrize("source,fmt", [("wgmma_fp8", "f8e4m3"), ("wgmma_fp8_scaled", "f8e5m2")])
+@pytest.mark.parametrize("source,fmt", [("wgmma_fp8", "f8e4m3"), ("wgmma_fp8_scaled", "f8e4m3")])
 def test_wgmma_fp8_in_the_interpreter(interpret_mode, source, fmt):
     from phobos import fp8
 
@@ -72,7 +72,7 @@ def test_wgmma_fp8_in_the_interpreter(interpret_mode, source, fmt):
         kernel(a_codes.view(dtype), b_codes.view(dtype), c)
         assert np.all(np.abs(c - want) <= bound), np.max(np.abs(c - want) - bound)
         return
-    scale = 2.0**-20  # e5m2 products reach 2^32: scaled into f16's range
+    scale = 2.0**-12  # sums reach 2^24 (products up to 448^2): scaled into f16's range
     c = np.full((m, n), np.nan, np.float16)
     kernel(a_codes.view(dtype), b_codes.view(dtype), c, scale)
     exact = scale * want
