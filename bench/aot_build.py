@@ -115,6 +115,7 @@ def plan():
     jobs.extend(unsigned_jobs())
     jobs.extend(fp8_jobs())
     jobs.extend(mma8_jobs())
+    jobs.extend(wgmma8_jobs())
     jobs.extend(q8_jobs())
     jobs.extend(stdlib_jobs())
     jobs.extend(stdnn_jobs())
@@ -157,9 +158,33 @@ def fp8_jobs():
     return [(name, {}, [args], True) for name, args in t.aligned_examples(like)]
 
 
+# Sources that need PTX ISA features (the `features` compile option) wherever they are built:
+# fp8 on mma.sync needs PTX ISA 8.4 (lowering/mma8.py), and a wgmma kernel's generic variant
+# runs mma.sync.
+FEATURES = {"tc_fp8": "+ptx84", "wgmma_fp8": "+ptx84", "wgmma_fp8_scaled": "+ptx84"}
+
+
 def mma8_jobs():
-    """test_tensorcore_8bit_gpu.py: 8-bit operands on mma.sync m16n8k32 (generic variants)."""
-    return [("tc_i8", {}, [], True), ("tc_i8_nt", {}, [], True)]
+    """test_tensorcore_8bit_gpu.py: 8-bit operands on mma.sync m16n8k32 (generic variants), fp8
+    for the chips that have it (sm_89, sm_90, and sm_90a's mma.sync path)."""
+    jobs = [("tc_i8", {}, [], True), ("tc_i8_nt", {}, [], True), ("tc_fp8", {}, [], True)]
+    return jobs + [("tc_fp8", {}, [], True, chip) for chip in ("sm_89", "sm_90a")]
+
+
+def wgmma8_jobs():
+    """test_wgmma8_gpu.py and bench_gemm8.py: 8-bit operands on sm_90a's wgmma (and the mma.sync
+    kernel the benchmark compares), the variants for the tests' shapes whose rows TMA reads (K a
+    multiple of 16) and the benchmark's sizes."""
+    import bench_gemm8 as b
+    import test_wgmma8_gpu as t
+
+    jobs = []
+    for name, operand, out, defines in t.VARIANTS + b.VARIANTS + b.MMA_SYNC:
+        scalars = (1.0,) if name == "wgmma_fp8_scaled" else ()
+        shapes = [s for s in t.SHAPES + b.SIZES if s[2] % 16 == 0]
+        examples = [gemm_args(*s, dtype=operand, scalars=scalars, transposed=True, out=out) for s in shapes]
+        jobs.append((name, defines, examples, True, "sm_90a"))
+    return _merge(jobs)
 
 
 def q8_jobs():
@@ -586,6 +611,7 @@ def main():
                 defines=defines or None,
                 examples=examples,
                 check=check,
+                features=FEATURES.get(name),
                 **({"chip": chip} if chip else {}),
             )
         except (CompilerUnavailableError, RuntimeError, ValueError, TypeError, OSError) as e:

@@ -5,8 +5,10 @@ bench/kernels/tc_i8.ph (dot: A by ldmatrix, B stored [k][n] by byte loads) and t
 (dot_t: both by ldmatrix) run mma.sync m16n8k32 .s32.s8.s8.s32. Built by bench/aot_build.py
 (mma8_jobs). Fresh random data over the whole range of i8, ragged M, N and K (and whole
 tiles), poisoned outputs between guard zones that must come back untouched; the results are
-exact against an integer numpy reference (sums far past i16). (tc_fp8.ph needs --features
-+ptx84, which bench/aot_build.py cannot pass yet: it has no GPU test here.)
+exact against an integer numpy reference (sums far past i16). tc_fp8.ph (e4m3 into f32,
+.f32.e4m3.e4m3, built with the features +ptx84: aot_build.FEATURES) for sm_90 and sm_90a's
+mma.sync: within K f32 roundings (2^-24 each) of the sum of |products| from the float64 sum
+of the decoded values. sm_90a's wgmma: test_wgmma8_gpu.py.
 """
 
 from __future__ import annotations
@@ -73,3 +75,26 @@ def test_i8_sums_pass_i16():
     fa, fb, fc = Flat(torch, a), Flat(torch, b), Flat(torch, np.zeros((m, n), np.int32))
     kernel(fa.view, fb.view, fc.view)
     assert (fc.result() == 128 * 128 * k).all()
+
+
+@pytest.mark.parametrize("chip", [None, "sm_90a"])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_fp8_dot_within_f32_sums(chip, shape):
+    torch = pytest.importorskip("torch")
+    from phobos import fp8
+
+    m, n, k = shape
+    kernel = aot("tc_fp8", chip=chip)
+    codes = [RNG.integers(0, 256, s).astype(np.uint8) for s in ((m, k), (n, k))]
+    for c in codes:  # NaN codes would poison whole rows
+        c[(c & 0x7F) == 0x7F] = 0
+    a, b = (fp8.decode(c, "f8e4m3").astype(np.float64) for c in codes)
+    fa, fb = (Flat(torch, c) for c in codes)
+    e4m3 = torch.float8_e4m3fn
+    fc = Flat(torch, np.full((m, n), np.nan, np.float32))
+    kernel(fa.view.view(e4m3), fb.view.view(e4m3), fc.view)
+    want = a @ b.T
+    bound = k * 2.0**-24 * (np.abs(a) @ np.abs(b).T)
+    got = fc.result().astype(np.float64)
+    assert np.all(np.abs(got - want) <= bound), np.max(np.abs(got - want) - bound)
+    assert _instruction(kernel)["instruction"] == "mma.sync"

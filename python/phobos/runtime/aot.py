@@ -110,13 +110,18 @@ def compile_ahead(
     keys: Iterable = (),
     examples: Iterable[Sequence[object]] = (),
     check: bool = True,
+    features: str | None = None,
 ) -> list[str]:
     """Compile the generic variant and one per key / example argument list into `out_dir`.
 
     Returns the keys stored. Example arguments may be real arrays or `like(...)`
     placeholders; `check=False` also accepts examples that break an @aligned
-    promise (to ship the variant a raw launch would use)."""
+    promise (to ship the variant a raw launch would use). `features`: PTX ISA
+    features (`+ptx84` for fp8 on mma.sync), the `features` compile option."""
     from .kernel import Kernel
+
+    if features:
+        options = {**(options or {}), "features": features}
 
     k = Kernel(source, kernel=kernel, chip=chip, defines=defines, options=options, cache_dir=out_dir)
     stored = [""]
