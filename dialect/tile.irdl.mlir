@@ -158,6 +158,23 @@ irdl.dialect @tile {
     irdl.results(result: %result)
   }
 
+  // A CTA-local tile updated atomically at tile.flat[offsets]: `tile` with `kind`
+  // ("add", "max" or "min") applied with `value` where `mask` holds, element by
+  // element in row-major order (duplicate offsets accumulate). The result is the
+  // updated tile; an unmasked offset outside the tile is an error. The GPU lowering
+  // keeps the tile in a planned shared-memory buffer for the op (atom/red.shared).
+  irdl.operation @local_rmw {
+    %kind = irdl.base "#builtin.string"
+    %tile = irdl.base "!builtin.tensor"
+    %value = irdl.base "!builtin.tensor"
+    %offsets = irdl.base "!builtin.tensor"
+    %mask = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.attributes {"kind" = %kind}
+    irdl.operands(tile: %tile, value: %value, offsets: %offsets, mask: optional %mask)
+    irdl.results(result: %result)
+  }
+
   // Matrix product with accumulation: result = acc + lhs x rhs,
   // [M, K] x [K, N] + [M, N] -> [M, N].
   irdl.operation @dot {

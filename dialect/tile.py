@@ -396,6 +396,23 @@ class AtomicCASOp(_TileOp):
         self._build([value.type], operands, _atomic_attrs(sem, scope), loc, ip)
 
 
+@_irdl_op
+class LocalRMWOp(_TileOp):
+    """`tile.local_rmw %tile, %value, %offsets[, %mask] {kind}` -> the updated tile.
+
+    Verified: `tile` 1-D and of the result's type, `value` of the offsets' shape and the
+    tile's element type, offsets of `index`, the mask i1 of their shape, `kind` one of
+    LOCAL_RMW_KINDS.
+    """
+
+    OPERATION_NAME = "tile.local_rmw"
+
+    def __init__(self, kind, tile, value, offsets, mask=None, *, loc=None, ip=None):
+        operands = [tile, value, offsets] + ([mask] if mask is not None else [])
+        self._build([tile.type], operands, {"kind": ir.StringAttr.get(kind)}, loc, ip)
+
+
+LOCAL_RMW_KINDS = ("add", "max", "min")
 ATOMIC_KINDS = ("add", "max", "min", "xchg")
 ATOMIC_SEMS = ("relaxed", "acquire", "release", "acq_rel")
 ATOMIC_SCOPES = ("cta", "gpu", "sys")
@@ -578,6 +595,7 @@ STORE_OPS = (StoreSliceOp, StoreOp)
 EXCHANGE_OPS = (ReduceOp, ScanOp, TransposeOp, ConvertLayoutOp)  # ops that move data between threads
 BARRIER_OPS = (BarrierOp, GridBarrierOp)
 ATOMIC_OPS = (AtomicRMWOp, AtomicCASOp)  # read-modify-writes of a global tensor at element offsets
+LOCAL_OPS = (LocalRMWOp,)  # ops that update a CTA-local tile in shared memory
 GRID_INDEX_OPS = (BlockIdOp, GridDimOp)  # hardware ids: non-negative scalars
 # Upstream ops that more than one analysis groups the same way.
 RESHAPE_OPS = (tensor.ExpandShapeOp, tensor.CollapseShapeOp)

@@ -270,6 +270,29 @@ class _Checker:
             if value not in allowed:
                 self.error(op, f"expects {name} to be one of {', '.join(repr(a) for a in allowed)}, got '{value}'")
 
+    def local_rmw(self, op):
+        o = op.opview
+        tile = self._tile_of(op, o.tile, "the tile")
+        off = self._tile_of(op, o.offsets, "the offsets")
+        value = self._tile_of(op, o.value, "the value")
+        if tile is None or off is None or value is None:
+            return
+        if tile.rank != 1 or op.results[0].type != o.tile.type:
+            self.error(op, f"expects a 1-D tile and a result of its type, got {tile} and {op.results[0].type}")
+        if not isinstance(off.element_type, ir.IndexType):
+            self.error(op, f"expects index offsets, got {off.element_type}")
+        if list(value.shape) != list(off.shape) or value.element_type != tile.element_type:
+            want = ir.RankedTensorType.get(list(off.shape), tile.element_type)
+            self.error(op, f"expects the value to be {want}, got {value}")
+        if o.mask is not None:
+            m = self._tile_of(op, o.mask, "the mask")
+            i1 = ir.IntegerType.get_signless(1)
+            if m is not None and (list(m.shape) != list(off.shape) or m.element_type != i1):
+                self.error(op, f"expects the mask to be {ir.RankedTensorType.get(list(off.shape), i1)}, got {m}")
+        if o.kind not in T.LOCAL_RMW_KINDS:
+            allowed = ", ".join(repr(a) for a in T.LOCAL_RMW_KINDS)
+            self.error(op, f"expects kind to be one of {allowed}, got '{o.kind}'")
+
     def dot(self, op):
         lhs = self._tile_of(op, op.opview.lhs, "lhs")
         rhs = self._tile_of(op, op.opview.rhs, "rhs")
@@ -588,6 +611,7 @@ _DISPATCH: dict[str, Callable] = {
     "tile.dot": _Checker.dot,
     "tile.atomic_rmw": _Checker.atomic,
     "tile.atomic_cas": _Checker.atomic,
+    "tile.local_rmw": _Checker.local_rmw,
     "tile.reduce": _Checker.reduce,
     "tile.scan": _Checker.scan,
     "tile.hint": _Checker.hint,

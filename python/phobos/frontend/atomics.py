@@ -26,6 +26,7 @@ from . import ast as A
 from . import gathers
 from . import types as T
 from .ast import start_pos
+from .local_atomics import LocalAtomicChecks
 
 ATOMICS = ("atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas")
 _KEYWORDS = {"sem": SEMS, "scope": SCOPES}
@@ -35,7 +36,7 @@ def is_atomic(e: A.Expr) -> bool:
     return isinstance(e, A.Call) and e.builtin in ATOMICS
 
 
-class AtomicChecks:
+class AtomicChecks(LocalAtomicChecks):
     """Checks the atomic builtins (uses the Checker's `error`, `arity`, `storable`, `fits`)."""
 
     def call_atomic_add(self, e: A.Call, ts: list[T.Type]) -> T.Type:
@@ -46,9 +47,12 @@ class AtomicChecks:
             return T.ERROR
         target, values = e.args[0], e.args[1:]
         access, _ = gathers.unwrap_masked(target)
+        local = getattr(access, "local", False)
+        if local and not self.check_local_atomic(e, access, kind):
+            return T.ERROR
         if (
             not isinstance(access, A.Index)
-            or not isinstance(access.base.ty, T.Tensor)
+            or not (local or isinstance(access.base.ty, T.Tensor))
             or (isinstance(target, A.Call) and target.builtin != "masked")
         ):
             return self.error(
@@ -58,7 +62,7 @@ class AtomicChecks:
             )
         target_ty = ts[0]
         elem = target_ty.element
-        why = unsupported(kind, elem)
+        why = None if local else unsupported(kind, elem)
         if why is not None:
             return self.error(e.callee.pos, f"'{name}' on '{access.base.name}', a tensor of {elem}: {why}")
         for value, ty in zip(values, ts[1:]):

@@ -55,3 +55,23 @@ def _one_element_view(access: A.Index) -> A.Index:
     view.ty = T.Tile(access.ty.element, (1,))
     view.index_shape = ()
     return view
+
+
+def lower_local_atomic(em, e: A.Call) -> None:
+    """`atomic_op(masked(h[v], m), value)` on a local tile: tile.local_rmw, its result the variable's new value."""
+    loc = em.loc(e.pos)
+    target, value = e.args
+    access, mask_expr = gathers.unwrap_masked(target)
+    sym = access.base.symbol
+    tile = em.env[sym]
+    shape = list(access.index_shape)
+    index = ir.IndexType.get()
+    offsets = tb.broadcast_to(tb.convert(em.lower_expr(access.subscripts[0].start), index, loc=loc), shape, loc=loc)
+    extent = tb.constant(sym.ty.shape[0], index, loc=loc)
+    mask = gathers_ir.in_range(offsets, extent, loc)  # indices outside the tile are dropped
+    if mask_expr is not None:
+        user = tb.broadcast_to(em.lower_expr(mask_expr), shape, loc=loc)
+        mask = tb.binary("and", mask, user, loc=loc)
+    values = tb.broadcast_to(em.lower_as(value, T.Scalar(sym.ty.element)), shape, loc=loc)
+    op = TD.LocalRMWOp(e.atomic["kind"], tile.value, values.value, offsets.value, mask.value, loc=loc)
+    em.env[sym] = tb.Value(op.result)

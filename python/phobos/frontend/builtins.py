@@ -71,6 +71,8 @@ class BuiltinChecks(MathChecks, AtomicChecks, QuantizedChecks):
         e.builtin = name
         if name in QUANTIZED:  # its arguments are slices whose K may be a runtime extent: not values
             return self.call_quantized(e, name)
+        if name in ATOMICS:
+            self.mark_local_target(e)
         arg_types = [self.value(arg) for arg in e.args]
         if not self.check_keywords_allowed(e):
             return T.ERROR

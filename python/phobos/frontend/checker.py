@@ -141,6 +141,8 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
         elif isinstance(s, A.If):
             self.check_if(s)
         elif isinstance(s, A.ExprStmt):
+            if isinstance(s.expr, A.Call):
+                s.expr.statement = True  # an atomic on a local tile may only stand alone
             ty = self.check_expr(s.expr)
             if ty != T.VOID and ty != T.ERROR and not is_atomic(s.expr):
                 self.error(
@@ -589,6 +591,8 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
                     self.value(part)
         if base_ty == T.ERROR:
             return T.ERROR
+        if isinstance(base_ty, T.Tile) and getattr(e, "local", False):
+            return self.check_local_gather(e, base_ty)
         if not isinstance(base_ty, T.Tensor):
             what = f"'{e.base.name}' is {base_ty}" if isinstance(e.base, A.Name) else f"this is {base_ty}"
             return self.error(e.pos, f"only tensor parameters can be sliced; {what}")

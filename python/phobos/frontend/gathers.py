@@ -84,7 +84,8 @@ class GatherChecks:
         if not self.arity(e, "masked", ts, 2):
             return T.ERROR
         source, mask = e.args
-        if not isinstance(source, A.Index) or not isinstance(source.base.ty, T.Tensor):
+        local = getattr(source, "local", False)  # an atomic's local tile (local_atomics.py)
+        if not isinstance(source, A.Index) or not (local or isinstance(source.base.ty, T.Tensor)):
             return self.error(
                 start_pos(source),
                 f"the first argument of 'masked' must be a slice or gather of a tensor parameter, such as "

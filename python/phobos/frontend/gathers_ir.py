@@ -23,7 +23,7 @@ def _place(v: tb.Value, before: int, after: int, shape: list[int], loc) -> tb.Va
     return tb.broadcast_to(v, shape, loc=loc)
 
 
-def _in_range(c: tb.Value, extent: tb.Value, loc) -> tb.Value:
+def in_range(c: tb.Value, extent: tb.Value, loc) -> tb.Value:
     """0 <= c < extent for an index tile `c` (one unsigned compare)."""
     bound = tb.broadcast_to(extent, c.shape, loc=loc)
     return tb.Value(arith.CmpIOp(arith.CmpIPredicate.ult, c.value, bound.value, loc=loc).result)
@@ -69,7 +69,7 @@ def address(em, e: A.Index, mask_expr: A.Expr | None) -> tuple[tb.Value, tb.Valu
             q += 1
             check = not _static_span_inside(sub, tensor_ty.static[axis])
         if check:
-            inside = _in_range(coord, extents[axis], loc)
+            inside = in_range(coord, extents[axis], loc)
             mask = inside if mask is None else tb.binary("and", mask, inside, loc=loc)
         if offsets is None:
             offsets = coord

@@ -36,9 +36,10 @@ from . import gathers, gathers_ir
 from . import types as T
 from .ast import start_pos
 from .atomics import ATOMICS, is_atomic
-from .atomics_ir import lower_atomic
+from .atomics_ir import lower_atomic, lower_local_atomic
 from .builtins import CONVERSIONS
 from .exit_ir import rewrite_exits
+from .local_atomics import local_access
 from .math_ir import HANDLED as MATH_HANDLED
 from .math_ir import lower_math
 from .quantized import QUANTIZED
@@ -94,6 +95,10 @@ def assigned_outer(stmts: Sequence[A.Stmt]) -> list[Symbol]:
         elif isinstance(s, A.Assign) and isinstance(s.target, A.Name):
             if s.target.symbol not in assigned:
                 assigned.append(s.target.symbol)
+        elif isinstance(s, A.ExprStmt) and local_access(s.expr) is not None:
+            sym = local_access(s.expr).base.symbol  # an atomic on a local tile assigns it
+            if sym not in assigned:
+                assigned.append(sym)
         elif isinstance(s, A.For):
             declared.add(id(s.symbol))
             for inner in s.body.stmts:
@@ -190,6 +195,8 @@ class KernelEmitter:
             self.lower_while(s)
         elif isinstance(s, A.If):
             self.lower_if(s)
+        elif isinstance(s, A.ExprStmt) and local_access(s.expr) is not None:
+            lower_local_atomic(self, s.expr)
         elif isinstance(s, A.ExprStmt) and is_atomic(s.expr):
             lower_atomic(self, s.expr, unused=True)
         elif isinstance(s, A.ExprStmt):

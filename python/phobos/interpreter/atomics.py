@@ -1,4 +1,4 @@
-"""Handlers of tile.atomic_rmw and tile.atomic_cas.
+"""Handlers of tile.atomic_rmw, tile.atomic_cas and tile.local_rmw (a CTA-local tile's atomics).
 
 An atomic applies to base.flat[offsets] element by element in row-major order of
 the tile, where the mask holds; the result is each element's value just before its
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from phobos.interpreter.errors import InterpreterError
 from phobos.interpreter.memory import _active, _flat
 from phobos.interpreter.table import handles
 
@@ -107,3 +108,24 @@ def atomic_cas(op, cta, args):
         return desired[i] if old.tobytes() == expected[i].tobytes() else None
 
     return _run(op, cta, base, offsets, mask, update)
+
+
+@handles("tile.local_rmw")
+def local_rmw(op, cta, args):
+    """A CTA's own tile updated in place of a copy: the tile is private, so only the order within the op
+    matters, and add/max/min give the same result in any order (integer adds wrap)."""
+    tile, value, offsets = args[0], args[1], args[2]
+    mask = args[3] if len(args) > 3 else None
+    out = np.array(tile, copy=True)
+    offs = np.asarray(offsets).reshape(-1)
+    values = np.broadcast_to(np.asarray(value, dtype=out.dtype), np.shape(offsets)).reshape(-1)
+    if mask is not None:
+        keep = np.asarray(mask).reshape(-1).astype(bool)
+        offs, values = offs[keep], values[keep]
+    if offs.size and (offs.min() < 0 or offs.max() >= out.size):
+        bad = int(offs[(offs < 0) | (offs >= out.size)][0])
+        raise InterpreterError(f"tile.local_rmw updates offset {bad}, outside the local tile of {out.size} elements")
+    ufunc = {"add": np.add, "max": np.maximum, "min": np.minimum}[op.attrs["kind"]]
+    with np.errstate(over="ignore"):
+        ufunc.at(out, offs.astype(np.int64), values)
+    return out
