@@ -51,6 +51,7 @@ OWNERS: dict[str, tuple[type, str]] = {
     "the scan": (T.ScanOp, "scratch"),
     "the transpose": (T.TransposeOp, "scratch"),
     "the layout conversion": (T.ConvertLayoutOp, "scratch"),
+    "the local tile": (T.LocalRMWOp, "scratch"),
 }
 
 
@@ -95,6 +96,7 @@ class Node:
 
 _EVENT_WORDS = {
     "copy": "the copy into shared memory",
+    "atomic": "the shared atomics on the local tile",
     "stage-lhs": "the dot's store of its lhs registers",
     "stage-rhs": "the dot's store of its rhs registers",
     "read": "the dot's reads",
@@ -347,6 +349,8 @@ class _Program:
         if (op, "scratch") in self.owners:
             b = self.owners[(op, "scratch")]
             frontier = self.access(op, "write", "write", [b], frontier)
+            if is_op(op, *T.LOCAL_OPS):  # a local tile's atomics, between its stores and its reads
+                frontier = self.access(op, "atomic", "write", [b], frontier)
             return self.access(op, "read", "read", [b], frontier)
         if is_op(op, scf.ForOp):
             return self._for(op, frontier)

@@ -98,13 +98,17 @@ def plan_scratch(fn: ir.Operation, layout: Blocked | None, placement, folded) ->
     needs: list[ir.Operation] = []
 
     def visit(op):
-        if is_op(op, *T.EXCHANGE_OPS):
+        if is_op(op, *T.EXCHANGE_OPS, *T.LOCAL_OPS):
             needs.append(op)
         return ir.WalkResult.ADVANCE
 
     fn.walk(visit)
     out = []
     for op in needs:
+        if is_op(op, *T.LOCAL_OPS):  # the local tile in shared memory for the op (ops/local_atomics.py)
+            t = tile_type(op.operands[0])
+            out.append(Scratch(op, 1, t.shape[0], t.shape[0], t.element_type, "the local tile"))
+            continue
         check(op, layout)
         src = op.operands[0]
         shape = placement.placed_shape(src)

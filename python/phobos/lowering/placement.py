@@ -228,6 +228,10 @@ class Placement:
             pass
         elif is_op(op, T.TransposeOp, T.ConvertLayoutOp):
             pass  # a transpose or a layout conversion moves data between threads: placed independently
+        elif is_op(op, *T.LOCAL_OPS):
+            # through shared memory: the local tile and its update in one placement, the updates in another
+            self._same([op.operands[0], op.results[0]])
+            self._same(list(op.operands)[1:])
         else:
             # Elementwise ops, broadcasts, hints, memory ops: all tiles of an
             # op share one placement (their shapes differ only in unit dims).

@@ -124,3 +124,10 @@ def check_ring_stage(ctx, op: ir.Operation, buffer: int, stage: ir.Value) -> Non
         f"stage below its {b.stages} stages; the value is the stage"
     )
     fail_unless(ctx.checks, op, "shared", message, ok, stage)
+
+
+def check_shared_index(ctx, op: ir.Operation, buffer: int, index: ir.Value) -> None:
+    """Check mode: an element a shared atomic (inline PTX, which the walk above does not see) updates
+    lies inside its buffer."""
+    if ctx.check_mode:
+        _check_inside_view(ctx, op, buffer, index, 1)

@@ -672,6 +672,12 @@ def _events(plan: DotPlan, block: ir.Block) -> list:
                             ring=ring,
                         )
                     )
+            elif op in plan.scratch and is_op(op, *T.LOCAL_OPS):
+                b = plan.scratch[op]
+                what = plan.buffers[b].name
+                events.append(Access((op, "write"), (b,), "write", f"the stores of {what}"))
+                events.append(Access((op, "atomic"), (b,), "write", f"the shared atomics on {what}"))
+                events.append(Access((op, "read"), (b,), "read", f"the reads of {what}"))
             elif op in plan.scratch:
                 b = plan.scratch[op]
                 what = plan.buffers[b].name

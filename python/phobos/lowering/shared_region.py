@@ -12,6 +12,7 @@ stores register tiles into them. Under wgmma its `tma` is the TMA ring
 from __future__ import annotations
 
 import json
+import math
 
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf, vector
@@ -20,6 +21,26 @@ from phobos.analysis.kernel_facts import element_bytes
 from phobos.lowering.ir_helpers import tile_type
 from phobos.lowering.shared_plan import SMEM_SYMBOL, WORKGROUP, CopyChunks, DotPlan, Operand, copy_width
 from phobos.lowering.tma import TmaRing
+
+
+def row_major_addresses(ctx, value: ir.Value) -> tuple[ir.Value, list[int]]:
+    """This thread's elements of `value` in a row-major buffer of the tile's own
+    shape: the run-time start, and the constant offset of each register."""
+    shape = tile_type(value).shape
+    dims = ctx.placement.dims_of(value)
+    placed = ctx.placement.placed_shape(value)
+    strides = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+    stride_of = {d: strides[i] for i, d in enumerate(dims) if d is not None and shape[i] > 1}
+    start = ctx.index(0)
+    for d, stride in sorted(stride_of.items()):
+        base = ctx.coordinate_base(d, placed[d])
+        term = base if stride == 1 else arith.MulIOp(base, ctx.index(stride)).result
+        start = arith.AddIOp(start, term).result
+    L = ctx.layout
+    offsets = [L.offsets(d, placed[d]) for d in range(L.rank)]
+    return start, [
+        sum(offsets[d][k[d]] * stride_of.get(d, 0) for d in range(L.rank)) for k in L.register_indices(placed)
+    ]
 
 
 class SharedRegion:

@@ -15,6 +15,7 @@ from phobos.lowering.ops import (  # noqa: F401
     exchange,
     grid_index,
     grid_sync,
+    local_atomics,
     loops,
     memory,
     pipelined_for,

@@ -11,8 +11,6 @@ result placement gives it. The buffer and both barriers come from the plan
 
 from __future__ import annotations
 
-import math
-
 from mlir import ir
 from mlir.dialects import arith, memref, vector
 
@@ -20,26 +18,7 @@ from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.ir_helpers import tile_type
 from phobos.lowering.registry import lowers
-
-
-def _addresses(ctx: LoweringContext, value: ir.Value) -> tuple[ir.Value, list[int]]:
-    """This thread's elements of `value` in a row-major buffer of the tile's own
-    shape: the run-time start, and the constant offset of each register."""
-    shape = tile_type(value).shape
-    dims = ctx.placement.dims_of(value)
-    placed = ctx.placement.placed_shape(value)
-    strides = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
-    stride_of = {d: strides[i] for i, d in enumerate(dims) if d is not None and shape[i] > 1}
-    start = ctx.index(0)
-    for d, stride in sorted(stride_of.items()):
-        base = ctx.coordinate_base(d, placed[d])
-        term = base if stride == 1 else arith.MulIOp(base, ctx.index(stride)).result
-        start = arith.AddIOp(start, term).result
-    L = ctx.layout
-    offsets = [L.offsets(d, placed[d]) for d in range(L.rank)]
-    return start, [
-        sum(offsets[d][k[d]] * stride_of.get(d, 0) for d in range(L.rank)) for k in L.register_indices(placed)
-    ]
+from phobos.lowering.shared_region import row_major_addresses
 
 
 @lowers(T.ConvertLayoutOp)
@@ -51,7 +30,7 @@ def lower_convert_layout(ctx: LoweringContext, op: ir.Operation) -> None:
     element = tile_type(src_old).element_type
     with op.location:
         src = ctx.get(src_old, op)
-        start, offsets = _addresses(ctx, src_old)
+        start, offsets = row_major_addresses(ctx, src_old)
         shared.barrier_if((op, "write"))
 
         def write():
@@ -63,7 +42,7 @@ def lower_convert_layout(ctx: LoweringContext, op: ir.Operation) -> None:
 
         shared._guarded(ctx.owner_guard(ctx.placement.placed_shape(src_old), None), write)
         shared.barrier_if((op, "read"))
-        start, offsets = _addresses(ctx, res_old)
+        start, offsets = row_major_addresses(ctx, res_old)
         parts = []
         for offset in offsets:
             value = memref.LoadOp(smem, [arith.AddIOp(start, ctx.index(offset)).result]).result
