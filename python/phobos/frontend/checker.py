@@ -595,6 +595,8 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
             return self.check_local_gather(e, base_ty)
         if not isinstance(base_ty, T.Tensor):
             what = f"'{e.base.name}' is {base_ty}" if isinstance(e.base, A.Name) else f"this is {base_ty}"
+            if isinstance(base_ty, T.Tile):  # docs/language.md, atomics on a local tile
+                what += " (a local tile takes a tile of indices only as the target of atomic_add, max or min)"
             return self.error(e.pos, f"only tensor parameters can be sliced; {what}")
         name = e.base.name
         if len(e.subscripts) != base_ty.rank:
