@@ -286,6 +286,7 @@ def gather_jobs():
         "gather_rows": [(like("f16", (v, d)), like("i32", (n,)), like("f16", (n, d)))],
         "scatter_add_rows": [(like("i32", (m,)), like("f32", (m, d2)), like("f32", (r, d2)))],
         "histogram": [(like("i32", (b.HIST_N,)), like("i32", (bins,))) for bins in (256, 4096)],
+        "histogram_shared": [(like("i32", (b.HIST_N,)), like("i32", (bins,))) for bins in (256, 4096)],
         "conv3x3_nhwc": [(like("f32", (p, cc)), like("f32", (9 * cc, ck)), like("f32", (p, ck)), ch, cw)],
     }
     return [(name, dict(defines), examples.get(name, []), True) for name, defines in BUILT]

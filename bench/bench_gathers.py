@@ -6,8 +6,10 @@
   scatter-add  Y[I] += V for 64k f32 rows of 4096 into a 64k-row table with duplicate
                indices (scatter_add_rows.ph, atomic_add -> red.global.add.f32) vs
                torch.index_add_; bytes: V read, Y read and written where touched.
-  histogram    64M i32 values, skewed (zipf), into 256 and 4096 bins (histogram.ph,
-               atomic_add) vs torch.bincount and torch.histc; bytes: the values read.
+  histogram    64M i32 values, skewed (zipf), into 256 and 4096 bins (histogram.ph, one
+               global atomic_add per value; histogram_shared.ph, per-CTA bins in shared
+               memory, its variant with NB = the bins) vs torch.bincount and torch.histc;
+               bytes: the values read.
   conv         3x3 convolution, stride 1, padding 1, NHWC f32 (conv3x3_nhwc.ph, an implicit
                GEMM of gathered rows) beside torch.nn.functional.conv2d in channels-last
                (cuDNN; TF32 off); the ratio is reported, no floor yet.
@@ -27,10 +29,12 @@ from functools import partial
 
 import common
 
+HIST_SHARED = ((256, 2048, 4), (256, 4096, 16), (4096, 4096, 4), (4096, 4096, 16))  # NB, BLOCK, STEPS
 VARIANTS = {
     "gather": [("gather_rows", {"BB": 16, "BD": 256}), ("gather_rows", {"BB": 8, "BD": 512})],
     "scatter": [("scatter_add_rows", {"BM": 16, "BD": 256}), ("scatter_add_rows", {"BM": 8, "BD": 512})],
-    "histogram": [("histogram", {"BLOCK": 2048}), ("histogram", {"BLOCK": 4096})],
+    "histogram": [("histogram", {"BLOCK": 2048}), ("histogram", {"BLOCK": 4096})]
+    + [("histogram_shared", {"NB": nb, "BLOCK": bl, "STEPS": st}) for nb, bl, st in HIST_SHARED],
     "conv": [("conv3x3_nhwc", {"BP": 64, "BK": 64, "BC": 16})],
 }
 GATHER = (1 << 20, 4096, 1 << 16)  # table rows, row length, indices
@@ -120,8 +124,10 @@ def bench_histogram(reps, ceiling):
             ("torch histc", common.gpu_time_ms(partial(torch.histc, xf, bins=bins, min=0, max=bins), reps=reps)),
         ]
         for label, df, k in kernels("histogram"):
+            if df.get("NB", bins) != bins:  # histogram_shared counts bins < NB: one variant per bin count
+                continue
             h = torch.zeros(bins, device="cuda", dtype=torch.int32)
-            grid = (cdiv(HIST_N, df["BLOCK"]), 1, 1)
+            grid = (cdiv(HIST_N, df["BLOCK"] * df.get("STEPS", 1)), 1, 1)
             k(x, h, grid=grid)
             assert torch.equal(h.long(), want), f"{label}: wrong counts"
             rows.append((label, common.gpu_time_ms(partial(_fresh, k, x, h, grid), reps=reps)))

@@ -19,6 +19,11 @@ BUILT = [
     ("scatter_add_rows", {"BM": 8, "BD": 512}),
     ("histogram", {"BLOCK": 2048}),
     ("histogram", {"BLOCK": 4096}),
+    # the privatised histogram (shared-memory bins): the tests' and the benchmark's variants
+    ("histogram_shared", {"NB": 256, "BLOCK": 2048, "STEPS": 4}),
+    ("histogram_shared", {"NB": 256, "BLOCK": 4096, "STEPS": 16}),
+    ("histogram_shared", {"NB": 4096, "BLOCK": 4096, "STEPS": 4}),
+    ("histogram_shared", {"NB": 4096, "BLOCK": 4096, "STEPS": 16}),
     ("splitk_gemm", {"TM": 64, "TN": 64, "TK": 16, "KS": 256}),
     ("embedding_bag", {"L": 32, "BD": 128}),
     ("conv3x3_nhwc", {"BP": 64, "BK": 64, "BC": 16}),
@@ -67,6 +72,13 @@ def histogram(rng, n=20011, bins=256, block=2048):
     ok = x[(x >= 0) & (x < bins)]
     want = np.bincount(ok, minlength=bins).astype(np.float64)
     return ("histogram", {"BLOCK": block}, [x, h], (cdiv(n, block), 1, 1), {1: (want, 0.0, None)})
+
+
+def histogram_shared(rng, n=20011, bins=256, nb=256, block=2048, steps=4):
+    """histogram_shared.ph: skewed values, some negative and some past the bins (dropped); bins <= nb."""
+    _, _, (x, h), _, outputs = histogram(rng, n, bins, block)
+    defines = {"NB": nb, "BLOCK": block, "STEPS": steps}
+    return ("histogram_shared", defines, [x, h], (cdiv(n, block * steps), 1, 1), outputs)
 
 
 def splitk_gemm(rng, m=130, n=77, k=700):

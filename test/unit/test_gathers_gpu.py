@@ -24,6 +24,8 @@ CASES = {
     "scatter_add_rows": lambda: G.scatter_add_rows(RNG, m=5003, d=1030, r=129),
     "histogram 256": lambda: G.histogram(RNG, n=(1 << 22) + 37, bins=256),
     "histogram 4096": lambda: G.histogram(RNG, n=(1 << 22) + 37, bins=4096, block=4096),
+    "histogram_shared 256": lambda: G.histogram_shared(RNG, n=(1 << 22) + 37, bins=256),
+    "histogram_shared 4096": lambda: G.histogram_shared(RNG, n=(1 << 22) + 37, bins=4096, nb=4096, block=4096),
     "splitk_gemm": lambda: G.splitk_gemm(RNG, m=1000, n=515, k=4097),
     "embedding_bag": lambda: G.embedding_bag(RNG, v=10007, d=999, nb=301),
     "conv3x3_nhwc": lambda: G.conv3x3_nhwc(RNG, n=3, h=33, w=29, c=67, k=131),

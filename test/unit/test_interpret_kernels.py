@@ -162,6 +162,7 @@ UNCOVERED = {
     "bench/kernels/embedding_bag.ph",
     "bench/kernels/gather_rows.ph",
     "bench/kernels/histogram.ph",
+    "bench/kernels/histogram_shared.ph",
     "bench/kernels/scatter_add_rows.ph",
     "bench/kernels/splitk_gemm.ph",
     # the math builtins: test_builtins_interp.py; u8/u32: test_unsigned.py (the same kernels as
