@@ -15,7 +15,8 @@ from phobos.dialect.definition import OPTIONAL, SINGLE, TILE_OPS, VARIADIC, Grou
 MODULE = """
 func.func @k(%X: memref<?x?xf32>, %F: memref<?xf32>, %i: index, %j: index, %t: tensor<4x8xf32>,
              %row: tensor<1x8xf32>, %o: tensor<16xi32>, %m: tensor<16xi1>, %v: tensor<16xf32>,
-             %a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x4xf32>) attributes {tile.kernel} {
+             %a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x4xf32>,
+             %x: tensor<16xindex>) attributes {tile.kernel} {
   %0 = "tile.block_id"() {dim = 1 : i64} : () -> index
   %1 = "tile.grid_dim"() {dim = 2 : i64} : () -> index
   %2 = "tile.range"() {start = 3 : i64, end = 19 : i64} : () -> tensor<16xi32>
@@ -41,6 +42,8 @@ func.func @k(%X: memref<?x?xf32>, %F: memref<?xf32>, %i: index, %j: index, %t: t
       : (tensor<16xf32>, memref<?xf32>, tensor<16xi32>, tensor<16xi1>) -> tensor<16xf32>
   %14 = "tile.atomic_cas"(%v, %13, %F, %o) {sem = "acquire", scope = "cta"}
       : (tensor<16xf32>, tensor<16xf32>, memref<?xf32>, tensor<16xi32>) -> tensor<16xf32>
+  %15 = "tile.local_rmw"(%13, %v, %x, %m) {kind = "max"}
+      : (tensor<16xf32>, tensor<16xf32>, tensor<16xindex>, tensor<16xi1>) -> tensor<16xf32>
   return
 }
 """
@@ -105,6 +108,17 @@ EXPECTED = [
             "mask": None,
             "sem": "acquire",
             "scope": "cta",
+            "result": Result(0),
+        },
+    ),
+    (
+        "tile.local_rmw",
+        {
+            "tile": Operand(0),
+            "value": Operand(1),
+            "offsets": Operand(2),
+            "mask": Operand(3),
+            "kind": "max",
             "result": Result(0),
         },
     ),
