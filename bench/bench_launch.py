@@ -4,8 +4,6 @@ A 1024-element saxpy (one CTA) launched many times in a loop, after warm-up
 (module loaded, variant cached, argument layout seen): the host time per
 launch is what a Python launch path costs. Rows:
 
-  bare cuda-bindings     cu.cuLaunchKernel with a prebuilt parameter array: the floor under a
-                         launcher that calls the driver through cuda-bindings
   bare ctypes            the driver's cuLaunchKernelEx through ctypes with a prebuilt launch
                          configuration (what Phobos launches through): the floor under Phobos
   phobos torch           k(x, y, a) on torch tensors (generated fast path), also k[grid](...)
@@ -187,7 +185,6 @@ def bare_rows(k, x, y) -> tuple[dict, object, int]:
     """The bare driver calls of the kernel's last variant (where its parameters are saxpy's), its
     CUfunction and block size."""
     import torch
-    from cuda.bindings import driver as cu
 
     import phobos
     from phobos.runtime import driver
@@ -202,9 +199,8 @@ def bare_rows(k, x, y) -> tuple[dict, object, int]:
         struct.pack_into("<QqQf4x", params, 0, x.data_ptr(), x.numel(), y.data_ptr(), 2.0)
         pointers = (ctypes.c_void_p * 4)(*[ctypes.addressof(params) + 8 * i for i in range(4)])
         address = ctypes.addressof(pointers)
-        rows["bare cuda-bindings cuLaunchKernel, prebuilt params"] = lambda: cu.cuLaunchKernel(
-            fn, 1, 1, 1, threads, 1, 1, 0, stream, address, 0
-        )
+        # (no cuda-bindings cuLaunchKernel row: cuda-bindings 13 takes kernelParams as objects, and
+        # the address of a prebuilt void** array crashed the process on the H100 run)
         entry = driver.launch_entry()
         if entry is not None:
             config = ctypes.create_string_buffer(driver.LAUNCH_CONFIG_BYTES)
