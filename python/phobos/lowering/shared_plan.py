@@ -628,6 +628,29 @@ def _write_model(operand: Operand, rows: int, cols: int, eb: int):
     return model
 
 
+def _dot_events(plan: DotPlan, op: ir.Operation) -> list:
+    """A dot's events: the stores of operands it stages from registers, then its reads (those of
+    a ring's stage apart, with the ring)."""
+    events: list[Access] = []
+    plain: list[Operand] = []
+    ringed: list[Operand] = []
+    for role in ("lhs", "rhs"):
+        o = plan.operands[(op, role)]
+        if o.registers:
+            continue
+        if o.source is None:
+            what = f"the {role} registers stored at {where(op)}"
+            events.append(Access((op, "stage-" + role), (o.buffer,), "write", what))
+        (ringed if o.source in plan.ring_of else plain).append(o)
+    if plain:
+        events.append(Access((op, "read"), tuple(o.buffer for o in plain), "read", f"the dot's reads at {where(op)}"))
+    if ringed:
+        ring = plan.ring_of[ringed[0].source]
+        reads = tuple(o.buffer for o in ringed)
+        events.append(Access((op, "read-ring"), reads, "read", f"the dot's reads at {where(op)}", ring=ring))
+    return events
+
+
 def _events(plan: DotPlan, block: ir.Block) -> list:
     """The shared-memory events of `block` in emission order (shared_sync.py's program)."""
 
@@ -641,37 +664,7 @@ def _events(plan: DotPlan, block: ir.Block) -> list:
                     Access((op, "copy"), (o.buffer,), "write", f"the copy of the {o.role} tile at {where(op)}")
                 )
             elif is_op(op, T.DotOp):
-                plain: list[Operand] = []
-                ringed: list[Operand] = []
-                for role in ("lhs", "rhs"):
-                    o = plan.operands[(op, role)]
-                    if o.registers:
-                        continue
-                    if o.source is None:
-                        events.append(
-                            Access(
-                                (op, "stage-" + role),
-                                (o.buffer,),
-                                "write",
-                                f"the {role} registers stored at {where(op)}",
-                            )
-                        )
-                    (ringed if o.source in plan.ring_of else plain).append(o)
-                if plain:
-                    events.append(
-                        Access((op, "read"), tuple(o.buffer for o in plain), "read", f"the dot's reads at {where(op)}")
-                    )
-                if ringed:
-                    ring = plan.ring_of[ringed[0].source]
-                    events.append(
-                        Access(
-                            (op, "read-ring"),
-                            tuple(o.buffer for o in ringed),
-                            "read",
-                            f"the dot's reads at {where(op)}",
-                            ring=ring,
-                        )
-                    )
+                events.extend(_dot_events(plan, op))
             elif op in plan.scratch and is_op(op, *T.LOCAL_OPS):
                 b = plan.scratch[op]
                 what = plan.buffers[b].name

@@ -73,7 +73,10 @@ def refusal(dot: ir.Operation, lhs_in_registers: bool) -> str | None:
 
 
 def nvvm_types(elem: ir.Type) -> tuple:
-    """(operand type, accumulator type) of nvvm.wgmma.mma_async for an 8-bit `elem`."""
+    """(operand type, accumulator type) of nvvm.wgmma.mma_async for operands of `elem`: f16 or
+    bf16 into f32, or an 8-bit type (i8 into s32, fp8 into f32)."""
+    if not is_wgmma8(elem):
+        return (nvvm.WGMMATypes.f16 if isinstance(elem, ir.F16Type) else nvvm.WGMMATypes.bf16), nvvm.WGMMATypes.f32
     acc = nvvm.WGMMATypes.s32 if str(elem) == "i8" else nvvm.WGMMATypes.f32
     return getattr(nvvm.WGMMATypes, _PTX[str(elem)]), acc
 

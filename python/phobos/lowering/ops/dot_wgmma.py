@@ -124,11 +124,7 @@ class WgmmaDot:
             a0 = at(a_desc, stage, a_buf.stage_bytes, a_group)
         f32 = ir.VectorType(acc.type).element_type  # f32, or i32 for i8 operands
         struct_t = ir.Type.parse("!llvm.struct<(" + ", ".join([str(f32)] * (n // 2)) + ")>")
-        if is_wgmma8(elem):
-            wg_type, d_type = nvvm_types(elem)
-        else:
-            wg_type = nvvm.WGMMATypes.f16 if isinstance(elem, ir.F16Type) else nvvm.WGMMATypes.bf16
-            d_type = nvvm.WGMMATypes.f32
+        wg_type, d_type = nvvm_types(elem)
         shape = ir.Attribute.parse(f"#nvvm.shape<m = 64, n = {n}, k = {k_step}>")
         row, col = ir.Attribute.parse("#nvvm.mma_layout<row>"), ir.Attribute.parse("#nvvm.mma_layout<col>")
         width = 2 * cols  # registers of one row wrap
@@ -139,12 +135,7 @@ class WgmmaDot:
         nvvm.WgmmaFenceAlignedOp()
         out = [None] * ((2 * tiles) * width)
         for i in range(tiles):
-            d = llvm.UndefOp(struct_t).result
-            for j in range(cols):
-                for h in range(2):
-                    for c in range(2):
-                        x = vector.ExtractOp(acc, [], [register(i, h, j, c)]).result
-                        d = llvm.InsertValueOp(d, x, [4 * j + 2 * h + c]).result
+            d = _packed(acc, struct_t, cols, lambda h, j, c, i=i: register(i, h, j, c))
             for kk in range(k // k_step):
                 # MN-major: k16 is 16 rows on; K-major: 32 bytes on in a row, 64 k per column block
                 step = kk * K_STEP * SWIZZLE if mn_major else (kk // 4) * b_buf.rows * SWIZZLE + (kk % 4) * 32
@@ -212,3 +203,15 @@ class WgmmaDot:
         one = ctx.const(1, ir.IntegerType.get_signless(32))
         asm = llvm.InlineAsmOp(struct_t, [*words, b_desc, one, *accs], text, constraints, has_side_effects=True).result
         return asm
+
+
+def _packed(acc, struct_t, cols: int, register):
+    """The accumulator registers of one m64 tile as wgmma's struct operand: element 4 j + 2 h + c
+    is register(h, j, c) of the thread's block."""
+    d = llvm.UndefOp(struct_t).result
+    for j in range(cols):
+        for h in range(2):
+            for c in range(2):
+                x = vector.ExtractOp(acc, [], [register(h, j, c)]).result
+                d = llvm.InsertValueOp(d, x, [4 * j + 2 * h + c]).result
+    return d
