@@ -16,6 +16,13 @@ if os.path.join(_ROOT, "python") not in sys.path:  # the GPU machine runs from a
     sys.path.insert(0, os.path.join(_ROOT, "python"))
 
 
+@pytest.fixture
+def interpret_mode(monkeypatch, tmp_path):
+    """Every launch of the test runs in the interpreter, with a kernel cache of its own."""
+    monkeypatch.setenv("PHOBOS_INTERPRET", "1")
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
+
+
 @functools.lru_cache(maxsize=1)
 def gpu_unavailable_reason():
     """None when a CUDA GPU can run kernels here, else why not."""

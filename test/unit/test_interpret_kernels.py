@@ -244,12 +244,6 @@ def _arguments(contract: dict, extents: dict[str, int], poisoned: set) -> dict:
     return args
 
 
-@pytest.fixture
-def interpret_mode(monkeypatch, tmp_path):
-    monkeypatch.setenv("PHOBOS_INTERPRET", "1")
-    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
-
-
 @pytest.mark.parametrize("source", sorted(KERNELS))
 def test_kernel_matches_numpy(interpret_mode, source):
     reference, poisoned, *options = KERNELS[source]

@@ -20,12 +20,6 @@ ROOT = Path(__file__).resolve().parents[2]
 RNG = np.random.default_rng()
 
 
-@pytest.fixture
-def interpret_mode(monkeypatch, tmp_path):
-    monkeypatch.setenv("PHOBOS_INTERPRET", "1")
-    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
-
-
 @pytest.mark.parametrize("source", ["tc_i8", "tc_i8_nt"])
 @pytest.mark.parametrize("shape", [(130, 129, 97), (128, 128, 64)], ids=str)
 def test_i8_dot_is_exact_in_the_interpreter(interpret_mode, source, shape):

@@ -26,12 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 RNG = np.random.default_rng()
 
 
-@pytest.fixture
-def interpret_mode(monkeypatch, tmp_path):
-    monkeypatch.setenv("PHOBOS_INTERPRET", "1")
-    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
-
-
 def check(got, a, a_s, w, w_s) -> None:
     np.testing.assert_array_equal(got, q8.in_f32_order(a, a_s, w, w_s))
     q8.assert_close(got, q8.reference(a, a_s, w, w_s), q8.bound(a, a_s, w, w_s))

@@ -16,30 +16,11 @@ import numpy as np
 import pytest
 import q8_reference as q8
 from aot_folders import aot
+from test_tensorcore_8bit_gpu import RNG, Flat  # values between random guard zones on the device
 
 pytestmark = pytest.mark.gpu
 
-RNG = np.random.default_rng()
-GUARD = 256  # elements each side (keeps every view 16-byte aligned)
 SHAPES = [(1, 1, 1), (1, 4096, 1024), (3, 100, 97), (17, 33, 5), (64, 64, 64), (130, 200, 300), (256, 384, 1056)]
-
-
-class Flat:
-    """`values` on the device between GUARD random elements each side."""
-
-    def __init__(self, torch, values: np.ndarray):
-        self.shape, self.n = values.shape, values.size
-        bits = values.reshape(-1)
-        guards = [RNG.integers(-100, 100, GUARD).astype(bits.dtype) for _ in range(2)]
-        self.host = np.concatenate([guards[0], bits, guards[1]])
-        self.flat = torch.from_numpy(self.host.copy()).cuda()
-        self.view = self.flat[GUARD : GUARD + self.n].view(*self.shape)
-
-    def result(self) -> np.ndarray:
-        got = self.flat.cpu().numpy()
-        assert np.array_equal(got[:GUARD], self.host[:GUARD]), "guard zone before the tensor written"
-        assert np.array_equal(got[-GUARD:], self.host[-GUARD:]), "guard zone after the tensor written"
-        return got[GUARD:-GUARD].reshape(self.shape)
 
 
 def run(torch, source: str, shape):

@@ -26,12 +26,6 @@ RNG = np.random.default_rng()
 ALIGNED = "A=a16.e16x16.s16;B=a16.e16x16.s16;C=a16.e16x16.s16"
 
 
-@pytest.fixture
-def interpret_mode(monkeypatch, tmp_path):
-    monkeypatch.setenv("PHOBOS_INTERPRET", "1")
-    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
-
-
 def _fp8_codes(shape, fmt: str) -> np.ndarray:
     """Random codes of `fmt` without NaN and Inf (they would poison whole rows)."""
     codes = RNG.integers(0, 256, shape).astype(np.uint8)
