@@ -198,6 +198,10 @@ UNCOVERED = {
     "bench/kernels/gemv_tc_split_f16.ph",
     "bench/kernels/gemv_wave_f16.ph",
     "bench/kernels/gemv_tc_sync_f16.ph",
+    # decode GEMV with 8-bit weights: test_gemv8_interp.py runs each on gemv8_cases.py's cases
+    "bench/kernels/gemv_i8.ph",
+    "bench/kernels/gemv_fp8.ph",
+    "bench/kernels/gemv_q8_0.ph",
     # residual add + RMSNorm: test_add_norm_interp.py (ragged rows and columns, R = 1, 2, 4)
     "bench/kernels/add_rmsnorm_f16.ph",
 }
