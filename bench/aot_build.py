@@ -109,6 +109,7 @@ def plan():
     jobs.extend(builtin_jobs())
     jobs.extend(gather_jobs())
     jobs.extend(gemv_jobs())
+    jobs.extend(gemv8_jobs())
     jobs.extend(persistent_jobs())
     jobs.extend(tensorcore_jobs())
     jobs.extend(fallback_jobs())
@@ -297,6 +298,17 @@ def gemv_jobs():
     benchmark candidate with the layouts of its launches, the tested ones with the tests' pitched
     layouts and the generic variant (gemv_cases.py)."""
     import bench_gemv as b
+
+    from phobos.runtime.aot import like
+
+    return _merge(b.aot_jobs(like))
+
+
+def gemv8_jobs():
+    """bench_gemv8.py and test_gemv8_gpu.py: the decode GEMV kernels with 8-bit weights (gemv_i8.ph,
+    gemv_q8_0.ph, gemv_fp8.ph), each benchmark candidate with the layouts of its launches, the
+    tested ones with the tests' pitched layouts and the generic variant (gemv8_cases.py)."""
+    import bench_gemv8 as b
 
     from phobos.runtime.aot import like
 
