@@ -11,7 +11,14 @@ import pytest
 pytest.importorskip("mlir")
 
 from test_compiler_emulated import run  # noqa: E402
-from test_exits_interp import EARLY, ELEMENTS, FIRST_ABOVE, NESTED  # noqa: E402
+from test_exits_interp import (  # noqa: E402
+    EARLY,
+    ELEMENTS,
+    FIRST_ABOVE,
+    MASKED_ELEMENTS,
+    NESTED,
+    masked_elements_reference,
+)
 
 from phobos.compiler import compile_stages  # noqa: E402
 
@@ -76,6 +83,19 @@ def test_single_elements_masked(shape):
     b = flat[: n * m].reshape(n, m)
     assert not run(ELEMENTS, (shape[0],), a, b)
     np.testing.assert_array_equal(b, (a.astype(np.float64) + 1.0).T.astype(np.float32))
+    assert np.all(np.isnan(flat[n * m :]))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (6, 11)])
+def test_masked_single_elements(shape):
+    """masked(X[i, j], m) read and written: a tile of one element on the GPU (rank-0 tiles have no
+    lowering; this was an internal error, found by the fuzzer)."""
+    a = _values(shape)
+    n, m = shape[::-1]
+    flat = np.full(n * m + 6000, np.nan, np.float32)  # b, then memory the masked writes would hit
+    b = flat[: n * m].reshape(n, m)
+    assert not run(MASKED_ELEMENTS, (shape[0],), a, b, np.float32(0.25))
+    np.testing.assert_array_equal(b, masked_elements_reference(a, 0.25))
     assert np.all(np.isnan(flat[n * m :]))
 
 

@@ -183,6 +183,34 @@ def test_single_elements_masked(shape):
     assert guard_intact(bbuf, np.nan) and guard_intact(abuf, np.nan)
 
 
+MASKED_ELEMENTS = """
+kernel masked_elems(A: tensor<f32>[M, N], B: tensor<f32>[N, M], lim: f32) {
+  let i = ctx.block.x
+  for j in range(0, N + 2) {                  // two past the end: the bounds mask as well
+    let v = masked(A[i, j], A[i, j] > lim)    // zero where not above lim
+    masked(B[j, i], j % 2 == 0) = v + 1.0     // even j only: the odd ones keep their poison
+  }
+}
+"""
+
+
+def masked_elements_reference(a: np.ndarray, lim: float) -> np.ndarray:
+    """B of MASKED_ELEMENTS: NaN (the poison) in the odd rows."""
+    v = np.where(a > lim, a, 0.0).astype(np.float64) + 1.0
+    b = v.T.astype(np.float32)
+    b[1::2, :] = np.nan
+    return b
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (6, 11)])
+def test_masked_single_elements(shape):
+    a, abuf = random_tensor(shape)
+    b, bbuf = guarded(shape[::-1])
+    run_program(program(MASKED_ELEMENTS), [a, b, np.float32(0.25)], (shape[0], 1, 1))
+    np.testing.assert_array_equal(b, masked_elements_reference(a, 0.25))
+    assert guard_intact(bbuf, np.nan) and guard_intact(abuf, np.nan)
+
+
 def test_topk_rows_bench_kernel():
     """bench/kernels/topk_rows.ph (the GPU test's kernel): N <= BN, fewer than K elements stop early."""
     from test_interpreter import example

@@ -266,8 +266,12 @@ def offset_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
     shape = list(ir.RankedTensorType(view.offsets.type).shape)
     t = _tensor_facts(analysis, view.base)
     last = len(shape) - 1
+    if last < 0:  # one element (a masked single-element access): nothing to widen
+        return _Widths(1, t.elem_bytes).facts(drop_mask=False)
     mask = view.mask
-    drop_mask = mask is not None and analysis.get(mask).is_true()
+    # no facts for a mask of no static integer shape (a rank-0 one of a single element): kept
+    mask_facts = analysis.get(mask) if mask is not None else None
+    drop_mask = mask_facts is not None and mask_facts.is_true()
 
     widths = _Widths(min(max(1, VECTOR_BYTES // t.elem_bytes), pow2_part(shape[last])), t.elem_bytes)
     run = min(offsets.contiguity[last], widths.possible)
@@ -293,7 +297,7 @@ def offset_facts(op: ir.Operation, analysis: AxisInfoAnalysis) -> AccessFacts:
         "base",
     )
     if mask is not None and not drop_mask:
-        constancy = analysis.get(mask).constancy[last]
+        constancy = mask_facts.constancy[last] if mask_facts is not None else 1
         widths.limit(constancy, f"the mask is constant only over runs of {constancy} along the last dimension", "mask")
     return widths.facts(drop_mask=drop_mask)
 

@@ -25,7 +25,7 @@ def lower_atomic(em, e: A.Call, unused: bool) -> tb.Value | None:
         access.index_shape = ()
     if single:
         # One element: a tile of one element at the element's offset.
-        access = _one_element_view(access)
+        access = gathers_ir.one_element_view(access)
     offsets, mask = gathers_ir.address(em, access, mask_expr)
     shape = offsets.shape
     base = em.env[access.base.symbol].value
@@ -43,18 +43,6 @@ def lower_atomic(em, e: A.Call, unused: bool) -> tb.Value | None:
         zero = arith.ConstantOp(ir.IndexType.get(), 0, loc=loc).result
         return tb.Value(tensor.ExtractOp(op.result, [zero], loc=loc).result)
     return tb.Value(op.result)
-
-
-def _one_element_view(access: A.Index) -> A.Index:
-    """`X[i, j]` as the gather-shaped access of one element: the last subscript a span of 1."""
-    subs = list(access.subscripts)
-    last = subs[-1]
-    span = A.Subscript(last.pos, "span", last.start, A.IntLit(last.pos, 1))
-    span.length = 1
-    view = A.Index(access.pos, access.base, subs[:-1] + [span], access.bracket)
-    view.ty = T.Tile(access.ty.element, (1,))
-    view.index_shape = ()
-    return view
 
 
 def lower_local_atomic(em, e: A.Call) -> None:

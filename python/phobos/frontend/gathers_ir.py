@@ -4,7 +4,7 @@ Apart from gathers.py so that checking a program never imports MLIR."""
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, tensor
 
 from phobos import builder as tb
 from phobos.dialect import tile as TD
@@ -85,18 +85,39 @@ def address(em, e: A.Index, mask_expr: A.Expr | None) -> tuple[tb.Value, tb.Valu
     return offsets, mask
 
 
+def one_element_view(access: A.Index) -> A.Index:
+    """`X[i, j]` as the gather-shaped access of one element: the last subscript a span of 1 (the
+    GPU lowering takes tiles of rank 1 to 3, not rank 0)."""
+    subs = list(access.subscripts)
+    last = subs[-1]
+    span = A.Subscript(last.pos, "span", last.start, A.IntLit(last.pos, 1))
+    span.length = 1
+    view = A.Index(access.pos, access.base, subs[:-1] + [span], access.bracket)
+    view.ty = T.Tile(access.ty.element, (1,))
+    view.index_shape = ()
+    return view
+
+
 def load(em, e: A.Index, mask_expr: A.Expr | None = None, padding=None) -> tb.Value:
-    """The tile a gather (or masked slice) reads: zero (or `padding`) where masked off."""
-    offsets, mask = address(em, e, mask_expr)
+    """The tile a gather (or masked slice) reads: zero (or `padding`) where masked off; a masked
+    single element reads a tile of one and gives its element."""
+    single = isinstance(e.ty, T.Scalar)
+    view = one_element_view(e) if single else e
+    offsets, mask = address(em, view, mask_expr)
     base = em.env[e.base.symbol]
     m = mask.value if mask is not None else None
-    return tb.Value(TD.LoadOp(base.value, offsets.value, m, padding=padding, loc=em.loc(e.pos)).result)
+    loc = em.loc(e.pos)
+    read = TD.LoadOp(base.value, offsets.value, m, padding=padding, loc=loc).result
+    if single:
+        zero = arith.ConstantOp(ir.IndexType.get(), 0, loc=loc).result
+        return tb.Value(tensor.ExtractOp(read, [zero], loc=loc).result)
+    return tb.Value(read)
 
 
 def store(em, e: A.Index, value: tb.Value, mask_expr: A.Expr | None = None) -> None:
     """Writes `value` (a scalar or a tile that broadcasts to the access's shape) through a scatter."""
     loc = em.loc(e.pos)
-    offsets, mask = address(em, e, mask_expr)
+    offsets, mask = address(em, one_element_view(e) if isinstance(e.ty, T.Scalar) else e, mask_expr)
     base = em.env[e.base.symbol]
     tile = tb.broadcast_to(value, offsets.shape, loc=loc)
     TD.StoreOp(tile.value, base.value, offsets.value, mask.value if mask is not None else None, loc=loc)
