@@ -162,6 +162,16 @@ def check(y, want, size, k) -> float:
     return float(np.max(np.abs(got - want) / G.bound(want, size, k)))
 
 
+def timed_rounds(live: dict, rounds: int, batch: int, reps: int) -> dict:
+    """{name: [ms per call, one per round]}: every candidate once per round, in turn, so the
+    clock's drift over the run falls on all of them alike."""
+    times: dict = {name: [] for name in live}
+    for _ in range(rounds):
+        for name, fn in live.items():
+            times[name].append(batched_ms(fn, batch, reps))
+    return times
+
+
 def batched_ms(fn, batch: int, reps: int) -> float:
     """Median over `reps` of the event-timed time of `batch` back-to-back calls fn(i), per call."""
     import torch
@@ -229,10 +239,7 @@ def run_case(n, k, t, ws, xs, want, size, loaded, args) -> dict:
             wrong.append(name)
             print(f"  WRONG {name}: max error {errors[name]:.3g} x the bound; not timed")
     live = {name: fn for name, fn in cands.items() if name not in wrong}
-    times: dict = {name: [] for name in live}
-    for _ in range(args.rounds):
-        for name, fn in live.items():
-            times[name].append(batched_ms(fn, args.batch, args.reps))
+    times = timed_rounds(live, args.rounds, args.batch, args.reps)
     moved = 2 * (n * k + t * k + t * n)
     rows = []
     for name, v in times.items():

@@ -176,10 +176,7 @@ def run_family(family, n, k, args, loaded) -> list[dict]:
                 wrong.append(name)
                 print(f"  WRONG {name}: max error {errors[name]:.3g} x the bound; not timed")
         live = {name: fn for name, fn in cands.items() if name not in wrong}
-        times: dict = {name: [] for name in live}
-        for _ in range(args.rounds):
-            for name, fn in live.items():
-                times[name].append(B.batched_ms(fn, args.batch, args.reps))
+        times = B.timed_rounds(live, args.rounds, args.batch, args.reps)
         moved = w0.nbytes + s.nbytes + 2 * (t * k + t * n)
         rows = sorted(({"impl": name, "us": statistics.median(v) * 1e3, "err_over_bound": errors[name]}
                        for name, v in times.items()), key=lambda r: r["us"])  # fmt: skip
