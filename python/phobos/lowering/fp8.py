@@ -16,7 +16,6 @@ element is converted beside a zero, and its half of the result is dropped.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from mlir import ir
@@ -24,8 +23,8 @@ from mlir.dialects import arith, nvvm, vector
 
 from phobos.dialect.fp8 import FP8_TYPES
 from phobos.lowering.errors import LoweringError
-from phobos.lowering.ir_helpers import gpu_module_block
-from phobos.target import PTX_FLOOR, chip_number
+from phobos.lowering.ir_helpers import target_ptx
+from phobos.target import chip_number
 
 if TYPE_CHECKING:
     from phobos.lowering.context import LoweringContext
@@ -53,17 +52,10 @@ def _language_name(t: ir.Type) -> str:
     return {"f8E4M3FN": "f8e4m3", "f8E5M2": "f8e5m2"}.get(str(t), str(t))
 
 
-def _target_ptx() -> int:
-    """The PTX ISA version (x10) of the gpu.module being built: its #nvvm.target's features."""
-    module = gpu_module_block().owner
-    found = re.search(r"\+ptx(\d+)", str(module.attributes["targets"]))
-    return int(found.group(1)) if found else PTX_FLOOR
-
-
 def _refusal(op: ir.Operation, chip: str, src: ir.Type, dst: ir.Type) -> str | None:
     """Why the target cannot convert `src` to `dst` (one of them fp8), or None."""
     sm = chip_number(chip)
-    if sm >= 90 or (sm == MIN_SM and _target_ptx() >= SM89_PTX):
+    if sm >= 90 or (sm == MIN_SM and target_ptx() >= SM89_PTX):
         return None
     fp8 = src if _is_fp8(src) else dst
     instruction = f"cvt.rn.f16x2.{_ptx_name(fp8)}x2" if _is_fp8(src) else f"cvt.rn.satfinite.{_ptx_name(fp8)}x2.f32"

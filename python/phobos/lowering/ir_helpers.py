@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from mlir import ir
 from mlir.dialects import gpu, vector
 
 from phobos.diagnostics import file_location
+from phobos.target import PTX_FLOOR
 
 
 def tile_type(v: ir.Value) -> ir.RankedTensorType:
@@ -26,6 +29,13 @@ def gpu_module_block() -> ir.Block:
         op = op.parent
     assert op is not None, "a module-level helper asked for outside a gpu.module"
     return op.regions[0].blocks[0]
+
+
+def target_ptx() -> int:
+    """The PTX ISA version (x10) of the gpu.module being built: its #nvvm.target's features."""
+    module = gpu_module_block().owner
+    found = re.search(r"\+ptx(\d+)", str(module.attributes["targets"]))
+    return int(found.group(1)) if found else PTX_FLOOR
 
 
 def declare_once(block: ir.Block, symbol: str, text: str) -> None:

@@ -25,14 +25,11 @@ pieces of the emitter that differ from the 16-bit path (ops/dot_mma.py):
 
 from __future__ import annotations
 
-import re
-
 from mlir import ir
 from mlir.dialects import arith, llvm, memref, nvvm, vector
 
 from phobos.dialect.fp8 import FP8_TYPES
-from phobos.lowering.ir_helpers import gpu_module_block
-from phobos.target import PTX_FLOOR, chip_number
+from phobos.target import chip_number
 
 K_STEP8 = 32
 FP8_MMA_SM = 89
@@ -84,13 +81,6 @@ def fp8_refusal(chip: str, ptx: int) -> str | None:
             f"compile with the features +ptx{FP8_MMA_PTX}"
         )
     return None
-
-
-def target_ptx() -> int:
-    """The PTX ISA version (x10) of the gpu.module being built, from its #nvvm.target."""
-    module = gpu_module_block().owner
-    found = re.search(r"\+ptx(\d+)", str(module.attributes["targets"]))
-    return int(found.group(1)) if found else PTX_FLOOR
 
 
 # Fragment element (register, byte) -> offsets from (g, 4 t) along (out, k): the

@@ -30,10 +30,11 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import nvvm
 
-K_STEP = 32
+from phobos.lowering.mma8 import K_STEP8, ptx_type
+
+K_STEP = K_STEP8  # one k32 step, as on mma.sync
 # operand element -> accumulator element, as the types print
 TYPES = {"i8": "i32", "f8E4M3FN": "f32", "f8E5M2": "f32"}
-_PTX = {"i8": "s8", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
 
 
 def is_wgmma8(elem: ir.Type) -> bool:
@@ -78,10 +79,10 @@ def nvvm_types(elem: ir.Type) -> tuple:
     if not is_wgmma8(elem):
         return (nvvm.WGMMATypes.f16 if isinstance(elem, ir.F16Type) else nvvm.WGMMATypes.bf16), nvvm.WGMMATypes.f32
     acc = nvvm.WGMMATypes.s32 if str(elem) == "i8" else nvvm.WGMMATypes.f32
-    return getattr(nvvm.WGMMATypes, _PTX[str(elem)]), acc
+    return getattr(nvvm.WGMMATypes, ptx_type(elem)), acc
 
 
 def instruction(elem: ir.Type, n: int) -> str:
     """The PTX instruction of an 8-bit wgmma (the contract's and explain's words)."""
-    t = _PTX[str(elem)]
+    t = ptx_type(elem)
     return f"wgmma.mma_async.sync.aligned.m64n{n}k{K_STEP}.{TYPES[str(elem)].replace('i', 's')}.{t}.{t}"

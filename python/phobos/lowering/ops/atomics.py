@@ -36,10 +36,10 @@ from phobos.lowering.errors import LoweringError
 from phobos.lowering.kernel_layout import access_width, vector_width
 from phobos.lowering.registry import lowers
 
-_CONSTRAINT = {16: "h", 32: "r", 64: "l"}
+REGISTER_CLASS = {16: "h", 32: "r", 64: "l"}
 
 
-def _type_name(elem: ir.Type) -> str:
+def atomic_type_name(elem: ir.Type) -> str:
     if isinstance(elem, ir.F16Type):
         return "f16"
     if isinstance(elem, ir.BF16Type):
@@ -51,7 +51,7 @@ def _type_name(elem: ir.Type) -> str:
     return f"i{ir.IntegerType(elem).width}" if isinstance(elem, ir.IntegerType) else str(elem)
 
 
-def _instruction(kind: str, name: str, negative: bool = False) -> str:
+def atomic_instruction(kind: str, name: str, negative: bool = False) -> str:
     """The PTX operation and type of atomic `kind` on element type `name` (`add.f32`, `max.s32`, ...).
     `negative`: a float max/min on a negative value (reversed, unsigned)."""
     bits = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i32": 32, "i64": 64, "f16x2": 32, "bf16x2": 32}[name]
@@ -68,7 +68,7 @@ def _instruction(kind: str, name: str, negative: bool = False) -> str:
 
 def _asm(op_text: str, sem: str, scope: str, width: int, operands: list[ir.Value], returns: bool) -> ir.Value | None:
     """One inline PTX atom (returns the old bits) or red (returns nothing) on the address operands[0]."""
-    c = _CONSTRAINT[width]
+    c = REGISTER_CLASS[width]
     if returns:
         args = ", ".join(f"${k + 1}" for k in range(1, len(operands)))
         text = f"atom.{sem}.{scope}.global.{op_text} $0, [$1], {args};"
@@ -93,7 +93,7 @@ def _aggregated_red(op_text: str, sem: str, scope: str, width: int, address: ir.
         "mov.u32 agg_lane, %laneid;\nsetp.eq.u32 agg_lead, agg_low, agg_lane;\npopc.b32 agg_n, agg_grp;\n"
         f"{count}\n@agg_lead red.{sem}.{scope}.global.{op_text} [$0], {'agg_nw' if wide else 'agg_n'};\n}}"
     )
-    llvm.InlineAsmOp(None, [address, value], text, ",".join(["l", _CONSTRAINT[width]]), has_side_effects=True)
+    llvm.InlineAsmOp(None, [address, value], text, ",".join(["l", REGISTER_CLASS[width]]), has_side_effects=True)
 
 
 def _aggregates(op: ir.Operation, kind: str, name: str, returns: bool) -> bool:
@@ -140,7 +140,7 @@ def _element(ctx, kind, name, o, address, pieces, returns, aggregate=False) -> i
     expected value first), as integers."""
     sem, scope, width = o.sem, o.scope, ir.IntegerType(pieces[0].type).width
     if aggregate:
-        _aggregated_red(_instruction(kind, name), sem, scope, width, address, pieces[0])
+        _aggregated_red(atomic_instruction(kind, name), sem, scope, width, address, pieces[0])
         return None
     atom = returns or kind == "cas" or sem not in ("relaxed", "release")  # else red, which returns nothing
     if kind in ("max", "min") and name.startswith("f"):
@@ -150,17 +150,17 @@ def _element(ctx, kind, name, o, address, pieces, returns, aggregate=False) -> i
         branch = scf.IfOp(negative, types, has_else=True)
         for block, neg in ((branch.then_block, True), (branch.else_block, False)):
             with ir.InsertionPoint(block):
-                old = _asm(_instruction(kind, name, neg), sem, scope, width, [address, value], atom)
+                old = _asm(atomic_instruction(kind, name, neg), sem, scope, width, [address, value], atom)
                 scf.YieldOp([old] if returns else [])
         return branch.results[0] if returns else None
-    old = _asm(_instruction(kind, name), sem, scope, width, [address, *pieces], atom)
+    old = _asm(atomic_instruction(kind, name), sem, scope, width, [address, *pieces], atom)
     return old if returns else None
 
 
 def _lower(ctx: LoweringContext, op: ir.Operation, kind: str) -> None:
     o = op.opview
     elem = ir.RankedTensorType(o.value.type).element_type
-    name = _type_name(elem)
+    name = atomic_type_name(elem)
     _check(ctx, op, kind, name)
     returns = _used(op)
     shape = ctx.placement.placed_shape(o.value)

@@ -33,9 +33,10 @@ from mlir.dialects import arith, memref, nvgpu, nvvm, vector
 
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
+from phobos.lowering.ir_helpers import target_ptx
 from phobos.lowering.layout import WARP_SIZE
 from phobos.lowering.mma import K_STEP, TF32_K_STEP, a_fragment_registers
-from phobos.lowering.mma8 import K_STEP8, byte_fragment, fp8_refusal, is_eight_bit, is_fp8, ldmatrix_words, target_ptx
+from phobos.lowering.mma8 import K_STEP8, byte_fragment, fp8_refusal, is_eight_bit, is_fp8, ldmatrix_words
 from phobos.lowering.mma8 import a_offsets as a8_offsets
 from phobos.lowering.mma8 import b_offsets as b8_offsets
 from phobos.lowering.mma8 import mma as mma8

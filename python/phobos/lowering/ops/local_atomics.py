@@ -19,26 +19,14 @@ from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
 from phobos.lowering.ir_helpers import tile_type
+from phobos.lowering.ops.atomics import REGISTER_CLASS, atomic_instruction, atomic_type_name
 from phobos.lowering.registry import lowers
 from phobos.lowering.shared_checks import check_shared_index
 from phobos.lowering.shared_region import row_major_addresses
 
-# (kind, element) -> the PTX operation and type of red.shared, and the value's register class
-_RED = {
-    ("add", "i32"): ("add.u32", "r"),
-    ("add", "i64"): ("add.u64", "l"),
-    ("add", "f32"): ("add.f32", "r"),
-    ("max", "i32"): ("max.s32", "r"),
-    ("max", "i64"): ("max.s64", "l"),
-    ("min", "i32"): ("min.s32", "r"),
-    ("min", "i64"): ("min.s64", "l"),
-}
-
-
-def _name(t: ir.Type) -> str:
-    if isinstance(t, ir.F32Type):
-        return "f32"
-    return f"i{ir.IntegerType(t).width}" if isinstance(t, ir.IntegerType) else str(t)
+# (kind, element) that red.shared takes here; its operation and type are the global atomics'
+# (ops/atomics.py: add.u32, add.f32, max.s64, ...)
+_SHARED = {("add", "i32"), ("add", "i64"), ("add", "f32")} | {(k, t) for k in ("max", "min") for t in ("i32", "i64")}
 
 
 def _store_tile(ctx: LoweringContext, smem: ir.Value, tile_old: ir.Value, op: ir.Operation) -> None:
@@ -90,9 +78,10 @@ def _here() -> ir.InsertionPoint:
 def lower_local_rmw(ctx: LoweringContext, op: ir.Operation) -> None:
     o = op.opview
     element = tile_type(o.tile).element_type
-    ptx = _RED.get((o.kind, _name(element)))
-    if ptx is None:
+    name, eb = atomic_type_name(element), element_bytes(element)
+    if (o.kind, name) not in _SHARED:
         raise LoweringError(op, f"'{op.name}' op: no shared-memory atomic {o.kind} on {element}")
+    ptx = (atomic_instruction(o.kind, name), REGISTER_CLASS[8 * eb])
     shared = ctx.shared
     buffer = shared.plan.scratch[op]
     smem = shared.views[buffer]
@@ -100,7 +89,7 @@ def lower_local_rmw(ctx: LoweringContext, op: ir.Operation) -> None:
         shared.barrier_if((op, "write"))
         _store_tile(ctx, smem, o.tile, op)
         shared.barrier_if((op, "atomic"))
-        _apply(ctx, op, buffer, ptx, element_bytes(element))
+        _apply(ctx, op, buffer, ptx, eb)
         shared.barrier_if((op, "read"))
         res = op.results[0]
         start, offsets = row_major_addresses(ctx, res)
