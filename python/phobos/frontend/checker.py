@@ -583,12 +583,17 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
             self.fits(e, "index")
         return ty
 
-    def check_slice(self, e: A.Index) -> T.Type:
+    def check_indexed(self, e: A.Index) -> T.Type:
+        """The type of what `e` subscripts, after checking every subscript's start and end as values."""
         base_ty = self.check_expr(e.base)
         for sub in e.subscripts:
             for part in (sub.start, sub.end):
                 if part is not None:
                     self.value(part)
+        return base_ty
+
+    def check_slice(self, e: A.Index) -> T.Type:
+        base_ty = self.check_indexed(e)
         if base_ty == T.ERROR:
             return T.ERROR
         if isinstance(base_ty, T.Tile) and getattr(e, "local", False):

@@ -100,11 +100,7 @@ class QuantizedChecks:
         if not isinstance(arg, A.Index):
             self.check_expr(arg)
             return self.error_none(start_pos(arg), f"{want}, such as 'X[r :+ 8, :]'")
-        tensor = self.check_expr(arg.base)
-        for sub in arg.subscripts:
-            for part in (sub.start, sub.end):
-                if part is not None:
-                    self.value(part)
+        tensor = self.check_indexed(arg)
         if tensor == T.ERROR:
             return None
         if not isinstance(tensor, T.Tensor) or tensor.rank != 2 or len(arg.subscripts) != 2:
