@@ -11,7 +11,7 @@ import threading
 
 import pytest
 import test_runtime
-from test_runtime import _FakeCupyArray, _FakeTensor, _store, tensor
+from test_runtime import _FakeCupyArray, _FakeTensor, _store, kernel_contract, tensor
 
 import phobos
 from phobos.runtime import cache as phcache
@@ -66,24 +66,13 @@ def test_a_layout_launches_from_c_without_python_code(tmp_path, stub_runtime):
 
 def _scalars_kernel(root):
     kinds = ["f32", "f64", "f16", "i8", "u8", "i32", "u32", "i64", "i1"]
-    c = {
-        "format": 1,
-        "kernel": "k",
-        "name": "k",
-        "chip": "sm_90",
-        "threads": 128,
-        "shared_bytes": 0,
-        "params": [tensor("X", ["N"], access="write"), tensor("Y", ["N"], access="read")]
+    c = kernel_contract(
+        [tensor("X", ["N"], access="write"), tensor("Y", ["N"], access="read")]
         + [{"name": f"s_{d}", "kind": "scalar", "dtype": d} for d in kinds],
-        "abi": [{"kind": "scalar", "param": 2 + i} for i in range(len(kinds))][::-1]  # scalars before pointers
+        [{"kind": "scalar", "param": 2 + i} for i in range(len(kinds))][::-1]  # scalars before pointers
         + [{"kind": "ptr", "param": 1}, {"kind": "extent", "param": 0, "axis": 0}, {"kind": "ptr", "param": 0}],
-        "grid": [{"symbol": "N", "tile": 128}, 1, 1],
-        "promises": [],
-        "bindings": {},
-        "key": "",
-        "fingerprint": "x",
-        "options": {},
-    }
+        [{"symbol": "N", "tile": 128}, 1, 1],
+    )
     phcache.Cache(root).put("fam", "", type("A", (), {"cubin": b"\x7fELF", "contract": c, "asm": {}})(), {})
     return phobos.load(root)
 

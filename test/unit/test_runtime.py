@@ -44,6 +44,26 @@ def tensor(name, dims, dtype="f32", shape=None, access=None):
     return p
 
 
+def kernel_contract(params: list, abi: list, grid: list, key: str = "") -> dict:
+    """The contract of a kernel 'k' for sm_90: 128 threads, no shared memory, promises or bindings."""
+    return {
+        "format": 1,
+        "kernel": "k",
+        "name": "k",
+        "chip": "sm_90",
+        "threads": 128,
+        "shared_bytes": 0,
+        "params": params,
+        "abi": abi,
+        "grid": grid,
+        "promises": [],
+        "bindings": {},
+        "key": key,
+        "fingerprint": "x",
+        "options": {},
+    }
+
+
 def scale_contract(**extra):
     c = {
         "format": 1,
@@ -708,32 +728,16 @@ def test_launch_packs_parameters_and_takes_the_fast_path(tmp_path, stub_runtime)
 
 
 def test_fast_path_scalars_of_every_kind(tmp_path, stub_runtime):
-    c = {
-        "format": 1,
-        "kernel": "k",
-        "name": "k",
-        "chip": "sm_90",
-        "threads": 128,
-        "shared_bytes": 0,
-        "params": [
+    c = kernel_contract(
+        [
             tensor("X", ["N"], access="write"),
             {"name": "n", "kind": "scalar", "dtype": "i32"},
             {"name": "flag", "kind": "scalar", "dtype": "i1"},
             {"name": "b", "kind": "scalar", "dtype": "bf16"},
         ],
-        "abi": [
-            {"kind": "ptr", "param": 0},
-            {"kind": "scalar", "param": 1},
-            {"kind": "scalar", "param": 2},
-            {"kind": "scalar", "param": 3},
-        ],
-        "grid": [4, 1, 1],
-        "promises": [],
-        "bindings": {},
-        "key": "",
-        "fingerprint": "x",
-        "options": {},
-    }
+        [{"kind": "ptr", "param": 0}] + [{"kind": "scalar", "param": p} for p in (1, 2, 3)],
+        [4, 1, 1],
+    )
     phcache.Cache(tmp_path).put("fam", "", FakeArtifact(c), {"source": "t"})
     k = phobos.load(tmp_path)
     stub_runtime.slots = 4
@@ -1143,22 +1147,8 @@ def test_fully_contiguous_parameters():
 
 
 def _scalar_class_contract(key):
-    return {
-        "format": 1,
-        "kernel": "k",
-        "name": "k",
-        "chip": "sm_90",
-        "threads": 128,
-        "shared_bytes": 0,
-        "params": [tensor("X", ["N"], access="write"), {"name": "n", "kind": "scalar", "dtype": "i32"}],
-        "abi": [{"kind": "ptr", "param": 0}, {"kind": "scalar", "param": 1}],
-        "grid": [4, 1, 1],
-        "promises": [],
-        "bindings": {},
-        "key": key,
-        "fingerprint": "x",
-        "options": {},
-    }
+    params = [tensor("X", ["N"], access="write"), {"name": "n", "kind": "scalar", "dtype": "i32"}]
+    return kernel_contract(params, [{"kind": "ptr", "param": 0}, {"kind": "scalar", "param": 1}], [4, 1, 1], key)
 
 
 def test_integer_scalars_of_another_class_never_reuse_a_plan(tmp_path, stub_runtime):
