@@ -11,6 +11,7 @@ the sum of |products|.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -122,3 +123,27 @@ def test_dot_t_with_k64_tiles_stays_on_mma_sync_quietly():
     used = json.loads(done.stdout)["shared_memory"]["tensor_cores"]
     assert used["instruction"] == "mma.sync"
     assert "k = 128" in used["why not wgmma"]
+
+
+def _wgmma_block(ptx: str) -> tuple[list[str], list[str]]:
+    """(scale-d predicates of the wgmmas in issue order, the instructions after the wait)."""
+    scales = re.findall(r"setp\.ne\.b32 p, (\d), 0;\s*wgmma\.mma_async", ptx)
+    after = ptx.split("wgmma.wait_group.sync.aligned", 1)[1].splitlines()[1:]
+    return scales, [line.split()[0] for line in after if line.strip()]
+
+
+@pytest.mark.parametrize("tn", [128, 256])
+def test_fp8_sums_are_promoted_into_f32_after_each_dot(tn):
+    """The fp8 accumulator of wgmma is narrower than f32: each dot's first k32 step starts from
+    zero (scale-d 0) and the partial is added into the f32 accumulator after the wait, one
+    add.rn.f32 per accumulator register (TN / 2 of them per thread). i8 sums stay in the wgmma
+    accumulator (exact), every step scale-d 1, nothing added."""
+    done = _compile("wgmma_fp8", "ptx", "--key", ALIGNED, "-D", f"TN={tn}")
+    assert done.returncode == 0, done.stderr
+    scales, after = _wgmma_block(done.stdout)
+    assert scales == ["0", "1", "1", "1"]  # TK = 128: four k32 steps, the first from zero
+    assert after[: tn // 2] == ["add.rn.f32"] * (tn // 2)
+    done = _compile("wgmma_i8", "ptx", "--key", ALIGNED)
+    assert done.returncode == 0, done.stderr
+    scales, after = _wgmma_block(done.stdout)
+    assert set(scales) == {"1"} and "add.s32" not in after[:8]

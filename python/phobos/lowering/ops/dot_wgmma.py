@@ -48,6 +48,7 @@ from mlir.dialects import arith, llvm, memref, nvvm, vector
 
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.mma import a_fragment_registers
+from phobos.lowering.mma8 import is_fp8
 from phobos.lowering.registry import lowers
 from phobos.lowering.shared_checks import check_ring_stage
 from phobos.lowering.wgmma import ATOM, K_STEP, SWIZZLE, WARPGROUP
@@ -132,10 +133,16 @@ class WgmmaDot:
         def register(i, h, j, c):
             return (2 * i + h) * width + 2 * j + c
 
+        # fp8 sums: each dot's partial starts from zero and is added to the f32 accumulator
+        # after the wait (promotion), since wgmma's fp8 accumulation is not full f32
+        promote = is_fp8(elem)
         nvvm.WgmmaFenceAlignedOp()
         out = [None] * ((2 * tiles) * width)
         for i in range(tiles):
-            d = _packed(acc, struct_t, cols, lambda h, j, c, i=i: register(i, h, j, c))
+            if promote:
+                d = llvm.UndefOp(struct_t).result
+            else:
+                d = _packed(acc, struct_t, cols, lambda h, j, c, i=i: register(i, h, j, c))
             for kk in range(k // k_step):
                 # MN-major: k16 is 16 rows on; K-major: 32 bytes on in a row, 64 k per column block
                 step = kk * K_STEP * SWIZZLE if mn_major else (kk // 4) * b_buf.rows * SWIZZLE + (kk % 4) * 32
@@ -154,7 +161,7 @@ class WgmmaDot:
                     wg_type,
                     wg_type,
                     d_type,
-                    nvvm.WGMMAScaleOut.one,
+                    nvvm.WGMMAScaleOut.zero if promote and kk == 0 else nvvm.WGMMAScaleOut.one,
                     nvvm.WGMMAScaleIn.one,
                     nvvm.WGMMAScaleIn.one,
                     row,
@@ -166,6 +173,8 @@ class WgmmaDot:
                         out[register(i, h, j, c)] = llvm.ExtractValueOp(f32, d, [4 * j + 2 * h + c]).result
         nvvm.WgmmaGroupSyncAlignedOp()
         nvvm.WgmmaWaitGroupSyncOp(0)
+        if promote:
+            out = [arith.AddFOp(vector.ExtractOp(acc, [], [r]).result, x).result for r, x in enumerate(out)]
         return vector.FromElementsOp(ir.VectorType(acc.type), out).result
 
     @staticmethod
