@@ -62,8 +62,10 @@ if mlir_opt:
     config.available_features.add("mlir-opt")
     config.substitutions.append(("%mlir-opt", mlir_opt))
 
-if site_tool("nvidia", os.path.join("cuda_nvcc", "bin", "ptxas")):
+ptxas = site_tool("nvidia", os.path.join("cuda_nvcc", "bin", "ptxas"))
+if ptxas:
     config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))  # its own diagnostics (-v), e.g. C7515
 
 # `nvdisasm` (PyPI nvidia-cuda-nvdisasm) reads the SASS of the cubins.
 nvdisasm = site_tool("nvidia", os.path.join("cu13", "bin", "nvdisasm"))

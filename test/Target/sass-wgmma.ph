@@ -6,6 +6,12 @@
 // mbarrier armed with its byte count (SYNCS.ARRIVE.TRANS64) and waited on by
 // phase (SYNCS.PHASECHK). A whole tile of A comes in one 5-D copy, an edge
 // tile in sixteen 8-row boxes; B in two 64-column boxes. No local memory.
+// The main loop keeps one wgmma group in flight (wgmma_overlap.py): each
+// iteration waits only for the previous group (wait_group 1, DEPBAR.LE 0x1),
+// then the CTA barrier, then refills the stage that group read; the first
+// wgmma starts the sum by a run-time scale-d, so no move zeroes the
+// accumulators, and ptxas keeps the four HGMMAs of a step together (one
+// WARPGROUP.ARRIVE; no C7515 "serialized" diagnostic).
 // The generic variant (rows not proven 16-byte aligned) runs mma.sync and
 // says why.
 // REQUIRES: ptxas, nvdisasm
@@ -20,6 +26,13 @@
 // RUN: %nvdisasm -c %t.cubin 2>/dev/null | grep -c 'UTMALDG.2D' | FileCheck %s --check-prefix=BOXES
 // RUN: %nvdisasm -c %t.cubin 2>/dev/null | grep -c 'SYNCS.ARRIVE.TRANS64' | FileCheck %s --check-prefix=THREE
 // RUN: %nvdisasm -c %t.cubin 2>/dev/null | FileCheck %s --check-prefix=SASS
+// RUN: %nvdisasm -c %t.cubin 2>/dev/null | grep -c 'WARPGROUP.ARRIVE' | FileCheck %s --check-prefix=ONE
+// RUN: phobos compile %S/../../bench/kernels/hgemm.ph -D TK=64 --chip sm_90a --emit=ptx --key='A=a16.e16x16.s16;B=a16.e16x16.s16;C=a16.e16x16.s16' -o %t.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// ONE: {{^}}1{{$}}
+// PTXAS-NOT: C7515
+// PTXAS: Used {{[0-9]+}} registers
+// PTXAS-NOT: C7515
 // FOUR: {{^}}4{{$}}
 // THREE: {{^}}3{{$}}
 // BOXES: {{^}}54{{$}}
@@ -39,12 +52,19 @@
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX: mbarrier.try_wait.parity.shared.b64
 // PTX: wgmma.fence.sync.aligned;
-// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX: setp.ne.b32 p, %r{{[0-9]+}}, 0;
+// PTX-NEXT: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX: setp.ne.b32 p, 1, 0;
+// PTX-NEXT: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX: wgmma.commit_group.sync.aligned;
+// PTX-NEXT: wgmma.wait_group.sync.aligned 1;
+// PTX-NEXT: bar.sync 0;
 // PTX: wgmma.wait_group.sync.aligned 0;
 // PTX: ret;
 
 // SASS: HGMMA.64x128x16.F32
+// SASS: WARPGROUP.DEPBAR.LE gsb0, 0x1
+// SASS: WARPGROUP.DEPBAR.LE gsb0, 0x0
 // SASS-NOT: LDL
 // SASS-NOT: STL
 
@@ -63,6 +83,7 @@
 // PLAN: "shared_bytes": 98304
 // PLAN: "align": 1024,
 // PLAN: "swizzle": 128,
+// PLAN: "wgmma groups in flight": 1
 // PLAN: "tensor_cores": {
 // PLAN-NEXT: "instruction": "wgmma",
 

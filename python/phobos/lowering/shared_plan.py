@@ -49,6 +49,7 @@ from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop,
 from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, plan_copies, row_elements, whole_a, why_not
 from phobos.lowering.wgmma8 import instruction as wgmma8_instruction
 from phobos.lowering.wgmma8 import is_wgmma8
+from phobos.lowering.wgmma_overlap import DEPTH, overlapped_dot
 from phobos.target import max_shared_bytes
 
 SMEM_SYMBOL = "__phobos_smem"
@@ -93,6 +94,7 @@ class Pipelined:
     loads: list[ir.Operation]  # the staged loads it prefetches, in body order
     stages: int
     ring: int  # id for shared_sync
+    overlapped: ir.Operation | None = None  # its dot's wgmma group stays in flight (wgmma_overlap.py)
 
 
 @dataclass
@@ -333,10 +335,16 @@ def _place_barriers(plan: DotPlan, fn: ir.Operation, program: list) -> None:
             else f"after cp.async.wait_group {p.stages - 2} this iteration's stage has landed for every thread, "
             "and every thread has finished reading the stage refilled next"
         )
+        if p.overlapped is not None:
+            why = (
+                "every warpgroup has waited for the wgmma group that read the stage the TMA copies refill "
+                "next (one group stays in flight)"
+            )
+        place = "the end" if p.overlapped is not None else "the start"
         plan.sync.decisions.append(
             Decision(
                 (p.loop, "stage-barrier"),
-                f"the start of each iteration of the pipelined loop at {where(p.loop)}",
+                f"{place} of each iteration of the pipelined loop at {where(p.loop)}",
                 True,
                 f"the {p.stages}-stage ring: {why}",
             )
@@ -447,9 +455,14 @@ def _plan_pipelines(plan: DotPlan, fn: ir.Operation, tma: bool, recorded: bool) 
         plan.pipelined[loop] = Pipelined(loop, loads, stages, ring)
         for ld in loads:
             plan.ring_of[ld] = ring
-        plan.pipeline_notes.append(
-            {"loop": at, "applied": True, "stages": stages, "loads": [where(ld) for ld in loads]}
-        )
+        note = {"loop": at, "applied": True, "stages": stages, "loads": [where(ld) for ld in loads]}
+        if tma and plan.wgmma:
+            dot, why = overlapped_dot(plan, loop, loads, _PURE)
+            plan.pipelined[loop].overlapped = dot
+            note["wgmma groups in flight"] = DEPTH if dot is not None else 0
+            if why is not None:
+                note["why not in flight"] = why
+        plan.pipeline_notes.append(note)
 
 
 @dataclass(frozen=True)

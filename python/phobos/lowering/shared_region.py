@@ -54,6 +54,7 @@ class SharedRegion:
         self.stage_offset: dict[ir.Operation, ir.Value] = {}  # staged load -> element offset of its stage
         self.stage_index: dict[ir.Operation, ir.Value] = {}  # staged load -> its ring stage (wgmma)
         self.descriptors: dict[int, ir.Value] = {}  # buffer -> its stage-0 wgmma matrix descriptor
+        self.accumulate: dict[ir.Operation, ir.Value] = {}  # in-flight dot -> i32, 0 on its loop's first pass
         self.tma = TmaRing(self) if plan.wgmma else None  # the TMA ring of the wgmma path
 
     # ------------------------------------------------------------------ module-level

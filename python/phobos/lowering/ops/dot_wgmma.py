@@ -54,6 +54,7 @@ from phobos.lowering.shared_checks import check_ring_stage
 from phobos.lowering.wgmma import ATOM, K_STEP, SWIZZLE, WARPGROUP
 from phobos.lowering.wgmma8 import K_STEP as K_STEP8
 from phobos.lowering.wgmma8 import is_wgmma8, nvvm_types
+from phobos.lowering.wgmma_overlap import DEPTH
 
 
 @lowers(role="dot.wgmma")
@@ -97,37 +98,17 @@ class WgmmaDot:
         elem = ir.RankedTensorType(op.operands[0].type).element_type
         # a k step is 32 bytes of a swizzled row for 1- and 2-byte elements alike (wgmma8.py)
         k_step = K_STEP8 if is_wgmma8(elem) else K_STEP
-        warps = ctx.threads // 32
-        tiles = m // (16 * warps)
+        tiles = m // (16 * (ctx.threads // 32))
         cols = n // 8
         b_buf = plan.buffers[rhs.buffer]
         mn_major = not rhs.transposed
-        b_desc = self._descriptor(rhs.buffer, b_buf.rows * SWIZZLE if mn_major else SWIZZLE * 64)
-        b_stage = self.smem.stage_index[rhs.source]
-        check_ring_stage(ctx, op, rhs.buffer, b_stage)
-
-        def at(desc, stage_value, stage_bytes, extra):
-            units = arith.MulIOp(stage_value, ctx.index(stage_bytes >> 4)).result
-            if extra is not None:
-                units = arith.AddIOp(units, extra).result
-            return arith.AddIOp(desc, arith.IndexCastOp(i64, units).result).result
-
-        b0 = at(b_desc, b_stage, b_buf.stage_bytes, None)
+        b0 = self._operand_base(op, rhs, b_buf.rows * SWIZZLE if mn_major else SWIZZLE * 64)
         if lhs.registers:
             a_regs = ctx.get(lhs.value, op)
         else:
-            a_buf = plan.buffers[lhs.buffer]
-            a_desc = self._descriptor(lhs.buffer, SWIZZLE * 64)
-            stage = self.smem.stage_index[lhs.source]
-            check_ring_stage(ctx, op, lhs.buffer, stage)
-            group = ctx.at_entry(lambda: arith.DivUIOp(ctx.tid, ctx.index(WARPGROUP)).result)
-            a_group = arith.MulIOp(group, ctx.index(tiles * 64 * SWIZZLE >> 4)).result
-            a0 = at(a_desc, stage, a_buf.stage_bytes, a_group)
+            a0 = self._operand_base(op, lhs, SWIZZLE * 64, tiles)
         f32 = ir.VectorType(acc.type).element_type  # f32, or i32 for i8 operands
         struct_t = ir.Type.parse("!llvm.struct<(" + ", ".join([str(f32)] * (n // 2)) + ")>")
-        wg_type, d_type = nvvm_types(elem)
-        shape = ir.Attribute.parse(f"#nvvm.shape<m = 64, n = {n}, k = {k_step}>")
-        row, col = ir.Attribute.parse("#nvvm.mma_layout<row>"), ir.Attribute.parse("#nvvm.mma_layout<col>")
         width = 2 * cols  # registers of one row wrap
 
         def register(i, h, j, c):
@@ -136,6 +117,9 @@ class WgmmaDot:
         # fp8 sums: each dot's partial starts from zero and is added to the f32 accumulator
         # after the wait (promotion), since wgmma's fp8 accumulation is not full f32
         promote = is_fp8(elem)
+        # a main-loop dot leaves its group running and waits for the previous one; its first
+        # step says at run time whether to add to the carried sum (wgmma_overlap.py)
+        accumulate = self.smem.accumulate.get(op)
         nvvm.WgmmaFenceAlignedOp()
         out = [None] * ((2 * tiles) * width)
         for i in range(tiles):
@@ -152,30 +136,86 @@ class WgmmaDot:
                     d = self._register_wgmma(struct_t, d, words, db, n, elem, mn_major)
                     continue
                 da = arith.AddIOp(a0, ctx.const((i * 64 * SWIZZLE + kk * 32) >> 4, i64)).result
-                d = nvvm.WgmmaMmaAsyncOp(
-                    struct_t,
-                    d,
-                    da,
-                    db,
-                    shape,
-                    wg_type,
-                    wg_type,
-                    d_type,
-                    nvvm.WGMMAScaleOut.zero if promote and kk == 0 else nvvm.WGMMAScaleOut.one,
-                    nvvm.WGMMAScaleIn.one,
-                    nvvm.WGMMAScaleIn.one,
-                    row,
-                    row if mn_major else col,
-                ).result
+                if accumulate is not None and kk == 0:
+                    d = self._flagged_wgmma(struct_t, d, da, db, (n, k_step), elem, mn_major, accumulate)
+                    continue
+                d = self._descriptor_wgmma(struct_t, d, da, db, (n, k_step), elem, mn_major, promote and kk == 0)
             for j in range(cols):
                 for h in range(2):
                     for c in range(2):
                         out[register(i, h, j, c)] = llvm.ExtractValueOp(f32, d, [4 * j + 2 * h + c]).result
         nvvm.WgmmaGroupSyncAlignedOp()
-        nvvm.WgmmaWaitGroupSyncOp(0)
+        nvvm.WgmmaWaitGroupSyncOp(DEPTH if accumulate is not None else 0)
         if promote:
             out = [arith.AddFOp(vector.ExtractOp(acc, [], [r]).result, x).result for r, x in enumerate(out)]
         return vector.FromElementsOp(ir.VectorType(acc.type), out).result
+
+    def _operand_base(self, op, operand, leading: int, tiles: int | None = None) -> ir.Value:
+        """The matrix descriptor of `operand`'s buffer at its current ring stage; for A (`tiles`
+        m64 tiles per warpgroup) at the thread's warpgroup's rows."""
+        ctx = self.ctx
+        buf = self.smem.plan.buffers[operand.buffer]
+        desc = self._descriptor(operand.buffer, leading)
+        stage = self.smem.stage_index[operand.source]
+        check_ring_stage(ctx, op, operand.buffer, stage)
+        extra = None
+        if tiles is not None:
+            group = ctx.at_entry(lambda: arith.DivUIOp(ctx.tid, ctx.index(WARPGROUP)).result)
+            extra = arith.MulIOp(group, ctx.index(tiles * 64 * SWIZZLE >> 4)).result
+        units = arith.MulIOp(stage, ctx.index(buf.stage_bytes >> 4)).result
+        if extra is not None:
+            units = arith.AddIOp(units, extra).result
+        i64 = ir.IntegerType.get_signless(64)
+        return arith.AddIOp(desc, arith.IndexCastOp(i64, units).result).result
+
+    @staticmethod
+    def _descriptor_wgmma(struct_t, d, da, db, shape, elem, mn_major: bool, from_zero: bool):
+        """nvvm.wgmma.mma_async on two matrix descriptors; `from_zero`: scale-d 0 (d ignored)."""
+        n, k_step = shape
+        wg_type, d_type = nvvm_types(elem)
+        row, col = ir.Attribute.parse("#nvvm.mma_layout<row>"), ir.Attribute.parse("#nvvm.mma_layout<col>")
+        return nvvm.WgmmaMmaAsyncOp(
+            struct_t,
+            d,
+            da,
+            db,
+            ir.Attribute.parse(f"#nvvm.shape<m = 64, n = {n}, k = {k_step}>"),
+            wg_type,
+            wg_type,
+            d_type,
+            nvvm.WGMMAScaleOut.zero if from_zero else nvvm.WGMMAScaleOut.one,
+            nvvm.WGMMAScaleIn.one,
+            nvvm.WGMMAScaleIn.one,
+            row,
+            row if mn_major else col,
+        ).result
+
+    @staticmethod
+    def _flagged_wgmma(struct_t, d, da, db, shape, elem, mn_major: bool, accumulate: ir.Value):
+        """wgmma on two descriptors whose scale-d is the i32 `accumulate` (0: start from zero):
+        nvvm.wgmma.mma_async takes scale-d only as a constant, so this is the PTX instruction as
+        inline assembly, the n / 2 accumulators tied in and out. A main loop that starts its
+        sums this way needs no zeroing moves of the accumulator registers before the loop, which
+        would make ptxas serialise the wgmmas left in flight across iterations (C7515)."""
+        n, k_step = shape
+        count = n // 2
+        integer = str(elem) == "i8"
+        acc_t = ir.IntegerType.get_signless(32) if integer else ir.F32Type.get()
+        accs = [llvm.ExtractValueOp(acc_t, d, [x]).result for x in range(count)]
+        outs = ", ".join(f"${x}" for x in range(count))
+        if integer:
+            kind, tail = "s32.s8.s8", ""
+        else:
+            t = "f16" if isinstance(elem, ir.F16Type) else "bf16"
+            kind, tail = f"f32.{t}.{t}", f", 1, 1, 0, {1 if mn_major else 0}"
+        text = (
+            "{\n.reg .pred p;\nsetp.ne.b32 p, $" + str(count + 2) + ", 0;\n"
+            f"wgmma.mma_async.sync.aligned.m64n{n}k{k_step}.{kind} "
+            f"{{{outs}}}, ${count}, ${count + 1}, p{tail};\n}}"
+        )
+        reg = "=r" if integer else "=f"
+        constraints = ",".join([reg] * count + ["l", "l", "r"] + [str(x) for x in range(count)])
+        return llvm.InlineAsmOp(struct_t, [da, db, accumulate, *accs], text, constraints, has_side_effects=True).result
 
     @staticmethod
     def _a_words(regs, i: int, k0: int, k_extent: int) -> list[ir.Value]:

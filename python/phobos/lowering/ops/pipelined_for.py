@@ -34,12 +34,13 @@ masks and has no remainder iteration.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, gpu, scf
+from mlir.dialects import arith, gpu, llvm, nvvm, scf
 
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
 from phobos.lowering.plan_records import SYNC
 from phobos.lowering.registry import lowers
+from phobos.lowering.wgmma_overlap import carried_position, copied_out
 
 PROXY_FENCE = ("#nvvm.proxy_kind<async.shared>", "#nvvm.shared_space<cta>")
 
@@ -86,6 +87,9 @@ class _Ring:
         self.tma = smem.tma
         self.extra = 3 if self.tma is not None else 2  # carried: read stage, write stage (and the barrier phase)
         self.ub: ir.Value | None = None
+        self.lb: ir.Value | None = None
+        if plan.overlapped is not None:
+            self.sum_at = carried_position(op, plan.overlapped)
 
     def stage_offsets(self, stage: ir.Value) -> dict:
         offsets = {}
@@ -145,6 +149,10 @@ class _Ring:
                 kt = lb if s == 0 else arith.AddIOp(lb, arith.MulIOp(step, ctx.index(s)).result).result
                 self.issue_if(kt, ctx.index(s))
             inits = [ctx.get(v, op) for v in o.initArgs] + [ctx.index(0), ctx.index(S - 1)]
+            if self.plan.overlapped is not None:  # no zeroing moves: the first wgmma starts from zero
+                zero_sum = inits[self.sum_at]
+                inits[self.sum_at] = llvm.UndefOp(zero_sum.type).result
+                self.lb = lb
             if tma is not None:
                 inits.append(arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result)
             loop = scf.ForOp(lb, self.ub, step, inits)
@@ -157,6 +165,11 @@ class _Ring:
                 ctx.values[old] = new
             if tma is None:
                 _wait(0)
+            elif self.plan.overlapped is not None:  # the last group, before anything reads the sum
+                nvvm.WgmmaWaitGroupSyncOp(0)
+                ran = arith.CmpIOp(arith.CmpIPredicate.slt, lb, self.ub).result
+                total = op.results[self.sum_at]
+                ctx.values[total] = arith.SelectOp(ran, copied_out(ctx.values[total]), zero_sum).result
 
     def iteration(self, loop, step: ir.Value) -> None:
         """The loop body: wait for this stage, refill the one read last, run the body on this stage."""
@@ -169,23 +182,21 @@ class _Ring:
             ctx.values[old] = new
         if tma is None:
             _wait(S - 2)
-        if not self.smem.plan.sync.barrier_before((self.op, "stage-barrier")):
-            raise LoweringError(
-                self.op,
-                f"{SYNC} elides the stage barrier of this pipelined loop, but a ring cannot run without it "
-                "(a stage is refilled while other threads may still read it)",
-            )
-        gpu.BarrierOp()
-        self.smem.barrier_if((self.op, "refill"))  # recorded as elided: the stage barrier orders it
-        ahead = arith.AddIOp(iv, arith.MulIOp(step, ctx.index(S - 1)).result).result
-        self.issue_if(ahead, write_stage)
+        in_flight = self.plan.overlapped is not None
+        if not in_flight:
+            self.refill(iv, step, write_stage)
         if tma is not None:
             tma.wait(self.plan.ring, S, read_stage, carried[-1])
             self.smem.stage_index.update({ld: read_stage for ld in self.plan.loads})
         self.smem.stage_offset.update(self.stage_offsets(read_stage))
+        if in_flight:  # i32 1 but on the loop's first pass, where the sum starts from zero
+            again = arith.CmpIOp(arith.CmpIPredicate.ne, iv, self.lb).result
+            self.smem.accumulate[self.plan.overlapped] = arith.ExtUIOp(ir.IntegerType.get_signless(32), again).result
         ops = [x.operation for x in self.body.operations]
         for inner in ops[:-1]:
             ctx.lower_op(inner)
+        if in_flight:  # the stage read last is free once every warpgroup waited for its group
+            self.refill(iv, step, write_stage)
         terminator = ops[-1]
         yields = [ctx.get(v, terminator) for v in terminator.operands]
         next_read = self.advance(read_stage)
@@ -194,6 +205,19 @@ class _Ring:
             wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, next_read, ctx.index(0)).result
             yields.append(arith.XOrIOp(carried[-1], wrapped).result)
         scf.YieldOp(yields)
+
+    def refill(self, iv: ir.Value, step: ir.Value, write_stage: ir.Value) -> None:
+        """The stage barrier, then the copies of the iteration S - 1 ahead into the stage read last."""
+        if not self.smem.plan.sync.barrier_before((self.op, "stage-barrier")):
+            raise LoweringError(
+                self.op,
+                f"{SYNC} elides the stage barrier of this pipelined loop, but a ring cannot run without it "
+                "(a stage is refilled while other threads may still read it)",
+            )
+        gpu.BarrierOp()
+        self.smem.barrier_if((self.op, "refill"))  # recorded as elided: the stage barrier orders it
+        ahead = arith.AddIOp(iv, arith.MulIOp(step, self.ctx.index(self.stages - 1)).result).result
+        self.issue_if(ahead, write_stage)
 
     def advance(self, stage: ir.Value) -> ir.Value:
         ctx = self.ctx
