@@ -135,6 +135,21 @@ def test_wgmma_on_repacked_operands(name, defines, shape):
     _check(kernel, *shape, dtype=dtype_of(name), transposed=name == "hgemm_nt", instruction="wgmma")
 
 
+def test_wgmma_with_no_k_writes_zeros():
+    """K = 0: the main loop, which keeps a wgmma group in flight and starts its sum by the first
+    wgmma's scale-d, runs no iteration; C must be the zero the sum starts from, not the undefined
+    registers the loop carries in."""
+    import torch
+
+    kernel = aot("hgemm", {"TK": 64}, chip="sm_90a")
+    a = torch.randn(100, 64, device="cuda").half()[:, :0]  # 16-byte pitched rows of no element
+    b = torch.randn(0, 128, device="cuda").half()
+    c = torch.full((100, 128), float("nan"), device="cuda")
+    kernel(a, b, c)
+    _ran(kernel, "wgmma")
+    assert torch.equal(c, torch.zeros_like(c))
+
+
 def test_wgmma_falls_back_to_mma_sync_on_rows_tma_cannot_read(monkeypatch):
     """Without repacking (PHOBOS_REPACK=0), rows of 2002 bytes run the generic variant: mma.sync."""
     monkeypatch.setenv("PHOBOS_REPACK", "0")

@@ -1,0 +1,118 @@
+"""The sm_90a tensor-core GEMM (TMA + wgmma) beside cuBLAS, and beside an earlier build of itself,
+in one process (issue 26: Hopper at full speed).
+
+Kernels: bench/kernels/hgemm.ph, hgemm_aligned.ph (f16) and bgemm.ph (bf16) as bench_hgemm.py
+builds them for sm_90a (its WGMMA_VARIANTS; bench/aot_build.py's tensorcore_jobs), C = A B with
+f32 accumulation stored as f32 (cuBLAS writes f16/bf16: its epilogue moves half the bytes).
+Shapes: 4096^3 and 8192^3, the ragged 4095 x 4097 x 4093 (run on repacked operands, as TMA
+needs 16-byte pitches), and the skinny 512 x 512 x 16384 and 64 x 4096 x 14336 the issue names.
+
+`--base DIR` loads the same variants from an earlier build's artifacts folder as well, and the
+two builds and cuBLAS alternate in rounds (medians of the rounds' event-timed medians), so a
+change of the schedule is measured against what it replaced on the same card in the same
+process. Every kernel's result is checked against float64 first (max |C - C64| / (|A||B|)
+within 2^-10, f16 inputs being exact in f32 products); a wrong one is reported, never timed.
+
+    python bench/bench_hopper_gemm.py [--base /path/to/old/.cache/gpu] [--dtypes f16,bf16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from pathlib import Path
+
+import common
+from bench_hgemm import WGMMA_VARIANTS
+
+SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093), (512, 512, 16384), (64, 4096, 14336)]
+TOLERANCE = 2.0**-10
+
+
+def _kernels(dtype: str, m: int, n: int, k: int, base: Path | None) -> list[tuple[str, str, object]]:
+    """(build, label, kernel) for every variant of `dtype` present in this build (and the base)."""
+    import phobos
+
+    whole = not (m % 128 or n % 256 or k % 64)  # what hgemm_aligned promises
+    out = []
+    roots = [("new", common.ARTIFACTS)] + ([("base", base)] if base is not None else [])
+    for name, vdtype, defines in WGMMA_VARIANTS:
+        if vdtype != dtype or (name == "hgemm_aligned" and not whole):
+            continue
+        label = f"{name} " + ",".join(f"{x}={y}" for x, y in sorted(defines.items()))
+        for build, root in roots:
+            folder = root / "aot" / common.aot_folder(name, defines, "sm_90a").name
+            if folder.is_dir():
+                out.append((build, label, phobos.load(folder)))
+            else:
+                print(f"  (no folder {folder}: skipped)")
+    return out
+
+
+def run_shape(torch, dtype: str, shape, base: Path | None, rounds: int, reps: int) -> list[dict]:
+    m, n, k = shape
+    tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    a = torch.randn(m, k, device="cuda").to(tdt)
+    b = torch.randn(k, n, device="cuda").to(tdt)
+    ref = a.double() @ b.double()
+    size = a.double().abs() @ b.double().abs()
+    c16 = torch.empty(m, n, device="cuda", dtype=tdt)
+    c = torch.empty(m, n, device="cuda", dtype=torch.float32)
+    runs = [("cuBLAS", "torch.mm", lambda: torch.mm(a, b, out=c16), c16)]
+    runs += [
+        (build, label, (lambda kern=kern: kern(a, b, c)), c) for build, label, kern in _kernels(dtype, m, n, k, base)
+    ]
+    rows, timed = [], []
+    for build, label, fn, out in runs:
+        out.fill_(float("nan"))
+        fn()
+        torch.cuda.synchronize()
+        err = ((out.double() - ref).abs() / (size + 1e-30)).max().item()
+        row = {"shape": list(shape), "dtype": dtype, "build": build, "kernel": label, "max_rel_err": err}
+        rows.append(row)
+        if build == "cuBLAS" or err <= TOLERANCE:
+            timed.append((row, fn))
+        else:
+            print(f"  WRONG {shape} {dtype} {build} {label}: max rel err {err:.2e} (not timed)")
+    samples: dict = {id(r): [] for r, _ in timed}
+    for _ in range(rounds):  # alternate: the clock's drift falls on every kernel alike
+        for row, fn in timed:
+            samples[id(row)].append(common.gpu_time_ms(fn, warmup=2, reps=reps))
+    flops = 2 * m * n * k
+    cublas = statistics.median(samples[id(timed[0][0])])
+    for row, _ in timed:
+        ms = statistics.median(samples[id(row)])
+        row.update(ms=ms, TFLOPs=flops / ms / 1e9, x_cublas=cublas / ms)
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", type=Path, help="an earlier build's artifacts folder (A/B)")
+    parser.add_argument("--dtypes", default="f16,bf16")
+    parser.add_argument("--shapes", default=",".join("x".join(map(str, s)) for s in SHAPES))
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--reps", type=int, default=10)
+    ns = parser.parse_args()
+    import torch
+
+    shapes = [tuple(int(x) for x in s.split("x")) for s in ns.shapes.split(",")]
+    rows = []
+    for dtype in ns.dtypes.split(","):
+        for shape in shapes:
+            rows += run_shape(torch, dtype, shape, ns.base, ns.rounds, ns.reps)
+            torch.cuda.empty_cache()
+    table = [
+        ["x".join(map(str, r["shape"])), r["dtype"], r["build"], r["kernel"], f"{r.get('TFLOPs', 0):.1f}",
+         f"{r.get('x_cublas', 0):.3f}", f"{r['max_rel_err']:.1e}"]
+        for r in rows
+    ]  # fmt: skip
+    print(common.table(table, ["shape", "dtype", "build", "kernel", "TFLOP/s", "x cuBLAS", "max rel err"]))
+    base_commit = (ns.base / "COMMIT").read_text().strip() if ns.base and (ns.base / "COMMIT").exists() else None
+    path = common.save("hopper_gemm", {"rows": rows, "base_commit": base_commit})
+    print(f"saved {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
