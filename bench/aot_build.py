@@ -173,7 +173,7 @@ def mma8_jobs():
 
 
 def wgmma8_jobs():
-    """test_wgmma8_gpu.py and bench_gemm8.py: 8-bit operands on sm_90a's wgmma (and the mma.sync
+    """test_wgmma8_gpu.py and bench_gemm8.py: 8-bit and tf32 operands on sm_90a's wgmma (and the mma.sync
     kernel the benchmark compares), the variants for the tests' shapes whose rows TMA reads (K a
     multiple of 16) and the benchmark's sizes."""
     import bench_gemm8 as b
@@ -185,6 +185,11 @@ def wgmma8_jobs():
         shapes = [s for s in t.SHAPES + b.SIZES if s[2] % 16 == 0]
         examples = [gemm_args(*s, dtype=operand, scalars=scalars, transposed=True, out=out) for s in shapes]
         jobs.append((name, defines, examples, True, "sm_90a"))
+    import bench_hopper_gemm as h
+
+    for name, defines in t.TF32_VARIANTS:  # f32 operands as tf32 (and bench_hopper_gemm's sizes)
+        shapes = [s for s in t.SHAPES + h.SHAPES if s[2] % 4 == 0]
+        jobs.append((name, defines, [gemm_args(*s, scalars=(), transposed=True) for s in shapes], True, "sm_90a"))
     return _merge(jobs)
 
 

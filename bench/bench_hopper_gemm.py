@@ -3,7 +3,9 @@ in one process (issue 26: Hopper at full speed).
 
 Kernels: bench/kernels/hgemm.ph, hgemm_aligned.ph (f16) and bgemm.ph (bf16) as bench_hgemm.py
 builds them for sm_90a (its WGMMA_VARIANTS; bench/aot_build.py's tensorcore_jobs), C = A B with
-f32 accumulation stored as f32 (cuBLAS writes f16/bf16: its epilogue moves half the bytes).
+f32 accumulation stored as f32 (cuBLAS writes f16/bf16: its epilogue moves half the bytes); and
+wgmma_tf32.ph, C = A B^T of f32 operands as tf32 (B given [N, K]: tf32 wgmma reads both operands
+K-major), against cuBLAS with TF32 allowed on the same operands (wgmma8_jobs builds it).
 Shapes: 4096^3 and 8192^3, the ragged 4095 x 4097 x 4093 (run on repacked operands, as TMA
 needs 16-byte pitches), and the skinny 512 x 512 x 16384 and 64 x 4096 x 14336 the issue names.
 
@@ -26,7 +28,9 @@ import common
 from bench_hgemm import WGMMA_VARIANTS
 
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093), (512, 512, 16384), (64, 4096, 14336)]
-TOLERANCE = 2.0**-10
+TOLERANCE = {"f16": 2.0**-10, "bf16": 2.0**-10, "tf32": 2.0**-8}  # tf32: each operand truncated (2^-10)
+# tf32: C = A B^T with B [N, K] (wgmma reads tf32 K-major only), cuBLAS on the same operands
+TF32_VARIANTS = [("wgmma_tf32", "tf32", {"TN": 128}), ("wgmma_tf32", "tf32", {"TN": 256})]
 
 
 def _kernels(dtype: str, m: int, n: int, k: int, base: Path | None) -> list[tuple[str, str, object]]:
@@ -36,7 +40,7 @@ def _kernels(dtype: str, m: int, n: int, k: int, base: Path | None) -> list[tupl
     whole = not (m % 128 or n % 256 or k % 64)  # what hgemm_aligned promises
     out = []
     roots = [("new", common.ARTIFACTS)] + ([("base", base)] if base is not None else [])
-    for name, vdtype, defines in WGMMA_VARIANTS:
+    for name, vdtype, defines in WGMMA_VARIANTS + TF32_VARIANTS:
         if vdtype != dtype or (name == "hgemm_aligned" and not whole):
             continue
         label = f"{name} " + ",".join(f"{x}={y}" for x, y in sorted(defines.items()))
@@ -51,16 +55,18 @@ def _kernels(dtype: str, m: int, n: int, k: int, base: Path | None) -> list[tupl
 
 def run_shape(torch, dtype: str, shape, base: Path | None, rounds: int, reps: int) -> list[dict]:
     m, n, k = shape
-    tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    tdt = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32}[dtype]
     a = torch.randn(m, k, device="cuda").to(tdt)
-    b = torch.randn(k, n, device="cuda").to(tdt)
+    b = torch.randn(n, k, device="cuda").t() if dtype == "tf32" else torch.randn(k, n, device="cuda").to(tdt)
     ref = a.double() @ b.double()
     size = a.double().abs() @ b.double().abs()
     c16 = torch.empty(m, n, device="cuda", dtype=tdt)
     c = torch.empty(m, n, device="cuda", dtype=torch.float32)
-    runs = [("cuBLAS", "torch.mm", lambda: torch.mm(a, b, out=c16), c16)]
+    runs = [("cuBLAS", "torch.mm", lambda: _cublas(torch, a, b, c16, dtype), c16)]
+    b_arg = b.t() if dtype == "tf32" else b  # the tf32 kernels take B as [N, K]: b is its transposed view
     runs += [
-        (build, label, (lambda kern=kern: kern(a, b, c)), c) for build, label, kern in _kernels(dtype, m, n, k, base)
+        (build, label, (lambda kern=kern: kern(a, b_arg, c)), c)
+        for build, label, kern in _kernels(dtype, m, n, k, base)
     ]
     rows, timed = [], []
     for build, label, fn, out in runs:
@@ -70,7 +76,7 @@ def run_shape(torch, dtype: str, shape, base: Path | None, rounds: int, reps: in
         err = ((out.double() - ref).abs() / (size + 1e-30)).max().item()
         row = {"shape": list(shape), "dtype": dtype, "build": build, "kernel": label, "max_rel_err": err}
         rows.append(row)
-        if build == "cuBLAS" or err <= TOLERANCE:
+        if build == "cuBLAS" or err <= TOLERANCE[dtype]:
             timed.append((row, fn))
         else:
             print(f"  WRONG {shape} {dtype} {build} {label}: max rel err {err:.2e} (not timed)")
@@ -86,10 +92,20 @@ def run_shape(torch, dtype: str, shape, base: Path | None, rounds: int, reps: in
     return rows
 
 
+def _cublas(torch, a, b, out, dtype: str):
+    """torch.mm into `out`, with TF32 allowed for this call only when `dtype` is tf32."""
+    before = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
+    try:
+        torch.mm(a, b, out=out)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = before
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", type=Path, help="an earlier build's artifacts folder (A/B)")
-    parser.add_argument("--dtypes", default="f16,bf16")
+    parser.add_argument("--dtypes", default="f16,bf16,tf32")
     parser.add_argument("--shapes", default=",".join("x".join(map(str, s)) for s in SHAPES))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--reps", type=int, default=10)

@@ -147,3 +147,27 @@ def test_fp8_sums_are_promoted_into_f32_after_each_dot(tn):
     assert done.returncode == 0, done.stderr
     scales, after = _wgmma_block(done.stdout)
     assert set(scales) == {"1"} and "add.s32" not in after[:8]
+
+
+def test_tf32_dot_t_runs_on_wgmma_k8_with_32_element_rows():
+    """f32 operands of dot_t are K-major: wgmma m64nNk8 .tf32, a 128-byte swizzled row is 32
+    elements (A boxes [32, 8], B [32, TN]), one wgmma group in flight; ptxas takes it."""
+    used = _tensor_cores("wgmma_tf32")
+    assert used["instruction"] == "wgmma"
+    assert used["dots"][0]["instruction"] == "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"
+    assert [m["box"] for m in used["tensor_maps"]] == [[32, 8], [32, 8, 2, 4, 2], [32, 128]]
+    done = _compile("wgmma_tf32", "ptx", "--key", ALIGNED)
+    assert done.returncode == 0, done.stderr
+    assert "wgmma.wait_group.sync.aligned \t1;" in done.stdout
+    assert len(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n128k8\.f32\.tf32\.tf32", done.stdout)) == 4
+
+
+def test_plain_tf32_dot_falls_back_with_a_located_warning():
+    """examples/tensorcore_tf32.ph's B is [k][n]: tf32 wgmma has no transpose, so the dot runs
+    mma.sync (rounding each operand to tf32) and says so at the dot."""
+    args = [PHOBOS, "compile", str(ROOT / "examples" / "tensorcore_tf32.ph"), "--chip", "sm_90a"]
+    done = subprocess.run([*args, "--emit", "contract", "--key", ALIGNED], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "tensorcore_tf32.ph:18:12: warning: @tensorcore: this dot runs on mma.sync, not wgmma" in done.stderr
+    assert "tf32 wgmma reads both operands K-major" in done.stderr
+    assert json.loads(done.stdout)["shared_memory"]["tensor_cores"]["instruction"] == "mma.sync"

@@ -1,5 +1,5 @@
-"""GPU tests of 8-bit operands on sm_90a's wgmma (pytest -m gpu; skipped without a GPU or the
-ahead-of-time folders, which bench/aot_build.py builds: wgmma8_jobs).
+"""GPU tests of 8-bit and tf32 operands on sm_90a's wgmma (pytest -m gpu; skipped without a GPU
+or the ahead-of-time folders, which bench/aot_build.py builds: wgmma8_jobs).
 
 bench/kernels/wgmma_i8.ph (i8 into i32, .s32.s8.s8), wgmma_fp8.ph (e4m3 into f32) and
 wgmma_fp8_scaled.ph (e4m3, C = f16(scale * acc)) take dot_t with B as [N, K]. Shapes whose rows
@@ -8,8 +8,10 @@ Fresh random data, ragged M, N and K, poisoned outputs between guard zones that 
 untouched, inputs unchanged. i8 is exact against int64 numpy. fp8 is checked against the float64
 sum of the decoded values: within K f32 roundings (2^-24 each) of the sum of |products| on
 mma.sync; on wgmma within 2^-13 per k32 step instead, because Hopper's fp8 wgmma is reported to
-keep about 14 bits in its internal accumulation (not measured here yet: the test prints the
-error against the f32 bound so a device run tells).
+keep about 14 bits in its internal accumulation; each dot's partial is promoted into f32 (the
+test prints the error against the f32 bound so a device run tells how much that keeps).
+wgmma_tf32.ph (f32 operands as tf32, dot_t) is checked against the float64 product within the
+truncation of each operand to tf32 (2^-10 relative each) plus K f32 roundings.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ VARIANTS = [
     ("wgmma_fp8", "f8e4m3", "f32", {"TN": 128}),
     ("wgmma_fp8_scaled", "f8e4m3", "f16", {"TN": 128}),
 ]
+TF32_VARIANTS = [("wgmma_tf32", {"TN": 128}), ("wgmma_tf32", {"TN": 256})]
 SHAPES = [(1000, 1008, 1040), (17, 64, 16), (255, 272, 144), (256, 512, 128), (129, 200, 384)]
 RAGGED_K = [(100, 70, 97), (255, 257, 129), (1, 1, 1)]  # rows TMA cannot read: mma.sync
 POISON = {"i32": -0x5A5A5A5A, "f32": np.nan, "f16": np.nan}
@@ -133,3 +136,28 @@ def test_i8_sums_pass_i16_on_wgmma():
     kernel(fa.view, fb.view, fc.view)
     assert _instruction(kernel)["instruction"] == "wgmma"
     assert (fc.result() == 128 * 128 * k).all()
+
+
+@pytest.mark.parametrize("name,defines", TF32_VARIANTS, ids=str)
+@pytest.mark.parametrize("shape", SHAPES + RAGGED_K, ids=str)
+def test_tf32_gemm_on_wgmma(name, defines, shape):
+    """f32 operands as tf32: wgmma m64nNk8 where the rows are 16-byte pitched (K a multiple of
+    4), mma.sync m16n8k8 otherwise; both within the tf32 bound of the float64 product."""
+    torch = pytest.importorskip("torch")
+    m, n, k = shape
+    kernel = aot(name, defines, chip="sm_90a")
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((n, k)).astype(np.float32)
+    fa, fb = Flat(torch, a), Flat(torch, b)
+    fc = Flat(torch, np.full((m, n), np.nan, np.float32))
+    kernel(fa.view, fb.view, fc.view)
+    torch.cuda.synchronize()
+    assert _instruction(kernel)["instruction"] == ("wgmma" if k % 4 == 0 else "mma.sync")
+    assert np.array_equal(fa.result(), a) and np.array_equal(fb.result(), b)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    want, magnitude = a64 @ b64.T, np.abs(a64) @ np.abs(b64).T
+    bound = (2 * 2.0**-10 + 2.0**-20 + (k + 8) * 2.0**-24) * magnitude
+    got = fc.result().astype(np.float64)
+    err = np.abs(got - want)
+    print(f"{name} {defines} {shape}: max error / |A||B| = {np.max(err / np.maximum(magnitude, 1e-300)):.3g}")
+    assert np.all(np.isfinite(got)) and np.all(err <= bound), np.max(err - bound)

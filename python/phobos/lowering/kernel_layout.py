@@ -243,11 +243,11 @@ def _tma_readable(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
     for dot in dots:
         operand = str(ir.RankedTensorType(dot.operands[0].type).element_type)
         acc = str(ir.RankedTensorType(dot.results[0].type).element_type)
-        eight = operand in WGMMA8_TYPES
+        eight = operand in WGMMA8_TYPES  # K-major only: 8-bit, and f32 as tf32
         if eight and not _wgmma8_shaped(dot):
-            return False  # the mma.sync layout, as before 8-bit wgmma: the kernel runs there
+            return False  # the mma.sync layout, as before 8-bit and tf32 wgmma: the kernel runs there
         if not eight and (operand not in WGMMA_ELEMENTS or acc != "f32"):
-            return False  # tf32 and f16 accumulators run on mma.sync
+            return False  # f16 accumulators run on mma.sync
         for role, v in enumerate(list(dot.operands)[:2]):
             op = _source(v, (T.TransposeOp, tensor.CollapseShapeOp))
             if role == 0 and not eight and not _loaded_beside(dot, op):
@@ -260,12 +260,14 @@ def _tma_readable(fn: ir.Operation, dots: list[ir.Operation]) -> bool:
 
 
 def _wgmma8_shaped(dot: ir.Operation) -> bool:
-    """Whether an 8-bit dot has what 8-bit wgmma needs of its source: its accumulator type,
-    both operands K-major, and k = 128 per tile (one 128-byte swizzled row)."""
-    operand = str(ir.RankedTensorType(dot.operands[0].type).element_type)
+    """Whether a dot of K-major-only operands (8-bit, tf32) has what their wgmma needs of its
+    source: its accumulator type, both operands K-major, and one 128-byte swizzled row of k
+    per tile (128 8-bit elements, 32 tf32 ones)."""
+    elem = ir.RankedTensorType(dot.operands[0].type).element_type
     acc = str(ir.RankedTensorType(dot.results[0].type).element_type)
     k = ir.RankedTensorType(dot.operands[0].type).shape[1]
-    return acc == WGMMA8_TYPES[operand] and k_major_refusal(dot) is None and k == 128
+    row = 128 // (4 if isinstance(elem, ir.F32Type) else 1)
+    return acc == WGMMA8_TYPES[str(elem)] and k_major_refusal(dot) is None and k == row
 
 
 def has_wgmma(chip: str) -> bool:

@@ -17,7 +17,7 @@ from mlir import ir
 
 from phobos.lowering.ir_helpers import tile_type, where
 from phobos.lowering.kernel_layout import WGMMA_ELEMENTS, WGMMA_MAX_N, tma_rows
-from phobos.lowering.wgmma8 import is_wgmma8, refusal
+from phobos.lowering.wgmma8 import element_bytes, is_wgmma8, refusal
 
 SWIZZLE = 128  # bytes per swizzled row
 ATOM = 1024  # 8 rows of 128 bytes: the swizzle period, and the alignment TMA and wgmma need
@@ -28,8 +28,9 @@ K_TILE = 64  # k per stage: one 128-byte row of f16/bf16
 
 
 def row_elements(elem: ir.Type) -> int:
-    """k per 128-byte swizzled row: a staged A's k, the unit of B's k (128 for 8-bit operands)."""
-    return 2 * K_TILE if is_wgmma8(elem) else K_TILE
+    """k per 128-byte swizzled row: a staged A's k, the unit of B's k (128 for 8-bit operands,
+    32 for tf32)."""
+    return SWIZZLE // element_bytes(elem) if is_wgmma8(elem) else K_TILE
 
 
 @dataclass(frozen=True)

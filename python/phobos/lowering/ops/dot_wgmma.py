@@ -52,8 +52,8 @@ from phobos.lowering.mma8 import is_fp8
 from phobos.lowering.registry import lowers
 from phobos.lowering.shared_checks import check_ring_stage
 from phobos.lowering.wgmma import ATOM, K_STEP, SWIZZLE, WARPGROUP
-from phobos.lowering.wgmma8 import K_STEP as K_STEP8
 from phobos.lowering.wgmma8 import is_wgmma8, nvvm_types
+from phobos.lowering.wgmma8 import k_step as k_step_of
 from phobos.lowering.wgmma_overlap import DEPTH
 
 
@@ -96,8 +96,8 @@ class WgmmaDot:
         m, n = ir.RankedTensorType(op.results[0].type).shape
         k = ir.RankedTensorType(op.operands[0].type).shape[1]
         elem = ir.RankedTensorType(op.operands[0].type).element_type
-        # a k step is 32 bytes of a swizzled row for 1- and 2-byte elements alike (wgmma8.py)
-        k_step = K_STEP8 if is_wgmma8(elem) else K_STEP
+        # a k step is 32 bytes of a swizzled row for 1-, 2- and 4-byte elements alike (wgmma8.py)
+        k_step = k_step_of(elem) if is_wgmma8(elem) else K_STEP
         tiles = m // (16 * (ctx.threads // 32))
         cols = n // 8
         b_buf = plan.buffers[rhs.buffer]
@@ -205,6 +205,8 @@ class WgmmaDot:
         outs = ", ".join(f"${x}" for x in range(count))
         if integer:
             kind, tail = "s32.s8.s8", ""
+        elif isinstance(elem, ir.F32Type):  # tf32: no transposes, scale-a/b immediates only
+            kind, tail = "f32.tf32.tf32", ", 1, 1"
         else:
             t = "f16" if isinstance(elem, ir.F16Type) else "bf16"
             kind, tail = f"f32.{t}.{t}", f", 1, 1, 0, {1 if mn_major else 0}"
