@@ -95,4 +95,5 @@
 // EXPLAIN: load of 'A'
 // EXPLAIN: staged: TMA copies this tile into 128-byte swizzled shared memory
 // EXPLAIN: note: tensor cores: wgmma, its operands copied by TMA
+// EXPLAIN: note: schedule of the loop at {{.*}}hgemm.ph:12:3: a 3-stage TMA ring, 1 wgmma group in flight across iterations
 // EXPLAIN-GENERIC: note: tensor cores: ldmatrix + mma.sync; not wgmma: the dot at {{.*}}hgemm.ph:13:12: the rows of its lhs

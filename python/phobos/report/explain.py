@@ -328,6 +328,7 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
         report.notes.append("tensor cores: wgmma, its operands copied by TMA (lowering/wgmma.py)")
         for d in plan.wgmma8_dots():
             report.notes.append(f"the dot at {d['at']}: {d['instruction']} (both operands K-major, by descriptor)")
+        report.notes.extend(_wgmma_schedules(plan))
     elif plan.tensorcore:
         why = f"; not wgmma: {plan.wgmma_refused}" if plan.wgmma_refused else ""
         report.notes.append(f"tensor cores: ldmatrix + mma.sync{why}")
@@ -400,3 +401,23 @@ def explain_module(
         prepare(work, runner, chip or DEFAULT_CHIP)
     reports = [explain_kernel(fn, before[K.kernel_name(fn)], analysis, key, chip) for fn in K.kernels(work)]
     return reports, not runner.failed
+
+
+def _wgmma_schedules(plan) -> list[str]:
+    """The schedule of each TMA ring: its stages, whether its wgmma group stays in flight across
+    iterations (lowering/wgmma_overlap.py) or why not, and what it does not do yet."""
+    out = []
+    for note in plan.pipeline_notes:
+        if not note.get("applied"):
+            continue
+        depth = note.get("wgmma groups in flight", 0)
+        how = (
+            f"{depth} wgmma group in flight across iterations, the CTA barrier and refill after its wait"
+            if depth
+            else f"each iteration waits for its wgmmas ({note.get('why not in flight', 'no overlap')})"
+        )
+        out.append(
+            f"schedule of the loop at {note['loop']}: a {note['stages']}-stage TMA ring, {how}; "
+            "one CTA per output tile, every warp issuing (no producer warp, no persistent grid)"
+        )
+    return out
