@@ -1,6 +1,6 @@
 """Rows per CTA for the f16 row kernels (issue 27, item 2): the hand-written kernels of
 bench_stdlib.py with R rows per CTA instead of one (`X[r :+ R, 0 :+ BN]`, r = ctx.block.x * R),
-R x W swept at 32768 x 4096 beside a device copy of the same bytes and torch.compile.
+R x W (R up to 8, W from 64) swept at 32768 x 4096 beside a device copy of the same bytes and torch.compile.
 
 Why: f16 layer norm reached 0.80x copy on the H100 at R = 1 (stdlib-h100.json) where f16 RMSNorm
 reached 0.97x; its two dependent block reductions cost per row, and R rows per CTA share them.
@@ -23,8 +23,8 @@ import common
 import stdlib_kernels as sk
 
 OPS = ("layernorm", "rmsnorm", "softmax", "gelu_bias")
-ROWS = (1, 2, 4)
-WARPS = (128, 256, 512)
+ROWS = (1, 2, 4, 8)
+WARPS = (64, 128, 256, 512)
 SOURCES = common.ROOT / ".cache" / "rows_per_cta"
 
 
@@ -36,7 +36,7 @@ def source(op: str) -> str:
     """The hand-written f16 kernel of `op` with R rows per CTA."""
     body = sk.HAND[op].replace("r :+ 1", "r :+ R")
     return (
-        "@autotune(BN in [4096], R in [1, 2, 4], W in [128, 256, 512])\n@launch(W)\n"
+        f"@autotune(BN in [4096], R in {list(ROWS)}, W in {list(WARPS)})\n@launch(W)\n"
         f"kernel {kernel_name(op)}({sk.SIGNATURE[op].format(t='f16')}) {{\n  let r = ctx.block.x * R\n{body}}}\n"
     )
 
@@ -45,16 +45,16 @@ def folder(op: str, r: int, w: int) -> Path:
     return common.ARTIFACTS / "aot" / f"{kernel_name(op)}-R{r}-W{w}"
 
 
-def build() -> None:
+def build(ops, rows, warps) -> None:
     import phobos
     from phobos.runtime.aot import like
 
     SOURCES.mkdir(parents=True, exist_ok=True)
-    for op in OPS:
+    for op in ops:
         path = SOURCES / f"{kernel_name(op)}.ph"
         path.write_text(source(op), encoding="utf-8")
-        for r in ROWS:
-            for w in WARPS:
+        for r in rows:
+            for w in warps:
                 example = b.example_args(op, "f16", like)
                 defines = {"BN": 4096, "R": r, "W": w}
                 keys = phobos.compile_ahead(path, folder(op, r, w), defines=defines, examples=[example])
@@ -109,9 +109,11 @@ def main() -> int:
     parser.add_argument("--build", action="store_true", help="here: write the kernels and compile their folders")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--ops", default=",".join(OPS))
+    parser.add_argument("--rows", default=",".join(map(str, ROWS)), help="--build: the R values to compile")
+    parser.add_argument("--warps", default=",".join(map(str, WARPS)), help="--build: the W values to compile")
     ns = parser.parse_args()
     if ns.build:
-        build()
+        build(ns.ops.split(","), [int(x) for x in ns.rows.split(",")], [int(x) for x in ns.warps.split(",")])
         return 0
     ceiling = copy_gbs(ns.rounds)
     rows = []
