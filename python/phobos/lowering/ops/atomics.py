@@ -18,10 +18,21 @@ offsets computed from loaded data (a gather's indices, which may repeat) is aggr
 warp: the lanes that hit the same address (match.any.sync over the active lanes) elect their
 lowest lane, which adds the value times their count. Integer addition is exact, so the result
 is the same; a hot bin sees up to 32x fewer atomics (CUDA's warp-aggregated atomics).
+
+Vector reductions (atomic_width): neighbouring elements of a thread that the access facts prove
+contiguous, aligned and equally masked (the atomic's `vector_width`, capped by the layout's run,
+as for loads) go as one instruction. Two f16 (bf16) elements are one `add.noftz.f16x2` on any
+chip, and also where the old values are used. A `red` (old values unused, relaxed or release)
+of f32 or f16/bf16 add on sm_90 and later takes up to 16 bytes: `red.global.add.v2/.v4.f32`,
+`red.global.add.noftz.v2/.v4.f16x2` (PTX ISA 8.1, which the gpu.module's target is raised to
+where one is emitted). Each element is still atomic on its own (the PTX ISA promises no more),
+so the result is the scalar one; a thread issues up to four times fewer instructions, and their
+number is what bounds a scatter-add of f32 rows.
 """
 
 from __future__ import annotations
 
+import re
 from functools import partial
 
 from mlir import ir
@@ -33,10 +44,15 @@ from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
+from phobos.lowering.ir_helpers import gpu_module_block, target_ptx
 from phobos.lowering.kernel_layout import access_width, vector_width
+from phobos.lowering.layout import Blocked
 from phobos.lowering.registry import lowers
+from phobos.target import chip_number
 
 REGISTER_CLASS = {16: "h", 32: "r", 64: "l"}
+VECTOR_RED_SM = 90  # red.global with .v2/.v4 (and .v8 for f16/bf16) vector types
+VECTOR_RED_PTX = 81  # ... from PTX ISA 8.1
 
 
 def atomic_type_name(elem: ir.Type) -> str:
@@ -157,6 +173,27 @@ def _element(ctx, kind, name, o, address, pieces, returns, aggregate=False) -> i
     return old if returns else None
 
 
+def atomic_width(op: ir.Operation, layout: Blocked, placed, last: int | None, chip: str) -> int:
+    """Elements of a thread that one instruction of atomic `op` applies: the proven access width
+    (access_width) for a red of f32 or f16/bf16 add on sm_90 and later (a vector red, at most 16
+    bytes), a pair for another f16/bf16 add (f16x2) where the width allows, else 1."""
+    o = op.opview
+    elem = ir.RankedTensorType(o.value.type).element_type
+    name = atomic_type_name(elem)
+    if last is None:  # a tile placed nowhere: its one element
+        return 1
+    if is_op(op, T.AtomicCASOp) or o.kind != "add" or name not in ("f32", "f16", "bf16"):
+        return 1
+    widest = access_width(op, layout, placed, last, elem)
+    width = 1
+    while width * 2 <= widest and layout.run(last, placed[last]) % (width * 2) == 0:  # groups inside a run
+        width *= 2
+    red = not _used(op) and o.sem in ("relaxed", "release")
+    if red and chip_number(chip) >= VECTOR_RED_SM:
+        return width
+    return min(width, 1 if name == "f32" else 2)
+
+
 def _lower(ctx: LoweringContext, op: ir.Operation, kind: str) -> None:
     o = op.opview
     elem = ir.RankedTensorType(o.value.type).element_type
@@ -173,8 +210,10 @@ def _lower(ctx: LoweringContext, op: ir.Operation, kind: str) -> None:
             f"({list(ir.RankedTensorType(o.value.type).shape)}) are not available; use its result only on larger tiles",
         )
     aggregate = _aggregates(op, kind, name, returns)
-    paired = kind == "add" and name in ("f16", "bf16") and access_width(op, ctx.layout, shape, dims[-1], elem) >= 2
-    groups = _groups(ctx, shape, dims, ir.VectorType(ctx.vtype(o.value)).shape[0], paired)
+    width = atomic_width(op, ctx.layout, shape, dims[-1], ctx.chip)
+    if _is_vector(width, elem):
+        _require_ptx(VECTOR_RED_PTX)
+    groups = _groups(ctx, shape, dims, ir.VectorType(ctx.vtype(o.value)).shape[0], width)
     p = ctx.param_index(o.base, op)
     i64 = ir.IntegerType.get_signless(64)
     base = arith.IndexCastOp(i64, memref.ExtractAlignedPointerAsIndexOp(ctx.views[p]).result).result
@@ -183,32 +222,64 @@ def _lower(ctx: LoweringContext, op: ir.Operation, kind: str) -> None:
     mask = ctx.get(o.mask, op) if o.mask is not None else None
     olds = []
     for j, n in groups:
-        off = vector.ExtractOp(offsets, [], [j]).result
-        off = off if isinstance(off.type, ir.IntegerType) else arith.IndexCastOp(i64, off).result
-        if ir.IntegerType(off.type).width != 64:
-            off = arith.ExtSIOp(i64, off).result
-        address = arith.AddIOp(base, arith.MulIOp(off, ctx.const(element_bytes(elem), i64)).result).result
+        address = _address(ctx, base, offsets, j, elem)
+        if _is_vector(n, elem):
+            words = _words(regs[-1], j, n, elem)
+            emit = partial(_vector_red, _vector_instruction(name, n), o.sem, o.scope, address, words)
+            _guarded(ctx, _condition(mask, j, guard), None, False, emit)
+            continue
         bits_t = ir.IntegerType.get_signless(element_bytes(elem) * 8 * n)
         pieces = [_packed(r, j, n, elem, bits_t) for r in regs]
-        cond = vector.ExtractOp(mask, [], [j]).result if mask is not None else None  # constant over a pair
-        if guard is not None:
-            cond = guard if cond is None else arith.AndIOp(cond, guard).result
         what = name + ("x2" if n == 2 else "")
         emit = partial(_element, ctx, kind, what, o, address, pieces, returns, aggregate)
-        old = _guarded(ctx, cond, bits_t, returns, emit)
+        old = _guarded(ctx, _condition(mask, j, guard), bits_t, returns, emit)
         if returns:
             olds.extend(_unpacked(old, n, elem))
     if returns:
         ctx.values[op.results[0]] = vector.FromElementsOp(ctx.vtype(op.results[0]), olds).result
 
 
-def _groups(ctx: LoweringContext, shape, dims, count: int, paired: bool) -> list[tuple[int, int]]:
-    """(first register, registers) of each instruction: pairs of neighbours along the last dimension
-    (an f16x2 add; the proven access width says they are contiguous, aligned and equally masked), else one."""
-    if not paired:
+def _is_vector(elements: int, elem: ir.Type) -> bool:
+    """Whether `elements` neighbours take a vector red (several, more than the 4 bytes of one f32 or f16x2)."""
+    return elements > 1 and elements * element_bytes(elem) > 4
+
+
+def _require_ptx(version: int) -> None:
+    """Raises the PTX ISA version of the gpu.module being built to `version` where it is older
+    (later versions keep every instruction of the earlier ones)."""
+    if target_ptx() >= version:
+        return
+    module = gpu_module_block().owner
+    targets = str(module.attributes["targets"])
+    module.attributes["targets"] = ir.Attribute.parse(re.sub(r"\+ptx\d+", f"+ptx{version}", targets))
+
+
+def _address(ctx: LoweringContext, base: ir.Value, offsets: ir.Value, j: int, elem: ir.Type) -> ir.Value:
+    """The byte address (i64) of register j's element: the base plus its offset times the element size."""
+    i64 = ir.IntegerType.get_signless(64)
+    off = vector.ExtractOp(offsets, [], [j]).result
+    off = off if isinstance(off.type, ir.IntegerType) else arith.IndexCastOp(i64, off).result
+    if ir.IntegerType(off.type).width != 64:
+        off = arith.ExtSIOp(i64, off).result
+    return arith.AddIOp(base, arith.MulIOp(off, ctx.const(element_bytes(elem), i64)).result).result
+
+
+def _condition(mask: ir.Value | None, j: int, guard: ir.Value | None) -> ir.Value | None:
+    """Where the instruction of the group starting at register j runs: its mask (constant over the
+    group) and the owner guard of a replicated tile; None for always."""
+    cond = vector.ExtractOp(mask, [], [j]).result if mask is not None else None
+    if guard is not None:
+        cond = guard if cond is None else arith.AndIOp(cond, guard).result
+    return cond
+
+
+def _groups(ctx: LoweringContext, shape, dims, count: int, width: int) -> list[tuple[int, int]]:
+    """(first register, registers) of each instruction: runs of `width` neighbours along the last
+    dimension (atomic_width says they are contiguous, aligned and equally masked), else one."""
+    if width == 1:
         return [(j, 1) for j in range(count)]
     last = dims[-1]
-    return [(j, 2) for j, k in enumerate(ctx.layout.register_indices(shape)) if k[last] % 2 == 0]
+    return [(j, width) for j, k in enumerate(ctx.layout.register_indices(shape)) if k[last] % width == 0]
 
 
 def _packed(reg: ir.Value, j: int, n: int, elem: ir.Type, bits_t: ir.Type) -> ir.Value:
@@ -218,6 +289,28 @@ def _packed(reg: ir.Value, j: int, n: int, elem: ir.Type, bits_t: ir.Type) -> ir
         return x if x.type == bits_t else arith.BitcastOp(bits_t, x).result
     pair = vector.ShuffleOp(reg, reg, [j, j + 1]).result
     return vector.ExtractOp(vector.BitCastOp(ir.VectorType.get([1], bits_t), pair).result, [], [0]).result
+
+
+def _words(reg: ir.Value, j: int, n: int, elem: ir.Type) -> list[ir.Value]:
+    """Registers j..j+n-1 of `reg` as 32-bit words: one f32 each, or a pair of f16/bf16 each."""
+    i32 = ir.IntegerType.get_signless(32)
+    per_word = 4 // element_bytes(elem)
+    return [_packed(reg, j + i, per_word, elem, i32) for i in range(0, n, per_word)]
+
+
+def _vector_instruction(name: str, n: int) -> str:
+    """The PTX operation and vector type of an add of `n` neighbours: `add.v4.f32`, `add.noftz.v2.f16x2`."""
+    if name == "f32":
+        return f"add.v{n}.f32"
+    return f"add.noftz.v{n // 2}.{name}x2"
+
+
+def _vector_red(op_text: str, sem: str, scope: str, address: ir.Value, words: list[ir.Value]) -> None:
+    """One inline PTX vector red of 32-bit `words` at `address` (16-byte aligned for v4, 8 for v2)."""
+    values = ", ".join(f"${k + 1}" for k in range(len(words)))
+    text = f"red.{sem}.{scope}.global.{op_text} [$0], {{{values}}};"
+    constraints = ",".join(["l"] + ["r"] * len(words))
+    llvm.InlineAsmOp(None, [address, *words], text, constraints, has_side_effects=True)
 
 
 def _unpacked(old: ir.Value, n: int, elem: ir.Type) -> list[ir.Value]:
