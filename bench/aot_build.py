@@ -278,8 +278,10 @@ def persistent_jobs():
 
 def gather_jobs():
     """The gather, scatter and atomic kernels of test_gathers_gpu.py (generic variants: ragged shapes)
-    and bench_gathers.py (a variant for the benchmark's aligned shapes too)."""
+    and bench_gathers.py (a variant for the benchmark's aligned shapes too), and the vector reductions of
+    test_vector_red_gpu.py (a variant per layout: the reduction width its key proves)."""
     import bench_gathers as b
+    import vector_red_cases
     from gather_cases import BUILT
 
     from phobos.runtime.aot import like
@@ -295,7 +297,8 @@ def gather_jobs():
         "histogram_shared": [(like("i32", (b.HIST_N,)), like("i32", (bins,))) for bins in (256, 4096)],
         "conv3x3_nhwc": [(like("f32", (p, cc)), like("f32", (9 * cc, ck)), like("f32", (p, ck)), ch, cw)],
     }
-    return [(name, dict(defines), examples.get(name, []), True) for name, defines in BUILT]
+    jobs = [(name, dict(defines), examples.get(name, []), True) for name, defines in BUILT]
+    return _merge(jobs + vector_red_cases.aot_jobs(like))
 
 
 def gemv_jobs():
