@@ -25,7 +25,7 @@ from mlir import ir
 
 from phobos.analysis.abi import ParamError, TensorParam, abi_entries, describe_params
 from phobos.analysis.grid import infer_grid
-from phobos.compiler import containment
+from phobos.compiler import containment, memo, ptxas
 from phobos.compiler.pass_manager import PipelineError, build_pass_manager
 from phobos.compiler.tile_program import ProgramError, to_program
 from phobos.contract.artifact import FORMAT, Artifact
@@ -64,13 +64,17 @@ def _looks_like_mlir(text: str) -> bool:
 class _Job:
     """One compilation: a private context, the module, and its diagnostics."""
 
-    def __init__(self, source, defines: dict | None, source_name: str = "<text>", for_gpu: bool = False):
+    def __init__(self, source, defines: dict | None, source_name: str = "<text>", for_gpu: bool = False, shared=None):
         self.source_name = source_name
         self.for_gpu = for_gpu  # .ph source is checked against the GPU's rules on tiles too
         self.context = make_context()
         self.collector = Collector(self.context)
         self.filename = "<module>"
         self.text: str | None = None
+        # `shared`: what `prepare` will do to the module (the kernel kept, the tile passes that
+        # take no key); for .ph source the module after it may come from memo.py instead.
+        self.shared, self.prepared = shared, False
+        self.memo_key: tuple | None = None  # the source, defines and `shared`: memo.py's key
         with self.context:
             self.module = self._load(source, defines)
 
@@ -121,11 +125,29 @@ class _Job:
         except ImportError:
             raise _error("compiling .ph source needs phobos.frontend, which is not installed", filename) from None
         self.filename, self.text = filename, text
+        if self.shared is not None:
+            self.memo_key = (text, filename, tuple(sorted((defines or {}).items())), self.for_gpu, self.shared)
+            kept = memo.tile_ir(self.memo_key)
+            if kept is not None:
+                self.prepared = True
+                return ir.Module.parse(kept)
         if self.for_gpu:  # at the tile that breaks a rule, not later at the kernel's name
             from phobos.frontend.gpu_rules import check_for_gpu
 
             check_for_gpu(text, filename, defines)
         return compile_to_tile_ir(text, filename, defines, context=self.context)
+
+    def prepare(self) -> None:
+        """What `shared` (kernel, one_kernel, tile pass elements) says: keep one kernel (`kernel`,
+        or the only one) if one_kernel, then run the tile passes; the memo's module had both done."""
+        if self.prepared or self.shared is None:
+            return
+        kernel, one_kernel, elements = self.shared
+        if one_kernel:
+            _select_kernel(self, kernel)
+        self.run_elements(self.module, "tile", list(elements))
+        if self.memo_key is not None and not self.collector.infos:  # nothing to report again
+            memo.keep_tile_ir(self.memo_key, self.module.operation.get_asm(enable_debug_info=True))
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -140,9 +162,15 @@ class _Job:
         sources = {self.filename: self.text} if self.text is not None else {}
         return CompileError(records, sources)
 
-    def run_stage(self, module: ir.Module, stage: str, params: dict[str, str]) -> None:
-        """Runs the passes of `stage` on `module` in one PassManager."""
-        pipeline = f"builtin.module({','.join(pipelines.stage_elements(stage, params))})"
+    def run_stage(self, module: ir.Module, stage: str, params: dict[str, str], skip: int = 0) -> None:
+        """Runs the passes of `stage` on `module` (after the first `skip`) in one PassManager."""
+        self.run_elements(module, stage, pipelines.stage_elements(stage, params)[skip:])
+
+    def run_elements(self, module: ir.Module, stage: str, elements: list[str]) -> None:
+        """Runs pipeline elements (passes of `stage`) on `module` in one PassManager."""
+        if not elements:
+            return
+        pipeline = f"builtin.module({','.join(elements)})"
         with self.context:
             try:
                 pm = build_pass_manager(pipeline, self.context)
@@ -152,6 +180,13 @@ class _Job:
                 pm.run(module.operation)
             except ir.MLIRError:
                 raise self.failure(f"the '{stage}' stage failed") from None
+
+    def assemble(self, ptx: str, target: ptxas.PtxasTarget, toolkit: str) -> bytes:
+        """The cubin of the ptx stage's text, as the cubin stage would make it (ptxas.py)."""
+        try:
+            return ptxas.assemble(ptx.encode(), target, ptxas.ptxas_path(toolkit) or "ptxas")
+        except ptxas.PtxasFailed as e:
+            raise _error(f"`ptxas` invocation failed. Log:\n{e.log}") from None
 
     def reparse(self, text: str) -> ir.Module:
         with self.context:
@@ -300,21 +335,19 @@ def _compile(
     wanted = tuple(pipelines.STAGES) if until == "artifact" else tuple(pipelines.path_to(until))
     with_contract = with_contract or until == "artifact"
     params = _parameters(key_text, chip, options, wanted)
-    job = _Job(source, defines, source_name, for_gpu=any(s != "tile" for s in wanted))
     one_kernel = kernel is not None or with_contract or any(pipelines.OUTPUT_OF[s] != "ir" for s in wanted)
-    if one_kernel:
-        _select_kernel(job, kernel)
-    asm: dict[str, str] = {}
-    snapshots: dict[str, str] = {}  # stages read by more than one later stage, with locations
-    held = None  # the stage job.module holds
-    contract, cubin, program = None, None, None
+    shared = _shared_tile_elements(params)
+    for_gpu = any(s != "tile" for s in wanted)
+    job = _Job(
+        source, defines, source_name, for_gpu=for_gpu, shared=(kernel if one_kernel else None, one_kernel, shared)
+    )
+    job.prepare()
+    run = _StageRun(job, wanted, params, debug_info)
+    contract, program = None, None
     for stage in wanted:
-        before = pipelines.INPUT_OF[stage]
-        module = job.module if before == held else job.reparse(snapshots[before])
-        job.run_stage(module, stage, params)
-        held = stage if module is job.module else held
-        if sum(pipelines.INPUT_OF[s] == stage for s in wanted) > 1:
-            snapshots[stage] = module.operation.get_asm(enable_debug_info=True)
+        if run.has_output(stage):
+            continue
+        module = run.run(stage, skip=len(shared) if stage == "tile" else 0)
         if stage == "tile" and with_contract:
             with job.context:
                 fn = _select_kernel(job, kernel)
@@ -322,17 +355,78 @@ def _compile(
                 program = _program(fn)
         if stage == "gpu" and contract is not None:
             _record_lowering_facts(module, contract)
-        output = pipelines.OUTPUT_OF[stage]
-        if output == "object-bytes":
-            cubin = first_binary(module)
-        elif output == "object-text":
-            binary = first_binary(module)
-            asm[stage] = binary.decode() if binary is not None else ""
-        else:
-            asm[stage] = module.operation.get_asm(enable_debug_info=debug_info)
+        run.record(stage, module)
+    cubin = run.cubin
     if until == "artifact" and (cubin is None or not cubin.startswith(b"\x7fELF")):
         raise _error(f"gpu-module-to-binary produced no cubin for '{contract['name']}'")
-    return _Compiled(asm, contract, cubin, program)
+    return _Compiled(run.asm, contract, cubin, program)
+
+
+def _shared_tile_elements(params: dict[str, str]) -> tuple[str, ...]:
+    """The tile stage's passes before the first that takes the launch key: every variant of a
+    kernel runs them alike (memo.py keeps their result)."""
+    shared = []
+    for step in pipelines.STAGES["tile"]:
+        if any("{key}" in value for value in step.options.values()):
+            break
+        shared.append(step.text(params))
+    return tuple(shared)
+
+
+class _StageRun:
+    """The stages of one compile after the front end: the module each reads (the one the job
+    holds, or a reparsed snapshot), the text or object each gives, and two shortcuts to the same
+    bytes: the cubin from the ptx stage's text (ptxas.py), and the PTX and cubin kept for an LLVM
+    module that printed the same (memo.py)."""
+
+    def __init__(self, job: _Job, wanted: tuple[str, ...], params: dict[str, str], debug_info: bool):
+        self.job, self.wanted, self.params, self.debug_info = job, wanted, params, debug_info
+        self.asm: dict[str, str] = {}
+        self.snapshots: dict[str, str] = {}  # stages read by more than one later stage, with locations
+        self.held: str | None = None  # the stage job.module holds
+        self.cubin: bytes | None = None
+        self.direct: ptxas.PtxasTarget | None = None  # set when ptxas takes the ptx stage's text
+
+    def has_output(self, stage: str) -> bool:
+        """Whether `stage`'s output is had without running its passes (made so here if not yet)."""
+        if self.direct is None or stage not in ("ptx", "cubin"):
+            return False
+        toolkit, group = self.params["toolkit"], self.job.memo_key
+        if stage == "ptx":
+            kept = memo.binaries(group, self.asm["llvm"], toolkit) if group is not None else None
+            if kept is not None:
+                self.asm["ptx"], self.cubin = kept
+            return kept is not None
+        if self.cubin is None:
+            self.cubin = self.job.assemble(self.asm["ptx"], self.direct, toolkit)
+            if group is not None:
+                memo.keep_binaries(group, self.asm["llvm"], toolkit, self.asm["ptx"], self.cubin)
+        return True
+
+    def run(self, stage: str, skip: int = 0) -> ir.Module:
+        """Runs `stage`'s passes (after the first `skip`) on the module it reads; returns it."""
+        before = pipelines.INPUT_OF[stage]  # None: the input, which the job holds
+        held = before is None or before == self.held
+        module = self.job.module if held else self.job.reparse(self.snapshots[str(before)])
+        self.job.run_stage(module, stage, self.params, skip)
+        self.held = stage if module is self.job.module else self.held
+        if stage == "llvm" and {"ptx", "cubin"} <= set(self.wanted):
+            self.direct = ptxas.plain_target(module) if ptxas.ptxas_path(self.params["toolkit"]) else None
+        readers = [s for s in self.wanted if pipelines.INPUT_OF[s] == stage and not (s == "cubin" and self.direct)]
+        if len(readers) > 1:
+            self.snapshots[stage] = module.operation.get_asm(enable_debug_info=True)
+        return module
+
+    def record(self, stage: str, module: ir.Module) -> None:
+        """The stage's output: its IR text, its PTX, or its cubin."""
+        output = pipelines.OUTPUT_OF[stage]
+        if output == "object-bytes":
+            self.cubin = first_binary(module)
+        elif output == "object-text":
+            binary = first_binary(module)
+            self.asm[stage] = binary.decode() if binary is not None else ""
+        else:
+            self.asm[stage] = module.operation.get_asm(enable_debug_info=self.debug_info)
 
 
 def _record_lowering_facts(module: ir.Module, contract: dict) -> None:
