@@ -22,7 +22,27 @@ ENV_JOBS = "PHOBOS_AUTOTUNE_JOBS"  # compile processes (default: one per CPU, at
 def compile_job(job: tuple) -> tuple:
     """In a pool worker: compile variants of one candidate into the kernel cache (or an
     ahead-of-time folder): one per key text, then one per example argument list.
-    Returns (index, error or None, seconds, keys stored, examples skipped and why)."""
+    Returns (index, error or None, seconds, keys stored, examples skipped and why).
+
+    The variants compile one after another in one contained child (compiler/containment.py),
+    which shares what they have in common (compiler/memo.py: the front end and the tile passes
+    before tile-specialize; PTX and cubin of a variant whose LLVM module prints the same as
+    another's). Each variant is stored as it is compiled, so one that crashes the child leaves
+    those before it in the cache; the candidate's error is the crash."""
+    try:
+        from phobos.compiler import containment
+    except ImportError:  # no MLIR here: each variant's compile says what to do instead
+        return _compile_variants(job)
+    t0 = time.perf_counter()
+    try:
+        return containment.run(_compile_variants, job)
+    except containment.Aborted as e:  # named as a contained compile names its input (a path, or text)
+        name = job[1] if isinstance(job[1], str) and "\n" not in job[1] else "<text>"
+        return job[0], f"compile error: {name}: MLIR aborted: {e.message}", time.perf_counter() - t0, [], []
+
+
+def _compile_variants(job: tuple) -> tuple:
+    """compile_job's work, in the contained child."""
     index, source, kernel, chip, defines, options, cache_root, keys, examples, check = job
     from ..kernel import Kernel
 
