@@ -4,6 +4,7 @@ spaces, and where the time of one candidate goes.
     .venv/bin/python bench/bench_tuning.py                    # both spaces, cold, into tuning-cpu.json
     .venv/bin/python bench/bench_tuning.py --case gemm16 --label pool
     .venv/bin/python bench/bench_tuning.py --breakdown        # stage times of one candidate
+    .venv/bin/python bench/bench_tuning.py --case none --space-breakdown   # of every gemm_fp32 variant
 
 Cases (each from an empty cache, so every candidate compiles):
   gemm16     bench/kernels/gemm.ph -D MINB=1 (16 candidates) tuned at 4095 x 4097 x 4093, the
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import resource
 import subprocess
 import sys
@@ -55,6 +57,16 @@ def head_commit() -> str:
 
     dirty = git("status", "--porcelain", "--untracked-files=no", "--", "python/phobos")
     return (git("rev-parse", "--short", "HEAD") or "unknown") + ("+dirty" if dirty else "")
+
+
+def machine() -> str:
+    """The CPU model and count, as /proc/cpuinfo names it."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            models = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+    except OSError:
+        models = []
+    return f"{os.cpu_count()} x {models[0] if models else platform.processor() or platform.machine()}"
 
 
 def load() -> list[float]:
@@ -150,6 +162,7 @@ def manifest_summary(case: str, source: str, manifest: dict) -> dict:
         "source": source,
         "candidates": len(entries),
         "failed": sum(e["status"] != "ok" for e in entries),
+        "compiled": sum(e["status"] == "ok" for e in entries),  # an all-candidates build prunes nothing
         "variants": manifest["variants"],
         "workers": manifest["compile_workers"],
         "compile_wall_s": round(manifest["compile_wall_s"], 2),
@@ -224,10 +237,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--label", default="", help="a name for this run in the results (e.g. 'before')")
     p.add_argument("--original", type=Path, default=MIRROR, help="the original Phobos's git dir, or gemm_fp32.ph")
     p.add_argument("--breakdown", action="store_true", help="also time the stages of single candidates")
+    p.add_argument(
+        "--space-breakdown", action="store_true", help="also time the stages of every gemm_fp32 variant (minutes)"
+    )
     p.add_argument("--identical", action="store_true", help="compare the pool's cubins with fresh compiles")
     p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--commit", help="the commit measured, for a run from an export of it (no git there)")
     a = p.parse_args(argv)
-    run = {"label": a.label, "commit": head_commit(), "cpus": os.cpu_count(), "jobs": a.jobs, "cases": []}
+    run = {"label": a.label, "commit": a.commit or head_commit(), "machine": machine(), "cpus": os.cpu_count()}
+    run.update(jobs=a.jobs, cases=[])
     if a.case in ("gemm16", "all"):
         run["cases"].append(measured(lambda: gemm16(a.jobs)))
     if a.case in ("gemm_fp32", "all"):
@@ -238,13 +256,18 @@ def main(argv: list[str] | None = None) -> int:
         from tuning_breakdown import breakdowns
 
         run["breakdown"] = breakdowns(original_source(a.original))
+    if a.space_breakdown:
+        from tuning_breakdown import space_breakdown
+
+        run["space_breakdown"] = measured(lambda: space_breakdown(original_source(a.original)))
     if a.identical:
         run["identical"] = identical(a.original)
         print(json.dumps(run["identical"], indent=1))
     for case in run["cases"]:
         print(json.dumps(case), flush=True)
-    if "breakdown" in run:
-        print(json.dumps(run["breakdown"], indent=1))
+    for part in ("breakdown", "space_breakdown"):
+        if part in run:
+            print(json.dumps(run[part], indent=1))
     old = json.loads(a.out.read_text()) if a.out.is_file() else {"runs": []}
     old["runs"].append(run)
     a.out.write_text(json.dumps(old, indent=1) + "\n")
