@@ -7,9 +7,11 @@ TMA reads (K a multiple of 16) must run wgmma; the others run the generic mma.sy
 Fresh random data, ragged M, N and K, poisoned outputs between guard zones that must come back
 untouched, inputs unchanged. i8 is exact against int64 numpy. fp8 is checked against the float64
 sum of the decoded values: within K f32 roundings (2^-24 each) of the sum of |products| on
-mma.sync; on wgmma within 2^-13 per k32 step instead, because Hopper's fp8 wgmma is reported to
-keep about 14 bits in its internal accumulation; each dot's partial is promoted into f32 (the
-test prints the error against the f32 bound so a device run tells how much that keeps).
+mma.sync; on wgmma within 2^-12 per k32 step of one promoted K tile (four steps) more, because
+Hopper's fp8 wgmma keeps about 13 bits in its internal accumulation (measured: 2^-13 for one
+step, 2^-10.7 for four); each dot's partial is promoted into f32, so that error does not grow
+with K (at K = 1040 the error is 1.9x the f32 bound). The test prints the error against the
+f32 bound.
 wgmma_tf32.ph (f32 operands as tf32, dot_t) is checked against the float64 product within the
 truncation of each operand to tf32 (2^-10 relative each) plus K f32 roundings.
 """
@@ -115,8 +117,11 @@ def test_8bit_gemm_on_wgmma(name, operand, out, defines, shape):
     want = a @ b.T
     magnitude = np.abs(a) @ np.abs(b).T
     f32_bound = k * 2.0**-24 * magnitude
-    steps = -(-k // 32)
-    bound = steps * 2.0**-13 * magnitude if wgmma else f32_bound
+    # fp8 wgmma keeps about 13 bits in its own sums: measured on the H100, up to 2^-13 of the
+    # magnitude for one k32 step and 2^-10.7 for four. Each dot (a K tile of 128: four steps) is
+    # promoted into f32, so that error is per tile, and the tiles' sums are f32 (f32_bound)
+    steps = min(-(-k // 32), 4)
+    bound = steps * 2.0**-12 * magnitude + f32_bound if wgmma else f32_bound
     got = c.astype(np.float64)
     if name == "wgmma_fp8_scaled":
         want, bound, f32_bound = SCALE * want, SCALE * bound, SCALE * f32_bound

@@ -11,7 +11,7 @@ boxes each load copies.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, memref, nvgpu, nvvm, scf
+from mlir.dialects import arith, llvm, memref, nvgpu, nvvm, scf
 
 SPIN_TICKS = 10_000_000  # mbarrier.try_wait's suspend hint, in ns
 
@@ -24,6 +24,7 @@ class TmaRing:
         self.smem = smem
         self.ctx = smem.ctx
         self.maps: list[ir.Value] = []  # the tensor-map descriptors, in plan.tensor_maps order
+        self.map_params: list[ir.Value] = []  # the same maps as the kernel's !llvm.ptr parameters
         self.barriers: dict[int, ir.Value] = {}  # ring -> its mbarrier group
         self._leader: ir.Value | None = None  # thread 0's predicate, made on first use
 
@@ -32,6 +33,7 @@ class TmaRing:
     def bind_maps(self, args: list[ir.Value]) -> None:
         """The tensor-map parameters (`!llvm.ptr`) as nvgpu descriptors."""
         plan = self.smem.plan
+        self.map_params = list(args[: len(plan.tensor_maps)])
         for index, arg in enumerate(args[: len(plan.tensor_maps)]):
             t = ir.Type.parse(
                 f"!nvgpu.tensormap.descriptor<tensor = {self.box_type(index)}, swizzle = swizzle_128b, "
@@ -62,8 +64,14 @@ class TmaRing:
             for s in range(stages):
                 nvgpu.MBarrierInitOp(group, ctx.index(1), ctx.index(s))
             nvvm.FenceMbarrierInitOp()
-            for m in self.maps:
-                nvgpu.TmaPrefetchOp(m)
+            for m, param in zip(self.maps, self.map_params):
+                # an empty tensor has no map (runtime/tensor_maps.py passes null): nothing to prefetch
+                null = llvm.ZeroOp(param.type).result
+                present = llvm.ICmpOp(llvm.ICmpPredicate.ne, param, null).result
+                prefetch = scf.IfOp(present)
+                with ir.InsertionPoint(prefetch.then_block):
+                    nvgpu.TmaPrefetchOp(m)
+                    scf.YieldOp([])
             scf.YieldOp([])
 
     def leader(self) -> ir.Value:
