@@ -50,6 +50,20 @@ def test_wgmma_i8_is_exact_in_the_interpreter(interpret_mode, shape):
     np.testing.assert_array_equal(c, want.astype(np.int32))
 
 
+@pytest.mark.parametrize("shape", [(130, 129, 97), (64, 256, 64)], ids=str)
+def test_wgmma_tf32_in_the_interpreter(interpret_mode, shape):
+    """The interpreter computes the tf32 dot in f32: within K f32 roundings of float64."""
+    m, n, k = shape
+    kernel = phobos.compile(KERNELS / "wgmma_tf32.ph")
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((n, k)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    kernel(a, b, c)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    bound = (k + 8) * 2.0**-24 * (np.abs(a64) @ np.abs(b64).T)
+    assert np.all(np.abs(c - a64 @ b64.T) <= bound)
+
+
 @pytest.mark.parametrize("source,fmt", [("wgmma_fp8", "f8e4m3"), ("wgmma_fp8_scaled", "f8e4m3")])
 def test_wgmma_fp8_in_the_interpreter(interpret_mode, source, fmt):
     from phobos import fp8
