@@ -15,10 +15,11 @@ from phobos.analysis.kernel_facts import element_bytes
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op, ops_of
+from phobos.lowering.errors import LoweringError
 from phobos.lowering.layout import Blocked, choose_blocked
 from phobos.lowering.mma import shape_refusal
 from phobos.lowering.mma8 import FP8_MMA_PTX, fp8_refusal, is_fp8
-from phobos.lowering.placement import layout_rank, unit_dims_dropped
+from phobos.lowering.placement import Placement, layout_rank, unit_dims_dropped
 from phobos.lowering.wgmma8 import TYPES as WGMMA8_TYPES
 from phobos.lowering.wgmma8 import k_major_refusal
 from phobos.target import DEFAULT_CHIP
@@ -65,7 +66,9 @@ def choose_kernel_layout(fn: ir.Operation, chip: str = DEFAULT_CHIP) -> Blocked 
     """The layout for `fn`'s tiles (None when it has none): shaped by its
     largest tile of the highest rank, preferring tiles that touch memory, with
     lanes along the last dimension, the widest proven vector width of its
-    memory ops per thread, and warps from `tile.launch`. A kernel with a
+    memory ops of the highest rank per thread (longer where a lower-rank
+    tile along the last dimension proves a wider vector and the lanes and
+    warps stay: _with_longer_runs), and warps from `tile.launch`. A kernel with a
     `tile.dot` is laid out for its largest accumulator instead (dot_layout;
     under `@tensorcore` the mma accumulator layout, with all warps along M on
     a chip with wgmma, or where rows_in_warps says the rows should stay in
@@ -83,12 +86,45 @@ def choose_kernel_layout(fn: ir.Operation, chip: str = DEFAULT_CHIP) -> Blocked 
                 if all(shape_refusal(dot, layout) is None for dot in dot_ops):
                     return layout
         return dot_layout(shape, K.launch(fn)["threads"])
-    memory = [(unit_dims_dropped(memory_tile(op).shape, rank), vector_width(op)) for op in ops_of(fn, T.MEMORY_OPS)]
+    memory_ops = ops_of(fn, T.MEMORY_OPS)
+    memory = [(unit_dims_dropped(memory_tile(op).shape, rank), vector_width(op)) for op in memory_ops]
     top = [m for m in memory if len(m[0]) == rank]
     candidates = [s for s, _ in top] or [s for s in shapes if len(s) == rank]
     shape = max(candidates, key=_size)  # the first of the largest: reads come before what they feed
-    width = max([w for _, w in top] or [w for _, w in memory] or [1])
-    return choose_blocked(shape, K.launch(fn)["threads"], width)
+    threads = K.launch(fn)["threads"]
+    if not top:
+        return choose_blocked(shape, threads, max([w for _, w in memory] or [1]))
+    layout = choose_blocked(shape, threads, max(w for _, w in top))
+    return _with_longer_runs(layout, shape, threads, _slice_widths(fn, memory_ops, rank))
+
+
+def _with_longer_runs(layout: Blocked, shape, threads: int, widths: list[int]) -> Blocked:
+    """`layout` with the widest of `widths` per thread along the last dimension where that
+    keeps its lanes and warps (the runs only get longer: no thread moves to another
+    dimension, so no reduction or broadcast changes hands); else `layout` itself."""
+    for width in sorted({w for w in widths if w > layout.size_per_thread[-1]}, reverse=True):
+        longer = choose_blocked(shape, threads, width)
+        if (longer.threads_per_warp, longer.warps_per_cta) == (layout.threads_per_warp, layout.warps_per_cta):
+            return longer
+    return layout
+
+
+def _slice_widths(fn: ir.Operation, memory_ops: list[ir.Operation], rank: int) -> list[int]:
+    """The proven vector widths of the memory ops whose tiles have a lower rank than the
+    layout but whose last dimension sits at the layout's last dimension (a [BN, BK] tile of
+    weights beside [TT, 1, BK] tiles of tokens): the runs the layout gives along that
+    dimension are that tile's runs too. A tile placed elsewhere (the row sums of a
+    [T, N, K] tile, stored as [T, N]) does not count, and none does when the kernel cannot
+    be placed (tile-lower-to-gpu reports why)."""
+    lower = [op for op in memory_ops if len(unit_dims_dropped(memory_tile(op).shape, rank)) < rank]
+    if not lower:
+        return []
+    try:
+        placement = Placement(fn)
+    except LoweringError:
+        return []
+    tiles = [op.results[0] if is_op(op, *T.LOAD_OPS) else op.operands[0] for op in lower]
+    return [vector_width(op) for op, tile in zip(lower, tiles) if placement.dims_of(tile)[-1:] == (rank - 1,)]
 
 
 def _mma_candidates(fn: ir.Operation, dot_ops: list[ir.Operation], chip: str) -> list[Blocked]:
