@@ -263,7 +263,7 @@ class Placement:
                 if big_dims is not None:
                     changed |= self._assign(small, tuple(big_dims[p] for p in positions), op)
                 elif small_dims is not None:
-                    derived = self._widen(small_dims, positions, _known_tile(big).shape)
+                    derived = self._widen_reshaped(small, small_dims, positions, _known_tile(big).shape)
                     if derived is None:
                         raise LoweringError(op, "cannot place the reshaped tile in the kernel's layout")
                     changed |= self._assign(big, derived, op)
@@ -281,12 +281,25 @@ class Placement:
                     kept = kept_positions(t.shape, R)
                     self.dims[root] = tuple(kept.index(j) if j in kept else None for j in range(t.rank))
 
-    def _widen(self, small_dims, positions, big_shape) -> tuple[int | None, ...] | None:
-        """Dims of the bigger tile: known ones from the smaller tile, unit
-        dims filled with free layout dims in increasing order (or placed
-        nowhere when none is left)."""
-        known = dict(zip(positions, small_dims))
-        free = [d for d in range(self.rank) if d not in small_dims]
+    def _widen_reshaped(self, small, small_dims, positions, big_shape) -> tuple[int | None, ...] | None:
+        """Dims of the bigger tile of a reshape: the smaller tile's dims where they stay
+        in increasing order, else only those of its extents other than 1. A dimension
+        of extent 1 is held whole by every thread wherever it sits, so moving it keeps
+        the placed shape. (rowsum of a [1, C] tile at layout dims 0, 2: the [1] sum sits
+        at dim 0, and its expansion to [1, 1] puts that dimension after a new one,
+        which no layout dim below 0 can take.)"""
+        kept = dict(zip(positions, small_dims))
+        derived = self._widen(kept, big_shape)
+        if derived is None:
+            extents = _known_tile(small).shape
+            derived = self._widen({p: d for p, d, e in zip(positions, small_dims, extents) if e != 1}, big_shape)
+        return derived
+
+    def _widen(self, known: dict[int, int | None], big_shape) -> tuple[int | None, ...] | None:
+        """Dims of the bigger tile: the `known` ones (position -> layout dim), the
+        other dims filled with free layout dims in increasing order (or placed
+        nowhere when none is left); None when they cannot increase."""
+        free = [d for d in range(self.rank) if d not in known.values()]
         result = []
         for j in range(len(big_shape)):
             if j in known:
