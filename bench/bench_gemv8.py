@@ -49,7 +49,8 @@ def _q8(tt, br, kv, w):
 
 # (family, defines, the token counts it runs). Unmeasured: the T = 1 forms are gemv_f16's leaders
 # (BN = 2 and 4, 16 or 32 bytes of each row per thread) and the cost model's pick; at T = 16 the
-# CUDA-core forms run TT = 4 or 2 tokens per CTA (registers: TT x BN x 16 KV accumulators).
+# CUDA-core forms run TT = 4 or 2 tokens per CTA (registers: TT x BN x 16 KV accumulators). q8_0
+# at T = 1 also runs TT = 2 (the second token masked), its form before TT = 1 compiled, to compare.
 CANDIDATES = [
     *[
         (fam, d, (1,))
@@ -61,7 +62,10 @@ CANDIDATES = [
         for fam in ("i8", "fp8")
         for d in (_cuda(4, 1, 1, 128), _cuda(2, 2, 1, 128), _cuda(4, 1, 2, 128))
     ],
-    *[("q8_0", d, (1,)) for d in (_q8(2, 2, 2, 256), _q8(2, 4, 1, 128), _q8(2, 4, 2, 128), _q8(2, 1, 4, 256))],
+    *[
+        ("q8_0", d, (1,))
+        for d in (_q8(1, 2, 2, 256), _q8(1, 4, 1, 128), _q8(1, 4, 2, 128), _q8(1, 1, 4, 256), _q8(2, 2, 2, 256))
+    ],
     *[("q8_0", d, (16,)) for d in (_q8(4, 1, 1, 128), _q8(4, 2, 2, 128), _q8(2, 2, 2, 256))],
 ]
 

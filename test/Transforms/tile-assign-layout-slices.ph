@@ -8,6 +8,8 @@
 // RUN: phobos compile %s --kernel along_last --emit=tile --args 'f32[16,1,1024] i8[64,1024] f32[16,64,1024]' | phobos-opt -p 'builtin.module(tile-elide-masks,tile-convert-layouts,tile-assign-layout)' | FileCheck %s --check-prefix=ALONG
 // RUN: phobos compile %s --kernel lanes_would_move --emit=tile --args 'f32[16,1,64] i8[64,64] f32[16,64,64]' | phobos-opt -p 'builtin.module(tile-elide-masks,tile-convert-layouts,tile-assign-layout)' | FileCheck %s --check-prefix=MOVE
 // RUN: phobos compile %s --kernel statistic_elsewhere --emit=tile --args 'f32[16,1,64] f32[64,64] i8[16,64]' | phobos-opt -p 'builtin.module(tile-elide-masks,tile-convert-layouts,tile-assign-layout)' | FileCheck %s --check-prefix=ELSEWHERE
+// RUN: phobos compile %S/../../bench/kernels/gemv_i8.ph --emit=tile --args 'f16[1,1,4096] i8[4096,4096] f32[4096] f16[1,4096]' | phobos-opt -p 'builtin.module(tile-elide-masks,tile-convert-layouts,tile-assign-layout)' | FileCheck %s --check-prefix=GEMV
+// RUN: phobos compile %S/../../bench/kernels/gemv_fp8.ph --emit=tile --args 'f16[1,1,4096] f8e4m3[4096,4096] f32[4096] f16[1,4096]' | phobos-opt -p 'builtin.module(tile-elide-masks,tile-convert-layouts,tile-assign-layout)' | FileCheck %s --check-prefix=GEMV
 
 // ALONG-LABEL: func.func @along_last
 // ALONG-SAME: tile.layout = #tile.blocked<array<i64: 1, 1, 16>, array<i64: 1, 1, 32>, array<i64: 1, 1, 2>, array<i64: 2, 1, 0>>
@@ -15,6 +17,7 @@
 // MOVE-SAME: tile.layout = #tile.blocked<array<i64: 1, 1, 4>, array<i64: 1, 2, 16>, array<i64: 1, 2, 1>, array<i64: 2, 1, 0>>
 // ELSEWHERE-LABEL: func.func @statistic_elsewhere
 // ELSEWHERE-SAME: tile.layout = #tile.blocked<array<i64: 1, 1, 4>, array<i64: 2, 1, 16>, array<i64: 2, 1, 1>, array<i64: 2, 1, 0>>
+// GEMV: tile.layout = #tile.blocked<array<i64: 1, 1, 16>, array<i64: 1, 1, 32>, array<i64: 1, 1, 8>, array<i64: 2, 1, 0>>
 
 @launch(64)
 kernel along_last(X: tensor<f32>[T, 1, K], W: tensor<i8>[N, K], Y: tensor<f32>[T, N, K]) {

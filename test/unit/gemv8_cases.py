@@ -10,9 +10,9 @@ Y[T, N] from X f16 [T, K] and 8-bit weights [N, K], f32 accumulation, f16 out:
   q8_0  y[t, n] = sum_b d[n, b] * sum_{k in b} x[t, k] q[n, k]   q i8, d f32 [N, K/32], K % 32 == 0
 
 How the arguments are passed (views of the [T, K], [N, K], [N] or [N, K/32] arrays, no copies):
-i8 and fp8 take X as [T, 1, K] and W as [1, N, K] (so that both memory tiles have the layout's
-rank and W gets 16-byte vectors, gemv_i8.ph); q8_0 takes X as [T, K/32, 32], q as [N, K/32, 32]
-and d as [N, K/32, 1] (tiles have rank 3 at most: the block is a dimension, gemv_q8_0.ph).
+i8 and fp8 take W as it is stored, [N, K], and X as [T, 1, K] (its tile broadcasts against W's,
+gemv_i8.ph); q8_0 takes X as [T, K/32, 32], q as [N, K/32, 32] and d as [N, K/32, 1] (tiles have
+rank 3 at most: the block is a dimension, gemv_q8_0.ph).
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ KERNEL = {"i8": "gemv_i8", "fp8": "gemv_fp8", "q8_0": "gemv_q8_0"}
 WDTYPE = {"i8": "i8", "fp8": "f8e4m3", "q8_0": "i8"}
 
 # (family, defines) the tests launch: each kernel's first @autotune values and a multi-token,
-# multi-chunk form (T = 3 is ragged for TT = 4).
+# multi-chunk form (T = 3 is ragged for TT = 4); for q8_0 also TT = 2 (a T = 16 candidate).
 TESTED = [
     ("i8", {"TT": 1, "BN": 2, "KV": 1, "W": 256}),
     ("i8", {"TT": 4, "BN": 1, "KV": 1, "W": 128}),
     ("fp8", {"TT": 1, "BN": 2, "KV": 1, "W": 256}),
     ("fp8", {"TT": 2, "BN": 4, "KV": 1, "W": 128}),
+    ("q8_0", {"TT": 1, "BR": 2, "KV": 2, "W": 256}),
     ("q8_0", {"TT": 2, "BR": 2, "KV": 2, "W": 256}),
     ("q8_0", {"TT": 4, "BR": 1, "KV": 1, "W": 128}),
 ]
@@ -110,7 +111,7 @@ def kernel_args(family: str, x, w, s, y) -> tuple:
     if family == "q8_0":
         kb = x.shape[1] // BLOCK
         return (_split_last(x, kb, BLOCK), _split_last(w, kb, BLOCK), s[:, :, None], y)
-    return (x[:, None, :], w[None], s, y)
+    return (x[:, None, :], w, s, y)
 
 
 def layouts(family: str, shape, like) -> list[tuple]:
@@ -122,7 +123,7 @@ def layouts(family: str, shape, like) -> list[tuple]:
         kb = k // BLOCK
         args = (like("f16", (t, kb, BLOCK)), like(wd, (n, kb, BLOCK)), like("f32", (n, kb, 1)), like("f16", (t, n)))
     else:
-        args = (like("f16", (t, 1, k)), like(wd, (1, n, k)), like("f32", (n,)), like("f16", (t, n)))
+        args = (like("f16", (t, 1, k)), like(wd, (n, k)), like("f32", (n,)), like("f16", (t, n)))
     return [(KERNEL[family], args)]
 
 
