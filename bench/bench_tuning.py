@@ -73,12 +73,27 @@ def load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
+def machine_busy_seconds() -> float | None:
+    """CPU seconds every process on the machine has used since boot (/proc/stat), or None."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 def measured(fn) -> dict:
-    """fn()'s record with its wall and CPU seconds and the load around it."""
-    before, t0, c0 = load(), time.perf_counter(), cpu_seconds()
+    """fn()'s record with its wall and CPU seconds, the load around it and the CPU seconds the
+    rest of the machine used meanwhile (others_cpu_s: the other engineers' work)."""
+    before, t0, c0, busy0 = load(), time.perf_counter(), cpu_seconds(), machine_busy_seconds()
     record = fn()
-    record.update(wall_s=round(time.perf_counter() - t0, 2), cpu_s=round(cpu_seconds() - c0, 2))
+    busy1, cpu = machine_busy_seconds(), cpu_seconds() - c0
+    record.update(wall_s=round(time.perf_counter() - t0, 2), cpu_s=round(cpu, 2))
     record.update(load_before=before, load_after=load())
+    if busy0 is not None and busy1 is not None:
+        record["others_cpu_s"] = round(max(0.0, busy1 - busy0 - cpu), 1)
     return record
 
 
