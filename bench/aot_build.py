@@ -112,6 +112,8 @@ def plan():
     jobs.extend(gemv8_jobs())
     jobs.extend(persistent_jobs())
     jobs.extend(tensorcore_jobs())
+    jobs.extend(splitk_jobs())
+    jobs.extend(linear_jobs())
     jobs.extend(fallback_jobs())
     jobs.extend(unsigned_jobs())
     jobs.extend(fp8_jobs())
@@ -244,6 +246,39 @@ def tensorcore_jobs():
             examples += [repacked_gemm_args(*s, dtype=dtype) for s in b.SIZES if s not in sizes]
         jobs.append((name, defines, examples, True, "sm_90a"))
     return _merge(jobs)
+
+
+def splitk_jobs():
+    """test_hgemm_splitk_gpu.py and bench_hopper_gemm.py: the split-K f16 GEMM on sm_90a (TMA +
+    wgmma), a variant per (TM, TN, KS, W) with the tests' pitched and repacked layouts (which
+    include the benchmark's skinny shapes)."""
+    import test_hgemm_splitk_gpu as t
+
+    jobs = []
+    for variant in t.VARIANTS:
+        examples = [gemm_args(*s, dtype="f16", scalars=()) for s in t.PITCHED]
+        examples += [repacked_gemm_args(*s) for s in t.REPACKED]
+        jobs.append(("hgemm_splitk", t.defines_of(variant), examples, True, "sm_90a"))
+    return jobs
+
+
+def linear_jobs():
+    """test_linear_gpu.py and bench_linear.py: the f16 linear layer (Y = X W^T + b) on sm_90a, a
+    variant per TN with the tests' pitched and repacked layouts (the benchmark's shapes among them)."""
+    from bench_linear import SHAPES
+    from test_linear_gpu import PITCHED, REPACKED, VARIANTS
+
+    from phobos.runtime.aot import like
+    from phobos.runtime.repack import PITCH_ELEMENTS
+
+    def args(m, n, k, repacked=False):
+        ld = -(-k // PITCH_ELEMENTS) * PITCH_ELEMENTS if repacked else k  # X's and W's rows: [*, K]
+        x, w = (like("f16", (rows, k), strides=(ld, 1)) for rows in (m, n))
+        return (x, w, like("f16", (n,)), like("f16", (m, n)))
+
+    shapes = PITCHED + [s for s in SHAPES if s not in PITCHED]
+    examples = [args(*s) for s in shapes] + [args(*s, repacked=True) for s in REPACKED]
+    return [("linear_f16", dict(d), examples, True, "sm_90a") for d in VARIANTS]
 
 
 def math_jobs():

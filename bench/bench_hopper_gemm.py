@@ -8,6 +8,9 @@ wgmma_tf32.ph, C = A B^T of f32 operands as tf32 (B given [N, K]: tf32 wgmma rea
 K-major), against cuBLAS with TF32 allowed on the same operands (wgmma8_jobs builds it).
 Shapes: 4096^3 and 8192^3, the ragged 4095 x 4097 x 4093 (run on repacked operands, as TMA
 needs 16-byte pitches), and the skinny 512 x 512 x 16384 and 64 x 4096 x 14336 the issue names.
+On shapes whose 128 x 256 tiles number fewer than the SMs, the split-K f16 kernel
+(hgemm_splitk.ph: each CTA one tile over a slice of K, its partial added into C by vector
+reductions) runs too, timed with the zeroing of C its sum starts from (splitk_jobs builds it).
 
 `--base DIR` loads the same variants from an earlier build's artifacts folder as well, and the
 two builds and cuBLAS alternate in rounds (medians of the rounds' event-timed medians), so a
@@ -25,29 +28,46 @@ import statistics
 from pathlib import Path
 
 import common
+import test_hgemm_splitk_gpu as splitk
 from bench_hgemm import WGMMA_VARIANTS
+from gather_cases import cdiv
 
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4095, 4097, 4093), (512, 512, 16384), (64, 4096, 14336)]
 TOLERANCE = {"f16": 2.0**-10, "bf16": 2.0**-10, "tf32": 2.0**-8}  # tf32: each operand truncated (2^-10)
 # tf32: C = A B^T with B [N, K] (wgmma reads tf32 K-major only), cuBLAS on the same operands
 TF32_VARIANTS = [("wgmma_tf32", "tf32", {"TN": 128}), ("wgmma_tf32", "tf32", {"TN": 256})]
+SMS = 132  # the H100/H200 SXM's
+
+
+def _variants(dtype: str, m: int, n: int, k: int) -> list[tuple[str, str, dict]]:
+    """(name, dtype, defines) of the kernels that run `dtype` at this shape."""
+    whole = not (m % 128 or n % 256 or k % 64)  # what hgemm_aligned promises
+    out = [v for v in WGMMA_VARIANTS + TF32_VARIANTS if v[1] == dtype and (v[0] != "hgemm_aligned" or whole)]
+    if dtype == "f16" and -(-m // 128) * -(-n // 256) < SMS:  # tiles leave SMs idle: split K too
+        out += [("hgemm_splitk", "f16", splitk.defines_of(v)) for v in splitk.VARIANTS]
+    return out
+
+
+def _launcher(kernel, name: str, defines: dict, m: int, n: int, k: int):
+    """fn(a, b, c) running `kernel`: split-K zeroes C and launches one CTA per tile and K slice."""
+    if name != "hgemm_splitk":
+        return lambda a, b, c: kernel(a, b, c)
+    grid = (cdiv(m, defines["TM"]), cdiv(n, defines["TN"]), cdiv(k, defines["KS"]))
+    return lambda a, b, c: (c.zero_(), kernel(a, b, c, grid=grid))
 
 
 def _kernels(dtype: str, m: int, n: int, k: int, base: Path | None) -> list[tuple[str, str, object]]:
-    """(build, label, kernel) for every variant of `dtype` present in this build (and the base)."""
+    """(build, label, fn(a, b, c)) for every variant of `dtype` present in this build (and the base)."""
     import phobos
 
-    whole = not (m % 128 or n % 256 or k % 64)  # what hgemm_aligned promises
     out = []
     roots = [("new", common.ARTIFACTS)] + ([("base", base)] if base is not None else [])
-    for name, vdtype, defines in WGMMA_VARIANTS + TF32_VARIANTS:
-        if vdtype != dtype or (name == "hgemm_aligned" and not whole):
-            continue
+    for name, _, defines in _variants(dtype, m, n, k):
         label = f"{name} " + ",".join(f"{x}={y}" for x, y in sorted(defines.items()))
         for build, root in roots:
             folder = root / "aot" / common.aot_folder(name, defines, "sm_90a").name
             if folder.is_dir():
-                out.append((build, label, phobos.load(folder)))
+                out.append((build, label, _launcher(phobos.load(folder), name, defines, m, n, k)))
             else:
                 print(f"  (no folder {folder}: skipped)")
     return out
@@ -64,10 +84,7 @@ def run_shape(torch, dtype: str, shape, base: Path | None, rounds: int, reps: in
     c = torch.empty(m, n, device="cuda", dtype=torch.float32)
     runs = [("cuBLAS", "torch.mm", lambda: _cublas(torch, a, b, c16, dtype), c16)]
     b_arg = b.t() if dtype == "tf32" else b  # the tf32 kernels take B as [N, K]: b is its transposed view
-    runs += [
-        (build, label, (lambda kern=kern: kern(a, b_arg, c)), c)
-        for build, label, kern in _kernels(dtype, m, n, k, base)
-    ]
+    runs += [(build, label, (lambda fn=fn: fn(a, b_arg, c)), c) for build, label, fn in _kernels(dtype, m, n, k, base)]
     rows, timed = [], []
     for build, label, fn, out in runs:
         out.fill_(float("nan"))

@@ -98,6 +98,21 @@ def splitk_gemm(rng, m=130, n=77, k=700):
     )
 
 
+def hgemm_splitk(rng, m=130, n=80, k=700, defines=None):
+    """The f16 split-K GEMM on the tensor cores: f16 operands (products exact in f32), C starting
+    at random values; each split's f32 sum and its add into C round (k + splits + 8 terms)."""
+    defines = defines or {"TM": 64, "TN": 128, "TK": 64, "KS": 1024, "W": 128}
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    want = c.astype(np.float64) + a64 @ b64
+    size = np.abs(c) + np.abs(a64) @ np.abs(b64)
+    grid = (cdiv(m, defines["TM"]), cdiv(n, defines["TN"]), cdiv(k, defines["KS"]))
+    rtol = (k + cdiv(k, defines["KS"]) + 8) * EPS32
+    return ("hgemm_splitk", defines, [a, b, c], grid, {2: (want, rtol, size)})
+
+
 def embedding_bag(rng, v=500, d=300, nb=45, bag=32):
     w = rng.standard_normal((v, d)).astype(np.float32)
     idx = rng.integers(0, v, (nb, bag)).astype(np.int32)

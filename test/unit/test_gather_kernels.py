@@ -24,6 +24,7 @@ CASES = {
     "histogram_shared 100 of 256": lambda: G.histogram_shared(RNG, n=9001, bins=100, nb=256, block=2048, steps=4),
     "histogram_shared 4096": lambda: G.histogram_shared(RNG, n=3001, bins=4096, nb=4096, block=4096, steps=4),
     "splitk_gemm": lambda: G.splitk_gemm(RNG, m=70, n=65, k=300),
+    "hgemm_splitk": lambda: G.hgemm_splitk(RNG, m=70, n=136, k=2100),
     "embedding_bag": lambda: G.embedding_bag(RNG, v=50, d=150, nb=5),
     "conv3x3_nhwc": lambda: G.conv3x3_nhwc(RNG, n=1, h=7, w=10, c=20, k=33),
 }

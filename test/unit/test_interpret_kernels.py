@@ -165,6 +165,7 @@ UNCOVERED = {
     "bench/kernels/histogram_shared.ph",
     "bench/kernels/scatter_add_rows.ph",
     "bench/kernels/splitk_gemm.ph",
+    "bench/kernels/hgemm_splitk.ph",
     # f16 scatter-add (paired and vector reds on the device): test_vector_red.py runs it here
     "bench/kernels/scatter_add_rows_f16.ph",
     # the math builtins: test_builtins_interp.py; u8/u32: test_unsigned.py (the same kernels as
@@ -191,6 +192,8 @@ UNCOVERED = {
     "bench/kernels/wgmma_fp8_scaled.ph",
     # tf32 on wgmma: test_wgmma8.py runs it in the interpreter (f32 products and sums)
     "bench/kernels/wgmma_tf32.ph",
+    # the f16 linear layer with bias: test_linear.py runs it in the interpreter
+    "bench/kernels/linear_f16.ph",
     # fp8 conversions: test_fp8.py (every code, ties, saturation, NaN, ragged lengths, guard zones)
     "bench/kernels/fp8_encode.ph",
     "bench/kernels/fp8_decode.ph",
