@@ -3,7 +3,9 @@
 
 O = softmax(Q K^T * scale) V per head, in f16 with f32 statistics (online softmax, FlashAttention
 style), on the tensor cores. Heads are the first dimension (Triton's Z * H). The causal kernel
-walks the key blocks up to the query block's diagonal; the diagonal block is masked with tril.
+walks the key blocks up to the query block's diagonal in two loops, as Triton's tutorial does: the
+blocks below the diagonal unmasked, then the diagonal band with the causal mask, so that only the
+band pays for the mask and BN is free of BM (the loops run the non-causal kernel's schedule).
 """
 
 import numpy as np
@@ -17,6 +19,7 @@ from phobos.lang import (
     exp,
     f16,
     f32,
+    i32,
     inf,
     rowmax,
     rowsum,
@@ -24,7 +27,7 @@ from phobos.lang import (
     tensor,
     tile,
     tmax,
-    tril,
+    transpose,
     where,
 )
 
@@ -61,7 +64,7 @@ def attention_fwd(
 
 
 @phobos.kernel(
-    autotune={"BM": [128, 64, 32], "D": [64, 128, 32], "W": [256, 128]},
+    autotune={"BM": [128, 64, 32], "BN": [64, 128, 32], "D": [64, 128, 32], "W": [256, 128]},
     launch="W",
     fastmath=True,
     pipeline=True,
@@ -77,19 +80,27 @@ def attention_fwd_causal(
     i = ctx.block.x * BM
     h = ctx.block.y
     q = Q[h, span(i, BM), span(0, D)]
-    ones: tile[f32, BM, BM] = 1.0
-    lower = tril(ones)  # 1 on and below the diagonal
+    first: tile[i32, 1, BM] = 0
+    rows = transpose(first + arange(BM))  # [BM, 1]: each query's row in the block
+    band = i - i % BN  # the first key block reaching the query block (i itself where BN divides BM)
     m: tile[f32, BM, 1] = -inf
     l: tile[f32, BM, 1] = 0.0
     acc: tile[f32, BM, D] = 0.0
-    for j in range(0, i + BM, BM):  # key blocks up to the diagonal (square blocks)
-        keep = lower + f32(j < i) > 0.5  # below the diagonal block: every key; on it: tril
-        s = where(keep, dot_t(q, K[h, span(j, BM), span(0, D)]) * scale, -inf)
+    for j in range(0, band, BN):  # below the diagonal: every key counts, no mask
+        s = dot_t(q, K[h, span(j, BN), span(0, D)]) * scale
         mj = tmax(m, rowmax(s))
         p = exp(s - mj)
         alpha = exp(m - mj)
         l = l * alpha + rowsum(p)
-        acc = acc * alpha + dot(f16(p), V[h, span(j, BM), span(0, D)])
+        acc = acc * alpha + dot(f16(p), V[h, span(j, BN), span(0, D)])
+        m = mj
+    for j in range(band, i + BM, BN):  # the diagonal band: key j + c counts for query i + r if j + c <= i + r
+        s = where(arange(BN) + (j - i) <= rows, dot_t(q, K[h, span(j, BN), span(0, D)]) * scale, -inf)
+        mj = tmax(m, rowmax(s))
+        p = exp(s - mj)
+        alpha = exp(m - mj)
+        l = l * alpha + rowsum(p)
+        acc = acc * alpha + dot(f16(p), V[h, span(j, BN), span(0, D)])
         m = mj
     O[h, span(i, BM), span(0, D)] = acc / l
 
@@ -111,7 +122,7 @@ def run(h: int = 8, s: int = 1000, d: int = 64, causal: bool = False, interpret:
     scale = 1.0 / np.sqrt(d)
     kernel = attention_fwd_causal if causal else attention_fwd
     if interpret:
-        small = {"BM": 32, "D": d, "W": 128} if causal else {"BM": 32, "BN": 32, "D": d, "W": 128}
+        small = {"BM": 32, "BN": 32, "D": d, "W": 128}
         kernel = kernel.with_defines(**small)
     else:
         kernel = kernel.with_defines(D=d)

@@ -7,9 +7,13 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("mlir")
+
+import phobos  # noqa: E402
+from phobos.target import toolkit_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2] / "examples" / "python"
 
@@ -47,3 +51,47 @@ def test_layer_norm_forward_and_backward(m, n):
 def test_fused_attention(causal):
     # S = 70: the last query and key blocks are partial
     assert _tutorial("06_fused_attention").run(h=2, s=70, d=32, causal=causal, interpret=True) < 4.0
+
+
+@pytest.mark.parametrize("bm, bn, s", [(32, 32, 70), (64, 32, 150), (32, 64, 70), (32, 128, 100)])
+def test_fused_attention_causal_tilings(bm, bn, s):
+    # the causal kernel's two loops (unmasked blocks, then the masked diagonal band) at BN below,
+    # at and above BM: the band starts at the last BN boundary at or below the query block
+    t = _tutorial("06_fused_attention")
+    rng = np.random.default_rng(s)
+    q, k, v = (rng.standard_normal((2, s, 32)).astype(np.float16) for _ in range(3))
+    o = np.full((2, s, 32), np.nan, np.float16)
+    t.attention_fwd_causal.with_defines(BM=bm, BN=bn, D=32, W=128).interpret(q, k, v, o, 32**-0.5)
+    assert np.max(np.abs(o - t.reference(q, k, v, 32**-0.5, causal=True))) < 4 * 2.0**-11
+
+
+def _attention_sm90a(kernel: str, cache: Path):
+    """The sm_90a artifact of a tutorial 06 kernel at the bench's tiling for D = 64 (aligned heads)."""
+    from phobos.runtime.aot import like
+
+    k = phobos.compile(
+        ROOT / "06_fused_attention.py",
+        kernel=kernel,
+        chip="sm_90a",
+        defines={"BM": 128, "BN": 64, "D": 64, "W": 256},
+        cache_dir=cache,
+    )
+    return k.warmup(*(like("f16", (128, 4096, 64)),) * 4, 0.125)
+
+
+@pytest.mark.skipif(toolkit_dir() is None, reason="ptxas (nvidia-cuda-nvcc-cu12) is not installed")
+def test_fused_attention_causal_runs_the_full_kernels_schedule(tmp_path):
+    # Issue 24/26: the causal kernel took longer than the full one for half the work. It held a
+    # BM x BM f32 mask tile across its loop and masked every block (223 registers at BM = 128:
+    # one CTA per SM, against 125 and two for the full kernel). Its two loops now each stream K
+    # and V through a TMA ring into wgmma, the first without a mask, at the full kernel's registers.
+    from phobos.runtime.autotune.resources import cubin_resources
+
+    full, causal = (_attention_sm90a(name, tmp_path) for name in ("attention_fwd", "attention_fwd_causal"))
+    full_ptx, causal_ptx = full.asm["ptx"], causal.asm["ptx"]
+    for fact in ("cp.async.bulk.tensor", "wgmma.mma_async", "mbarrier.try_wait"):
+        assert causal_ptx.count(fact) == 2 * full_ptx.count(fact) > 0, fact
+    assert "setp.gt.f32" not in causal_ptx  # no f32 mask tile compared with 0.5
+    assert "ld.local" not in causal_ptx and "st.local" not in causal_ptx
+    regs = [cubin_resources(a.cubin, a.contract["kernel"]).registers for a in (full, causal)]
+    assert regs[1] <= max(regs[0], 128), regs  # 256 threads: two CTAs per SM fit in 128 registers
