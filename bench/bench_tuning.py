@@ -176,8 +176,9 @@ def manifest_summary(case: str, source: str, manifest: dict) -> dict:
         "case": case,
         "source": source,
         "candidates": len(entries),
-        "failed": sum(e["status"] != "ok" for e in entries),
-        "compiled": sum(e["status"] == "ok" for e in entries),  # an all-candidates build prunes nothing
+        "failed": sum(e["status"] == "failed" for e in entries),
+        "pruned": sum(e["status"] == "pruned" for e in entries),  # before compiling: the register floor
+        "compiled": sum(e["status"] == "ok" for e in entries),
         "variants": manifest["variants"],
         "workers": manifest["compile_workers"],
         "compile_wall_s": round(manifest["compile_wall_s"], 2),

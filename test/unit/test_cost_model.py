@@ -74,7 +74,7 @@ def test_facts_of_a_gemm_come_from_the_front_end():
     f = facts[space.configs.index({"TM": 128, "TN": 32, "TK": 16, "W": 64})]
     assert f.threads == 64 and f.min_blocks == 1 and f.pipelined and not f.tensorcore
     assert f.grid[:2] == [GridAxis("M", 128), GridAxis("N", 32)] and f.grid[2] is None
-    assert f.dots == [Dot(128, 32, 16, 4, Loop("K", 16, 0))]
+    assert f.dots == [Dot(128, 32, 16, 4, Loop("K", 16, 0), acc="acc", acc_element="f32", line=9)]
     loads = {a.tensor: a for a in f.accesses if not a.write}
     assert loads["A"].tile == (128, 16) and loads["A"].loop == Loop("K", 16, 0)
     assert loads["B"].tile == (16, 32) and loads["B"].dims == ("K", "N")

@@ -181,7 +181,7 @@ def aot_all_candidates(args, defines: dict[str, int], examples: list, options, u
             keys = ", ".join(k or "(generic)" for k in entry["keys"])
             out(f"{args.output}/{entry['folder']}: {name}: {keys}")
         else:
-            out(f"{args.output}/{entry['folder']}: {name}: failed: {entry['reason']}")
+            out(f"{args.output}/{entry['folder']}: {name}: {entry['status']}: {entry['reason']}")  # failed, pruned
         for why in entry["skipped_examples"]:
             out(f"  skipped an example: {why}")
     out(f"{args.output}/autotune.json: {len(manifest['candidates'])} candidates in {manifest['compile_wall_s']:.1f} s")

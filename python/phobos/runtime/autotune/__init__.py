@@ -13,8 +13,10 @@ The parts, each usable alone (the CPU tests drive them with fakes):
   default         what a launch that does not tune runs (PHOBOS_AUTOTUNE=0): the
                   candidate a cost model estimates fastest for the extents
   pruning         before compiling, candidates whose @aligned promises the
-                  arguments at hand break; after compiling, those whose registers
-                  (EIATTR_REGCOUNT of the cubin) or shared memory exceed the chip
+                  arguments at hand break, and those whose carried dot sum alone
+                  needs more registers than a thread has (while another fits);
+                  after compiling, those whose registers (EIATTR_REGCOUNT of the
+                  cubin) or shared memory exceed the chip
   compile_all     candidates compile in persistent worker processes (largest first)
                   into the kernel cache; cache hits compile nothing, so an
                   interrupted tuning resumes
@@ -39,6 +41,7 @@ The modules, each one section of the tuner:
   cost_model  an estimated time per candidate for a launch's extents, from those facts
   default     the untuned default: the cost model's pick, and why (PHOBOS_AUTOTUNE_DEFAULT)
   resources   registers, shared memory and stack frame from the cubin; the chip's limits
+  register_floor  a lower bound on registers per thread from the tile facts, the pruning on it
   results     Candidate, TuneResult, the errors, TuningStore (the winner on disk)
   progress    the progress bar
   checking    compare, evaluate (check then time), EventTimer

@@ -11,6 +11,8 @@ from phobos.contract.specialization import SpecKey
 
 from .parallel import compile_all, default_jobs
 from .progress import Progress
+from .register_floor import floor_pruned
+from .resources import chip_limits
 from .results import STORE_FORMAT, write_json
 from .space import SourceSpace, config_folder, promise_violation, source_space, symbol_extents
 from .tile_facts import source_facts
@@ -38,7 +40,8 @@ def compile_candidates(
     each, with the generic variant and one variant per key and per example) and autotune.json, the
     manifest phobos.load(out_dir) tunes from. An example that breaks a candidate's @aligned promise
     is skipped for that candidate (tuning prunes it for such arguments); one that no candidate takes
-    is an error. Returns the manifest.
+    is an error. A candidate whose carried dot sum cannot fit a thread's registers while another's
+    can is not compiled: its entry says "pruned" and why (register_floor.py). Returns the manifest.
 
     generic=False leaves the generic variant out (then only arguments with the keys of `keys` and
     `examples` launch); stages=False drops the stage texts (asm/: tile, gpu, llvm, ptx) once
@@ -70,8 +73,10 @@ def compile_candidates(
     presets: dict[int, tuple[list[str], list[str]]] = {}
     if not generic and examples:
         presets = _example_keys(base, space, examples, check)
+    facts = source_facts(base.source_text, base.origin, kernel, [dict(defines or {}, **c) for c in space.configs])
+    pruned = floor_pruned(facts, chip_limits(base.chip))  # before ptxas: they could only spill their sum
     work = []
-    for i, config in enumerate(space.configs):
+    for i, config in ((i, c) for i, c in enumerate(space.configs) if i not in pruned):
         folder = out / "candidates" / config_folder(config)
         full = dict(defines or {}, **config)
         keys_i, examples_i = (key_texts + presets[i][0], []) if presets else (key_texts, examples)
@@ -84,10 +89,7 @@ def compile_candidates(
     if not stages:
         for stage_texts in (out / "candidates").glob("*/*/*/asm"):
             shutil.rmtree(stage_texts, ignore_errors=True)
-    entries = _entries(space, done, presets)
-    facts = source_facts(base.source_text, base.origin, kernel, [dict(defines or {}, **c) for c in space.configs])
-    for entry, candidate_facts in zip(entries, facts):  # the untuned default's cost model reads them
-        entry["facts"] = candidate_facts.to_json() if candidate_facts is not None else None
+    entries = _entries(space, done, presets, pruned, facts)
     ok = [e for e in entries if e["status"] == "ok"]
     if examples and ok and all(len(e["skipped_examples"]) == len(examples) for e in ok):
         raise ValueError(f"no candidate of {base.origin} takes the example arguments: {ok[0]['skipped_examples'][0]}")
@@ -98,11 +100,12 @@ def compile_candidates(
     return manifest
 
 
-def _entries(space: SourceSpace, done: dict, presets: dict) -> list[dict]:
-    """The manifest's record of each candidate: its folder, facts, compile outcome and variants."""
+def _entries(space: SourceSpace, done: dict, presets: dict, pruned: dict[int, str], facts: list) -> list[dict]:
+    """The manifest's record of each candidate: its folder, facts (the untuned default's cost model
+    reads them), compile outcome (ok, failed, or pruned before compiling, with the reason) and variants."""
     entries = []
     for i, config in enumerate(space.configs):
-        error, seconds, stored, skipped = done[i]
+        error, seconds, stored, skipped = done[i] if i not in pruned else (pruned[i], 0.0, [], [])
         if presets:
             skipped = presets[i][1] + list(skipped)
         entry = {
@@ -110,13 +113,14 @@ def _entries(space: SourceSpace, done: dict, presets: dict) -> list[dict]:
             "folder": f"candidates/{config_folder(config)}",
             "promises": space.promises[i],
             "threads": space.threads[i],
-            "status": "failed" if error else "ok",
+            "status": "pruned" if i in pruned else "failed" if error else "ok",
             "compile_s": seconds,
             "keys": stored,
             "skipped_examples": skipped,
         }
         if error:
             entry["reason"] = error
+        entry["facts"] = facts[i].to_json() if facts[i] is not None else None
         entries.append(entry)
     return entries
 

@@ -53,13 +53,20 @@ class Access:
 
 @dataclass(frozen=True)
 class Dot:
-    """One `dot` (or `dot_t`) of an [m, k] and a [k, n] tile, per CTA (or per trip of `loop`)."""
+    """One `dot` (or `dot_t`) of an [m, k] and a [k, n] tile, per CTA (or per trip of `loop`).
+
+    `acc` names the variable that carries the dot's sum across the innermost loop around it
+    (`acc += dot(a, b)`, `acc = acc + dot(a, b)` with acc declared outside that loop), of element
+    type `acc_element`; both are "" where the sum is not carried (or in facts recorded before)."""
 
     m: int
     n: int
     k: int
     element_bytes: int
     loop: Loop | None = None
+    acc: str = ""
+    acc_element: str = ""
+    line: int = 0  # the dot's source line (0: unknown)
 
 
 @dataclass(frozen=True)
@@ -146,6 +153,8 @@ class _Walker:
     def __init__(self, facts: TileFacts):
         self.facts = facts
         self.lets: dict[int, object] = {}
+        self.loop_locals: list[set[int]] = []  # per enclosing loop: the symbols declared in its body
+        self.carried: dict[int, tuple[str, str]] = {}  # id(dot call) -> (variable, element) carrying its sum
 
     def block(self, block, loop: Loop | None) -> None:
         from phobos.frontend import ast as A
@@ -154,17 +163,21 @@ class _Walker:
             if isinstance(stmt, A.Decl):
                 if stmt.symbol is not None and not stmt.mutable:
                     self.lets[id(stmt.symbol)] = stmt.value
+                if stmt.symbol is not None and self.loop_locals:
+                    self.loop_locals[-1].add(id(stmt.symbol))
                 self.expr(stmt.value, loop)
             elif isinstance(stmt, A.Assign):
                 if isinstance(stmt.target, A.Index):
                     self.index(stmt.target, loop, write=True)
                     if stmt.op != "=":
                         self.index(stmt.target, loop, write=False)
+                else:
+                    self._carry(stmt)
                 self.expr(stmt.value, loop)
-            elif isinstance(stmt, A.For):
-                self.block(stmt.body, _loop_of(stmt) or loop)
-            elif isinstance(stmt, A.While):
-                self.block(stmt.body, loop)
+            elif isinstance(stmt, (A.For, A.While)):
+                self.loop_locals.append(set())
+                self.block(stmt.body, (_loop_of(stmt) or loop) if isinstance(stmt, A.For) else loop)
+                self.loop_locals.pop()
             elif isinstance(stmt, A.If):
                 self.block(stmt.then, loop)
                 orelse = stmt.orelse
@@ -191,7 +204,21 @@ class _Walker:
         shape_a, shape_c = getattr(a, "shape", None), getattr(result, "shape", None)
         if shape_a and shape_c and len(shape_a) >= 2 and len(shape_c) >= 2:
             m, n, k = shape_c[-2], shape_c[-1], shape_a[-1]
-            self.facts.dots.append(Dot(int(m), int(n), int(k), element_bytes(a.element), loop))
+            acc, acc_element = self.carried.get(id(call), ("", ""))
+            line = int(getattr(call.pos, "line", 0) or 0)
+            self.facts.dots.append(Dot(int(m), int(n), int(k), element_bytes(a.element), loop, acc, acc_element, line))
+
+    def _carry(self, stmt) -> None:
+        """Notes the dot whose whole sum `stmt` carries across the innermost loop around it: `acc +=
+        dot(a, b)`, or `acc = acc + dot(a, b)` (acc scaled elementwise too, as attention does), with
+        acc declared outside that loop and of the dot's shape, so every element is live at its top."""
+        symbol = getattr(stmt.target, "symbol", None)
+        if not self.loop_locals or symbol is None or id(symbol) in self.loop_locals[-1]:
+            return
+        dot = _carried_dot(stmt, symbol)
+        shape = getattr(symbol.ty, "shape", None)
+        if dot is not None and shape and getattr(dot.ty, "shape", None) == shape:
+            self.carried[id(dot)] = (symbol.name, symbol.ty.element)
 
     def index(self, e, loop: Loop | None, *, write: bool) -> None:
         symbol = getattr(e.base, "symbol", None)
@@ -223,6 +250,30 @@ class _Walker:
         if isinstance(start, A.Member) and start.grid_query and start.grid_query[0] == "block":
             return int(start.grid_query[1])
         return None
+
+
+def _carried_dot(stmt, symbol):
+    """The dot call of `acc += dot(..)` / `acc -= dot(..)` / `acc = <acc, elementwise> +- dot(..)`."""
+    from phobos.frontend import ast as A
+
+    def is_dot(e) -> bool:
+        return isinstance(e, A.Call) and getattr(e, "builtin", None) in ("dot", "dot_t")
+
+    def reads_whole(e) -> bool:  # every element of the variable is read (elementwise operations only)
+        if isinstance(e, A.Name):
+            return e.symbol is symbol
+        if isinstance(e, A.Unary):
+            return e.op == "-" and reads_whole(e.operand)
+        return isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/") and (reads_whole(e.lhs) or reads_whole(e.rhs))
+
+    value = stmt.value
+    if stmt.op in ("+=", "-="):
+        return value if is_dot(value) else None
+    if stmt.op == "=" and isinstance(value, A.Binary) and value.op in ("+", "-"):
+        for dot, other in ((value.rhs, value.lhs), (value.lhs, value.rhs)):
+            if is_dot(dot) and reads_whole(other):
+                return dot
+    return None
 
 
 def _loop_of(stmt) -> Loop | None:

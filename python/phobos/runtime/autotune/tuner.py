@@ -17,6 +17,7 @@ from .default import DefaultChoice, choose_default
 from .device import DeviceRunner
 from .parallel import compile_all, first_error
 from .progress import Progress
+from .register_floor import floor_pruned
 from .resources import Limits, chip_limits, cubin_resources, device_limits, resource_violation
 from .results import Candidate, TuneResult, TuningError, TuningFault, TuningStore
 from .space import SourceSpace, promise_violation, symbol_extents, tuning_key
@@ -104,9 +105,10 @@ class Tuner:
         self, signature, args, views, spec_key: str, *, jobs=None, progress=None, runner=None, tkey=None, device=None
     ) -> TuneResult:
         """The steps before running anything: candidates that faulted before, that break an @aligned
-        promise for these arguments, that fail to compile, or that exceed the chip's registers or
-        shared memory are rejected with the reason; the others are compiled (or found) for
-        `spec_key`. Needs no GPU (phobos tune --compile-only)."""
+        promise for these arguments, whose carried dot sum cannot fit a thread's registers
+        (register_floor.py), that fail to compile, or that exceed the chip's registers or shared
+        memory are rejected with the reason; the others are compiled (or found) for `spec_key`.
+        Needs no GPU (phobos tune --compile-only)."""
         tkey = tuning_key(signature, args, views, self.key) if tkey is None else tkey
         device = device or _device_name(views, signature)
         cands = [
@@ -122,10 +124,11 @@ class Tuner:
             why = promise_violation(c.promises or {}, extents)
             if why:
                 c.reject("pruned", why)
+        limits = self._limits(runner)
+        self._prune_on_register_floor(cands, limits)
         show = Progress(f"{self.name}: compile", sum(c.viable for c in cands), enabled=progress)
         compile_s = self._prepare(cands, spec_key, show, jobs)
         show.close()
-        limits = None
         for c in cands:
             if not c.viable:
                 continue
@@ -141,12 +144,19 @@ class Tuner:
                 continue
             c.threads = variant.signature.threads
             c.resources = cubin_resources(variant.cubin, variant.signature.entry)
-            if limits is None:
-                limits = self._limits(runner)
             why = resource_violation(c.resources, c.threads, variant.signature.shared_bytes, limits)
             if why:
                 c.reject("pruned", why)
         return TuneResult(self.name, cands, None, spec_key, tkey, device, compile_s=compile_s)
+
+    def _prune_on_register_floor(self, cands: list[Candidate], limits: Limits) -> None:
+        """Prunes, before compiling, the viable candidates whose carried dot sum alone needs more
+        registers than a thread may have, while another viable one fits (register_floor.py)."""
+        if self._facts is None:
+            self._facts = self.tile_facts()
+        viable = {c.index for c in cands if c.viable}
+        for index, why in floor_pruned(self._facts, limits, among=viable).items():
+            cands[index].reject("pruned", why)
 
     def tune(
         self,
@@ -377,5 +387,6 @@ class FolderTuner(Tuner):
         for c in cands:
             entry = self.manifest["candidates"][c.index]
             if c.viable and c.index not in self.kernels:
-                c.reject("failed", entry.get("reason") or "not compiled into the folder")
+                status = "pruned" if entry.get("status") == "pruned" else "failed"
+                c.reject(status, entry.get("reason") or "not compiled into the folder")
         return 0.0
