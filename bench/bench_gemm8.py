@@ -50,6 +50,9 @@ def _phobos_variants(operand: str, variants: list):
     for name, vop, c_type, defines in variants:
         if vop == operand:
             tiles = ",".join(f"{x}={y}" for x, y in sorted(defines.items())) or "default"
+            if not common.aot_folder(name, defines, "sm_90a").is_dir():
+                print(f"  (no folder {common.aot_folder(name, defines, 'sm_90a')}: skipped)")
+                continue
             yield f"phobos {name} {tiles}", common.phobos_kernel(name, defines, chip="sm_90a"), c_type
 
 

@@ -279,6 +279,21 @@ def targets(us: dict, graph_us: dict) -> dict:
     return out
 
 
+def c_launcher_status() -> str:
+    """Whether k(...) goes through the C launcher here (runtime/claunch.c), and if not why."""
+    import sysconfig
+    from pathlib import Path
+
+    from phobos.runtime import clauncher
+
+    if clauncher.module() is not None:
+        return "C launcher (runtime/claunch.c) loaded"
+    include = sysconfig.get_paths().get("include") or ""
+    cc = clauncher.compiler()
+    headers = Path(include, "Python.h").exists()
+    return f"no C launcher: compiler {cc or 'none'}, Python.h {'found' if headers else 'missing'} in {include!r}"
+
+
 def report(result: dict, rows: dict, spread: dict, twin_source) -> None:
     us, floor = result["us_per_launch"], result["device_floor_us"]
     print(
@@ -293,6 +308,7 @@ def report(result: dict, rows: dict, spread: dict, twin_source) -> None:
         )
     )
     print(f"device floor (GPU time per launch back to back): {floor:.2f} us")
+    print(f"launcher: {result['c_launcher']}")
     print(
         f"phobos / triton = {result['phobos_over_triton']:.2f} (target <= 0.5: {'met' if result['met'] else 'NOT met'})"
     )
@@ -363,6 +379,7 @@ def main():
         "launch_path": "ctypes cuLaunchKernelEx"
         if driver.launch_entry() is not None
         else "cuda-bindings cuLaunchKernel",
+        "c_launcher": c_launcher_status(),
         **targets(us, graph_us),
     }
     if twin is not None:

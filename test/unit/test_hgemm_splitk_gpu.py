@@ -16,10 +16,20 @@ from guarded import RNG, Guarded
 pytestmark = pytest.mark.gpu
 
 # (TM, TN, KS, W): bench_hopper_gemm.py's split-K variants (TK = 64)
-VARIANTS = [(128, 256, 1024, 256), (128, 128, 2048, 256), (64, 256, 2048, 128), (64, 128, 4096, 128)]
-# M, N, K: N and K multiples of 8 (16-byte rows TMA reads); M, N and K ragged against the tiles
-PITCHED = [(1000, 1008, 5000), (17, 64, 16), (512, 512, 16384), (64, 4096, 14336), (129, 392, 2056)]
-REPACKED = [(255, 257, 3001)]  # rows of odd length: the launch copies A and B into pitched rows
+VARIANTS = [
+    (128, 256, 1024, 256),
+    (128, 128, 2048, 256),
+    (128, 128, 1024, 256),  # 512 x 512 x 16384: 256 CTAs, two per SM (96 KB of ring each)
+    (64, 256, 2048, 128),
+    (64, 128, 4096, 128),
+    (64, 128, 2048, 128),  # 64 x 4096 x 14336: 224 CTAs, up to three per SM
+]
+# M, N, K: N and K multiples of 16 (the key's 16-element row pitch TMA needs); M any, N and K
+# ragged against the tiles and K against the split
+PITCHED = [(1000, 1008, 5008), (17, 64, 16), (512, 512, 16384), (64, 4096, 14336)]
+# rows of other lengths (odd, or 8 elements past a multiple of 16): the launch copies A and B
+# into 16-element pitched rows and runs the TMA variant on the copies
+REPACKED = [(255, 257, 3001), (129, 392, 2056)]
 
 
 def defines_of(variant) -> dict:
