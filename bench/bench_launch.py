@@ -207,7 +207,8 @@ def bare_rows(k, x, y) -> tuple[dict, object, int]:
             struct.pack_into("<7I4xQ", config, 0, 1, 1, 1, threads, 1, 1, 0, stream)
             args = (ctypes.c_void_p(ctypes.addressof(config)), ctypes.c_void_p(int(fn)), ctypes.c_void_p(address))
             a0, a1, a2 = args
-            rows[BARE] = lambda: entry(a0, a1, a2, None)
+            keep = (params, pointers, config)  # the buffers the addresses point into must outlive the row
+            rows[BARE] = lambda keep=keep: entry(a0, a1, a2, None)
     return rows, fn, threads
 
 

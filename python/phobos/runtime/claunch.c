@@ -55,7 +55,7 @@ typedef struct {
   Py_ssize_t params_at, slot_offset[MAX_SLOTS];
   launch_ex_t entry;
   void *function;
-  PyObject *last, *last_key, *name, *owner, *variant, *device, *make_current, *failed, *fallback, *fallback_front;
+  PyObject *last, *last_key, *last_attr, *name, *owner, *variant, *device, *make_current, *failed, *fallback, *fallback_front;
   PyObject *objects; /* everything above that holds a reference, kept alive together */
 } Launcher;
 
@@ -195,7 +195,7 @@ static int launch(Launcher *self, PyObject *const *args, PyObject *stream) {
   err = self->entry(buf, self->function, params, NULL);
   Py_END_ALLOW_THREADS
   if (PyDict_SetItem(self->last, self->last_key, self->name) < 0) return -1;
-  if (self->owner != Py_None && PyObject_SetAttrString(self->owner, "_last", self->variant) < 0) return -1;
+  if (self->owner != Py_None && PyObject_SetAttr(self->owner, self->last_attr, self->variant) < 0) return -1;
   if (err) {
     PyObject *r = PyObject_CallFunction(self->failed, "i", err);
     Py_XDECREF(r);
@@ -340,7 +340,7 @@ static PyTypeObject LauncherType;
 static PyObject *make(PyObject *module, PyObject *args) {
   Launcher *self = PyObject_GC_New(Launcher, &LauncherType);
   if (self == NULL) return NULL;
-  self->objects = self->last_key = NULL;
+  self->objects = self->last_key = self->last_attr = NULL;
   self->vectorcall = (vectorcallfunc)call;
   PyObject *tensors, *pointer, *pointers, *scalars, *pairs, *image, *offsets;
   unsigned long long entry, function;
@@ -360,7 +360,8 @@ static PyObject *make(PyObject *module, PyObject *args) {
       (self->stream_attr != Py_None && !PyUnicode_Check(self->stream_attr)))
     goto error_bad;
   self->last_key = PyUnicode_InternFromString("kernel");
-  if (self->last_key == NULL) goto error;
+  self->last_attr = PyUnicode_InternFromString("_last"); /* made once: SetAttrString makes a str per launch */
+  if (self->last_key == NULL || self->last_attr == NULL) goto error;
   self->objects = Py_NewRef(args); /* every borrowed reference above lives in it */
   PyObject_GC_Track(self);
   return (PyObject *)self;
@@ -385,6 +386,7 @@ static void dealloc(Launcher *self) {
   PyObject_GC_UnTrack(self);
   Py_CLEAR(self->objects);
   Py_CLEAR(self->last_key);
+  Py_CLEAR(self->last_attr);
   PyObject_GC_Del(self);
 }
 
