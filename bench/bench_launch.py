@@ -2,7 +2,10 @@
 
 A 1024-element saxpy (one CTA) launched many times in a loop, after warm-up
 (module loaded, variant cached, argument layout seen): the host time per
-launch is what a Python launch path costs. Rows:
+launch is what a Python launch path costs. The launches are timed in batches of
+400, each queued behind a GPU sleep, so that no path waits for the GPU (back
+to back, the kernel's own 2 us would set the pace of the faster paths and hide
+their difference). Rows:
 
   bare ctypes            the driver's cuLaunchKernelEx through ctypes with a prebuilt launch
                          configuration (what Phobos launches through): the floor under Phobos
@@ -51,18 +54,27 @@ import time
 
 import common
 
+BATCH = 400  # launches timed behind one GPU sleep: well inside the driver's queue of pending launches
+HOLD_CYCLES = 20_000_000  # ~10 ms of GPU sleep: longer than BATCH launches take to issue
+
 
 def time_round(fn, n: int) -> float:
-    """Host microseconds per call over n calls (the GPU drained before and after)."""
+    """Host microseconds per call over about n calls, issued in batches each queued behind a GPU
+    sleep: the queue never fills, so the time is the launch path's own, not the GPU's (a loop of
+    back-to-back 2 us kernels would otherwise hold every path at the GPU's pace)."""
     import torch
 
+    total, done = 0.0, 0
+    while done < n:
+        torch.cuda.synchronize()
+        torch.cuda._sleep(HOLD_CYCLES)
+        t0 = time.perf_counter()
+        for _ in range(BATCH):
+            fn()
+        total += time.perf_counter() - t0
+        done += BATCH
     torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        fn()
-    t1 = time.perf_counter()
-    torch.cuda.synchronize()
-    return (t1 - t0) / n * 1e6
+    return total / done * 1e6
 
 
 def device_floor_us(fn, k: int = 500) -> float:
@@ -298,7 +310,8 @@ def c_launcher_status() -> str:
 def report(result: dict, rows: dict, spread: dict, twin_source) -> None:
     us, floor = result["us_per_launch"], result["device_floor_us"]
     print(
-        f"launch overhead ({result['kernel']}, {result['elements']} elements, host time per launch, median of "
+        f"launch overhead ({result['kernel']}, {result['elements']} elements, host time per launch with the GPU "
+        "held busy, median of "
         f"{result['rounds']} interleaved rounds of {result['launches_per_round']}; Phobos launches through "
         f"{result['launch_path']})"
     )
