@@ -164,7 +164,7 @@ def fp8_jobs():
 # Sources that need PTX ISA features (the `features` compile option) wherever they are built:
 # fp8 on mma.sync needs PTX ISA 8.4 (lowering/mma8.py), and a wgmma kernel's generic variant
 # runs mma.sync.
-FEATURES = {"tc_fp8": "+ptx84", "wgmma_fp8": "+ptx84", "wgmma_fp8_scaled": "+ptx84"}
+FEATURES = {"tc_fp8": "+ptx84", "wgmma_fp8": "+ptx84", "wgmma_fp8_scaled": "+ptx84", "wgmma_fp8_fast": "+ptx84"}
 
 
 def mma8_jobs():

@@ -4,8 +4,10 @@ Sizes 4096^3 and 8192^3; B given as [N, K] (the weights' usual layout: both oper
 as 8-bit wgmma needs). i8: C = A B^T in i32 against torch._int_mm (cuBLASLt), plus the
 mma.sync m16n8k32 kernel (tc_i8_nt) for scale. fp8 (e4m3, per-tensor scales): C =
 f16(scale_a scale_b A B^T) against torch._scaled_mm with out_dtype f16, and the f32-output
-kernel against torch._scaled_mm into f32. Every result is checked against a float64 reference
-first (i8: exactly); times are medians of event-timed runs; TFLOP/s (TOPS for i8) count 2 M N K.
+kernel against torch._scaled_mm into f32; the @fastmath kernel (wgmma_fp8_fast: sums kept in the
+tensor cores, not promoted into f32) against torch._scaled_mm(use_fast_accum=True). Every result
+is checked against a float64 reference first (i8: exactly); times are medians of event-timed
+runs; TFLOP/s (TOPS for i8) count 2 M N K.
 
 Targets (issue 25): fp8 at least 0.9x torch._scaled_mm, i8 at least 5x torch._int_mm
 (>= 630 TOPS) at 4096^3.
@@ -26,6 +28,8 @@ VARIANTS = [
     ("wgmma_fp8", "f8e4m3", "f32", {"TN": 256}),
     ("wgmma_fp8_scaled", "f8e4m3", "f16", {"TN": 128}),
     ("wgmma_fp8_scaled", "f8e4m3", "f16", {"TN": 256}),
+    ("wgmma_fp8_fast", "f8e4m3", "f32", {"TN": 128}),  # @fastmath: sums kept in the tensor cores
+    ("wgmma_fp8_fast", "f8e4m3", "f32", {"TN": 256}),
 ]
 MMA_SYNC = [("tc_i8_nt", "i8", "i32", {})]  # sm_90a's mma.sync m16n8k32 (dot_t, K tile 64)
 SCALE_A, SCALE_B = 0.5, 0.25
@@ -110,10 +114,13 @@ def _fp8(m: int, n: int, k: int) -> list[dict]:
         out.append(_row((m, n, k), "fp8 e4m3", impl, ms, e, extra() if extra else None))
 
     scale = SCALE_A * SCALE_B
-    for dtype, name in ((torch.float16, "f16"), (torch.float32, "f32")):
+    torch_rows = ((torch.float16, "f16", False), (torch.float32, "f32", False), (torch.float32, "f32", True))
+    for dtype, name, fast in torch_rows:
         record(
-            f"torch._scaled_mm {name}",
-            lambda dtype=dtype: torch._scaled_mm(a, w.T, scale_a=sa, scale_b=sb, out_dtype=dtype),
+            f"torch._scaled_mm {name}" + (" use_fast_accum" if fast else ""),
+            lambda dtype=dtype, fast=fast: torch._scaled_mm(
+                a, w.T, scale_a=sa, scale_b=sb, out_dtype=dtype, use_fast_accum=fast
+            ),
             scale,
         )
     for impl, kern, c_type in _phobos_variants("f8e4m3", VARIANTS):

@@ -190,6 +190,7 @@ UNCOVERED = {
     "bench/kernels/wgmma_i8.ph",
     "bench/kernels/wgmma_fp8.ph",
     "bench/kernels/wgmma_fp8_scaled.ph",
+    "bench/kernels/wgmma_fp8_fast.ph",
     # tf32 on wgmma: test_wgmma8.py runs it in the interpreter (f32 products and sums)
     "bench/kernels/wgmma_tf32.ph",
     # the f16 linear layer with bias: test_linear.py runs it in the interpreter

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import phobos
+from phobos.target import toolkit_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "bench" / "kernels"
@@ -64,7 +65,9 @@ def test_wgmma_tf32_in_the_interpreter(interpret_mode, shape):
     assert np.all(np.abs(c - a64 @ b64.T) <= bound)
 
 
-@pytest.mark.parametrize("source,fmt", [("wgmma_fp8", "f8e4m3"), ("wgmma_fp8_scaled", "f8e4m3")])
+@pytest.mark.parametrize(
+    "source,fmt", [("wgmma_fp8", "f8e4m3"), ("wgmma_fp8_scaled", "f8e4m3"), ("wgmma_fp8_fast", "f8e4m3")]
+)
 def test_wgmma_fp8_in_the_interpreter(interpret_mode, source, fmt):
     from phobos import fp8
 
@@ -76,7 +79,7 @@ def test_wgmma_fp8_in_the_interpreter(interpret_mode, source, fmt):
     dtype = ml_dtypes.float8_e4m3fn if fmt == "f8e4m3" else ml_dtypes.float8_e5m2
     want = a @ b.T
     bound = k * 2.0**-24 * (np.abs(a) @ np.abs(b).T)
-    if source == "wgmma_fp8":
+    if source != "wgmma_fp8_scaled":
         c = np.full((m, n), np.nan, np.float32)
         kernel(a_codes.view(dtype), b_codes.view(dtype), c)
         assert np.all(np.abs(c - want) <= bound), np.max(np.abs(c - want) - bound)
@@ -161,6 +164,35 @@ def test_fp8_sums_are_promoted_into_f32_after_each_dot(tn):
     assert done.returncode == 0, done.stderr
     scales, after = _wgmma_block(done.stdout)
     assert set(scales) == {"1"} and "add.s32" not in after[:8]
+
+
+@pytest.mark.parametrize("tn", [128, 256])
+def test_fp8_sums_under_fastmath_stay_in_the_tensor_cores_with_a_group_in_flight(tn):
+    """@fastmath (wgmma_fp8_fast.ph) keeps the fp8 sums in wgmma's own accumulation, as
+    torch._scaled_mm(use_fast_accum=True) does: no add.rn.f32 after the wait, the main loop keeps
+    one group in flight (wait_group 1) with the first step's scale-d a run-time predicate on the
+    e4m3 instruction, and ptxas takes it without serialising the wgmmas (no C7515)."""
+    done = _compile("wgmma_fp8_fast", "ptx", "--key", ALIGNED, "-D", f"TN={tn}")
+    assert done.returncode == 0, done.stderr
+    ptx = done.stdout
+    assert "wgmma.wait_group.sync.aligned \t1;" in ptx
+    flagged = rf"setp\.ne\.b32 p, %r\d+, 0;\s*wgmma\.mma_async\.sync\.aligned\.m64n{tn}k32\.f32\.e4m3\.e4m3"
+    assert re.search(flagged, ptx)
+    assert "add.rn.f32" not in ptx.split("wgmma.wait_group.sync.aligned \t1;", 1)[1].split("bra", 1)[0]
+    contract = json.loads(_compile("wgmma_fp8_fast", "contract", "--key", ALIGNED).stdout)
+    notes = json.dumps(contract)
+    assert "1 wgmma group in flight" in notes or '"wgmma groups in flight": 1' in notes
+    if toolkit_dir() is None:
+        return
+    from phobos.compiler.ptxas import ptxas_path
+
+    out = subprocess.run(
+        [ptxas_path(toolkit_dir()), "-arch=sm_90a", "-v", "-", "-o", "/dev/null"],
+        input=ptx, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "C7515" not in out.stderr and "spill stores" in out.stderr
+    assert " 0 bytes spill stores" in out.stderr
 
 
 def test_tf32_dot_t_runs_on_wgmma_k8_with_32_element_rows():

@@ -117,6 +117,8 @@ class DotPlan:
     wgmma_refused: str | None = None  # why a chip with wgmma runs mma.sync instead
     # under @tensorcore, the dot the tensor cores cannot run and why: the dots run on CUDA cores (fma)
     tensorcore_refused: tuple[ir.Operation, str] | None = None
+    # @fastmath: fp8 wgmma sums stay in the tensor cores' own accumulation (no promotion into f32)
+    fast_fp8: bool = False
 
     @property
     def fma_note(self) -> str | None:
@@ -209,7 +211,7 @@ def plan_dots(
     if dots and (layout is None or layout.rank != 2):
         raise LoweringError(dots[0], "tile-lower-to-gpu lowers 'tile.dot' only in kernels whose tiles are at most 2-D")
     assert layout is not None  # dots need one (above), and plan_scratch plans no scratch without one
-    plan = DotPlan(has_dots=bool(dots))
+    plan = DotPlan(has_dots=bool(dots), fast_fp8=K.FASTMATH in fn.attributes)
     if dots and K.TENSORCORE in fn.attributes:
         refused = tensor_core_refusal(fn, dots, layout, chip)
         plan.tensorcore = refused is None

@@ -25,8 +25,10 @@ The rule, checked on the tile IR before anything is emitted:
     instructions define while groups are in flight, C7515); the first
     iteration's first wgmma starts from zero by its scale-d operand instead,
     and a loop that runs no iteration yields the zero constant;
-  * the operands are not fp8: fp8 dots promote their partial sums into f32
-    after each dot (ops/dot_wgmma.py), which needs the group finished.
+  * the operands are not fp8, or the kernel is @fastmath: fp8 dots promote
+    their partial sums into f32 after each dot (ops/dot_wgmma.py), which needs
+    the group finished; under @fastmath they accumulate in the tensor cores'
+    own precision (torch._scaled_mm's use_fast_accum) and stay in flight.
 """
 
 from __future__ import annotations
@@ -57,8 +59,8 @@ def overlapped_dot(plan, loop: ir.Operation, loads: list[ir.Operation], pure: tu
         operand = plan.operands[(dot, role)]
         if operand.registers or operand.source not in loads:
             return None, f"the dot's {role} is not a tile this loop stages"
-    if is_fp8(tile_type(dot.operands[0]).element_type):
-        return None, "fp8 sums are promoted into f32 after each dot"
+    if is_fp8(tile_type(dot.operands[0]).element_type) and not plan.fast_fp8:
+        return None, "fp8 sums are promoted into f32 after each dot (@fastmath keeps them in the tensor cores)"
     acc, result = dot.operands[2], dot.results[0]
     carried = list(body.arguments)[1:]
     if acc not in carried or len(list(acc.uses)) != 1:

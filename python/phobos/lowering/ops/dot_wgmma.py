@@ -48,7 +48,7 @@ from mlir.dialects import arith, llvm, memref, nvvm, vector
 
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.mma import a_fragment_registers
-from phobos.lowering.mma8 import is_fp8
+from phobos.lowering.mma8 import is_fp8, ptx_type
 from phobos.lowering.registry import lowers
 from phobos.lowering.shared_checks import check_ring_stage
 from phobos.lowering.wgmma import ATOM, K_STEP, SWIZZLE, WARPGROUP
@@ -115,8 +115,9 @@ class WgmmaDot:
             return (2 * i + h) * width + 2 * j + c
 
         # fp8 sums: each dot's partial starts from zero and is added to the f32 accumulator
-        # after the wait (promotion), since wgmma's fp8 accumulation is not full f32
-        promote = is_fp8(elem)
+        # after the wait (promotion), since wgmma's fp8 accumulation is not full f32; @fastmath
+        # keeps the sum in the tensor cores' accumulation instead
+        promote = is_fp8(elem) and not self.smem.plan.fast_fp8
         # a main-loop dot leaves its group running and waits for the previous one; its first
         # step says at run time whether to add to the carried sum (wgmma_overlap.py)
         accumulate = self.smem.accumulate.get(op)
@@ -207,6 +208,9 @@ class WgmmaDot:
             kind, tail = "s32.s8.s8", ""
         elif isinstance(elem, ir.F32Type):  # tf32: no transposes, scale-a/b immediates only
             kind, tail = "f32.tf32.tf32", ", 1, 1"
+        elif is_fp8(elem):  # fp8 under @fastmath (unpromoted sums): K-major only, like tf32
+            t = ptx_type(elem)
+            kind, tail = f"f32.{t}.{t}", ", 1, 1"
         else:
             t = "f16" if isinstance(elem, ir.F16Type) else "bf16"
             kind, tail = f"f32.{t}.{t}", f", 1, 1, 0, {1 if mn_major else 0}"
