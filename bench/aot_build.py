@@ -138,7 +138,7 @@ def stdlib_jobs():
         for op in sk.OPS:
             for t in sk.TYPES:
                 examples = [b.example_args(op, t, like)]
-                jobs += [(sk.name(impl, op, t), {"W": w}, examples, True) for w in b.WARPS]
+                jobs += [(sk.name(impl, op, t), defines, examples, True) for defines in b.configs()]
     return jobs
 
 

@@ -26,6 +26,12 @@ import common
 M, N = 32768, 4096
 H = N // 2
 WARPS = (512, 256, 128, 1024)
+ROWS = ({"R": 2, "W": 256}, {"R": 4, "W": 128})  # R rows per CTA: bench_rows_per_cta.py's best f16 forms
+
+
+def configs() -> list[dict]:
+    """The defines of each timed variant: one row per CTA at every W, and the ROWS forms."""
+    return [{"W": w} for w in WARPS] + [dict(r) for r in ROWS]
 ROUNDS = 7  # interleaved timing rounds of 10 launches each; the median of the rounds' medians
 EPS = 1e-5
 TOL = {"f32": 1e-4, "f16": 1e-2}  # max error relative to the reference's size
@@ -112,9 +118,10 @@ def run_op(op: str, t: str, ops, rows: list) -> None:
 
     candidates = []  # (impl, fn), each checked first, then timed in interleaved rounds
     for impl in ("std", "hand"):
-        for w in WARPS:
-            k = common.phobos_kernel(f"{impl}_{op}_{t}", {"W": w})
-            candidates.append((f"{impl} W={w}", lambda k=k: k(*args, y, *scalars)))
+        for defines in configs():
+            k = common.phobos_kernel(f"{impl}_{op}_{t}", defines)
+            label = " ".join(f"{x}={v}" for x, v in sorted(defines.items()))
+            candidates.append((f"{impl} {label}", lambda k=k: k(*args, y, *scalars)))
     compiled = torch.compile(ops[op])
     candidates.append(("torch.compile", lambda: compiled(*targs)))
     errors = {}

@@ -6,7 +6,8 @@ and the same computation written out by hand (hand_<op>_<type>.ph), in f32 and f
 The hand-written body is the library function's body with the names filled in, so the two differ
 only in the call: test_stdlib_bench_kernels.py requires their PTX to be identical (inlining
 leaves nothing behind), and bench_stdlib.py times both on the H200 next to torch.compile.
-One CTA per row of 4096 columns (N <= BN), W threads.
+R rows of 4096 columns (N <= BN) per CTA, W threads: R > 1 shares the block reductions' barriers
+and the weight rows' reads among R rows (layer norm's two dependent reductions gain most).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 KERNELS = Path(__file__).resolve().parent / "kernels"
 OPS = ("softmax", "layernorm", "rmsnorm", "gelu_bias", "rotary")
 TYPES = ("f32", "f16")
-HEADER = "@autotune(BN in [4096], W in [512, 256, 128, 1024])\n@launch(W)\n"
+HEADER = "@autotune(BN in [4096], W in [512, 256, 128, 1024], R in [1, 2, 4])\n@launch(W)\n"
 
 SIGNATURE = {
     "softmax": "X: tensor<{t}>[M, N], Y: tensor<{t}>[M, N]",
@@ -94,8 +95,8 @@ def source(impl: str, op: str, t: str) -> str:
     return (
         f"// {op} ({t}) {what}: bench/stdlib_kernels.py writes this file, bench_stdlib.py times it.\n"
         + HEADER
-        + f"kernel {name(impl, op, t)}({SIGNATURE[op].format(t=t)}) {{\n  let r = ctx.block.x\n"
-        + body
+        + f"kernel {name(impl, op, t)}({SIGNATURE[op].format(t=t)}) {{\n  let r = ctx.block.x * R\n"
+        + body.replace("r :+ 1", "r :+ R")
         + "}\n"
     )
 

@@ -1,8 +1,8 @@
 // gelu_bias (f32) written out by hand: bench/stdlib_kernels.py writes this file, bench_stdlib.py times it.
-@autotune(BN in [4096], W in [512, 256, 128, 1024])
+@autotune(BN in [4096], W in [512, 256, 128, 1024], R in [1, 2, 4])
 @launch(W)
 kernel hand_gelu_bias_f32(X: tensor<f32>[M, N], B: tensor<f32>[N], Y: tensor<f32>[M, N]) {
-  let r = ctx.block.x
-  let v = f32(X[r :+ 1, 0 :+ BN] + B[0 :+ BN])
-  Y[r :+ 1, 0 :+ BN] = 0.5 * v * (1.0 + erf(v * 0.7071067811865476))
+  let r = ctx.block.x * R
+  let v = f32(X[r :+ R, 0 :+ BN] + B[0 :+ BN])
+  Y[r :+ R, 0 :+ BN] = 0.5 * v * (1.0 + erf(v * 0.7071067811865476))
 }

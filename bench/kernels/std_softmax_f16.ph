@@ -1,7 +1,7 @@
 // softmax (f16) with the standard library: bench/stdlib_kernels.py writes this file, bench_stdlib.py times it.
-@autotune(BN in [4096], W in [512, 256, 128, 1024])
+@autotune(BN in [4096], W in [512, 256, 128, 1024], R in [1, 2, 4])
 @launch(W)
 kernel std_softmax_f16(X: tensor<f16>[M, N], Y: tensor<f16>[M, N]) {
-  let r = ctx.block.x
-  Y[r :+ 1, 0 :+ BN] = softmax_rows(padded(X[r :+ 1, 0 :+ BN], -inf))
+  let r = ctx.block.x * R
+  Y[r :+ R, 0 :+ BN] = softmax_rows(padded(X[r :+ R, 0 :+ BN], -inf))
 }

@@ -42,12 +42,14 @@ def test_checked_in_kernels_are_generated():
                 )
 
 
+@pytest.mark.parametrize("defines", [{"W": 512}, {"R": 4, "W": 128}], ids=str)
 @pytest.mark.parametrize("impl", ["std", "hand"])
 @pytest.mark.parametrize("op", sk.OPS)
 @pytest.mark.parametrize("t", sk.TYPES)
-def test_kernel_in_the_interpreter(monkeypatch, tmp_path, impl, op, t):
-    """Each kernel against NumPy in the interpreter, on a ragged shape, with the GPU test's
-    inputs, references and bounds (test_stdlib_gpu.py) on host buffers with guard zones."""
+def test_kernel_in_the_interpreter(monkeypatch, tmp_path, impl, op, t, defines):
+    """Each kernel against NumPy in the interpreter, on a ragged shape (rows no multiple of R: the
+    last CTA's missing rows stay masked), with the GPU test's inputs, references and bounds
+    (test_stdlib_gpu.py) on host buffers with guard zones."""
     from test_stdlib_gpu import RTOL, inputs
 
     import phobos
@@ -55,7 +57,7 @@ def test_kernel_in_the_interpreter(monkeypatch, tmp_path, impl, op, t):
     monkeypatch.setenv("PHOBOS_INTERPRET", "1")
     monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
     m, n = (3, 4096) if op == "rotary" else (5, 301)
-    kernel = phobos.compile(sk.KERNELS / f"{sk.name(impl, op, t)}.ph", defines={"W": 512})
+    kernel = phobos.compile(sk.KERNELS / f"{sk.name(impl, op, t)}.ph", defines=defines)
     args, y, want, size, scalars = inputs(op, m, n, t, framework="numpy")
     kernel(*(a.view for a in args), y.view, *scalars)
     y.check(want, rtol=RTOL[t], size=size)
