@@ -32,6 +32,8 @@ ROWS = ({"R": 2, "W": 256}, {"R": 4, "W": 128})  # R rows per CTA: bench_rows_pe
 def configs() -> list[dict]:
     """The defines of each timed variant: one row per CTA at every W, and the ROWS forms."""
     return [{"W": w} for w in WARPS] + [dict(r) for r in ROWS]
+
+
 ROUNDS = 7  # interleaved timing rounds of 10 launches each; the median of the rounds' medians
 EPS = 1e-5
 TOL = {"f32": 1e-4, "f16": 1e-2}  # max error relative to the reference's size
