@@ -3,7 +3,8 @@
 Elementwise `arith`/`math`/`index` ops apply to a thread's registers unchanged
 (the same op on `vector<n x T>`), except two f32 functions that get NVVM
 intrinsics element by element: sqrt without `afn` (sqrt.rn) and exp with it
-(ex2.approx.ftz). Ranges, splats and broadcasts become vector constants,
+(ex2.approx.ftz), and 8-bit integers to f32/f16, which go through
+the exponent bits (byte_to_float.py). Ranges, splats and broadcasts become vector constants,
 `vector.broadcast` and `vector.shuffle` under the kernel's layout; reshapes
 that add or remove unit dimensions and hints keep their registers;
 `tile.check_multiple` becomes a compare and a trap (in check mode: a failed check
@@ -17,6 +18,7 @@ from mlir.dialects import arith, index, math, scf, tensor, vector
 
 from phobos.dialect import tile as T
 from phobos.dialect.tile import upstream_ops
+from phobos.lowering.byte_to_float import is_byte_to_float, lower_byte_to_float
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.device_checks import fail_unless
 from phobos.lowering.errors import PASS, LoweringError
@@ -51,6 +53,8 @@ def lower_elementwise(ctx: LoweringContext, op: ir.Operation) -> None:
     attrs = {name: op.attributes[name] for name in op.attributes}
     if is_fp8_conversion(op):
         return lower_fp8_conversion(ctx, op, operands[0])
+    if is_byte_to_float(op):
+        return lower_byte_to_float(ctx.values, op, operands[0])
     if isinstance(op.opview, math.SqrtOp) and _precise_sqrt_needed(op):
         return _sqrt_rn(ctx, op, operands[0])
     if _fast_exp(op):
