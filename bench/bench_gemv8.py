@@ -1,6 +1,6 @@
 """Decode GEMV with 8-bit weights (issue 25, item 5): Y[T, N] from X f16 [T, K] and int8 (one scale
 per row), Q8_0 (a scale per 32-element block) or f8e4m3 (one scale per row) weights [N, K], f32
-accumulation, f16 out; Phobos (bench/kernels/gemv_i8.ph, gemv_q8_0.ph, gemv_fp8.ph) beside torch
+accumulation, f16 out; Phobos (bench/kernels/gemv_i8.ph, gemv_q8_0.ph, gemv_q8_0_rows.ph, gemv_fp8.ph) beside torch
 and a device copy of the weight bytes, one process on the GPU.
 
 Baselines: the copy ceiling, torch's device-to-device copy of the 8-bit weights (GB/s counting
@@ -67,7 +67,13 @@ CANDIDATES = [
         for d in (_q8(1, 2, 2, 256), _q8(1, 4, 1, 128), _q8(1, 4, 2, 128), _q8(1, 1, 4, 256), _q8(2, 2, 2, 256))
     ],
     *[("q8_0", d, (16,)) for d in (_q8(4, 1, 1, 128), _q8(4, 2, 2, 128), _q8(2, 2, 2, 256))],
+    *[
+        ("q8_0r", {"BR": br, "KV": kv, "W": w}, (1,))
+        for br, kv, w in ((4, 1, 128), (2, 1, 256), (2, 2, 128), (4, 1, 256))
+    ],
 ]
+# A family whose candidates are timed in another's cases (the same weights and sum).
+TIMED_WITH = {"q8_0r": "q8_0"}
 
 
 def label(family: str, defines: dict) -> str:
@@ -160,9 +166,9 @@ def run_family(family, n, k, args, loaded) -> list[dict]:
         cands = {"torch f16": lambda i, x=x: torch.nn.functional.linear(x, deqs[i % len(deqs)])}
         for fam, defines, tokens in CANDIDATES:
             kernel = loaded.get(label(fam, defines))
-            if fam == family and t in tokens and kernel:
-                cands[label(fam, defines)] = lambda i, kernel=kernel, x=x, y=y: kernel(
-                    *G.kernel_args(family, x, ws[i % len(ws)], s, y)
+            if TIMED_WITH.get(fam, fam) == family and t in tokens and kernel:
+                cands[label(fam, defines)] = lambda i, kernel=kernel, fam=fam, x=x, y=y: kernel(
+                    *G.kernel_args(fam, x, ws[i % len(ws)], s, y)
                 )
         errors, wrong = {}, []
         for name, fn in cands.items():

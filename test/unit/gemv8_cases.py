@@ -1,4 +1,5 @@
-"""The decode GEMV kernels with 8-bit weights (bench/kernels/gemv_i8.ph, gemv_fp8.ph, gemv_q8_0.ph;
+"""The decode GEMV kernels with 8-bit weights (bench/kernels/gemv_i8.ph, gemv_fp8.ph, gemv_q8_0.ph,
+gemv_q8_0_rows.ph;
 issue 25, item 5): how each is launched, the float64 references and error bounds, the cases the
 tests run. Shared by test_gemv8_interp.py (the interpreter, in CI), test_gemv8_gpu.py (the GPU),
 bench/bench_gemv8.py and bench/aot_build.py (gemv8_jobs). The f16 kernels are gemv_cases.py's.
@@ -8,11 +9,12 @@ Y[T, N] from X f16 [T, K] and 8-bit weights [N, K], f32 accumulation, f16 out:
   i8    y[t, n] = s[n] * sum_k x[t, k] w[n, k]          w i8, s f32 [N] (per output row)
   fp8   the same with w f8e4m3 (passed as its uint8 codes to the interpreter, float8_e4m3fn on torch)
   q8_0  y[t, n] = sum_b d[n, b] * sum_{k in b} x[t, k] q[n, k]   q i8, d f32 [N, K/32], K % 32 == 0
+  q8_0r the same sum, BR rows of W at once and one token per CTA (gemv_q8_0_rows.ph)
 
 How the arguments are passed (views of the [T, K], [N, K], [N] or [N, K/32] arrays, no copies):
 i8 and fp8 take W as it is stored, [N, K], and X as [T, 1, K] (its tile broadcasts against W's,
 gemv_i8.ph); q8_0 takes X as [T, K/32, 32], q as [N, K/32, 32] and d as [N, K/32, 1] (tiles have
-rank 3 at most: the block is a dimension, gemv_q8_0.ph).
+rank 3 at most: the block is a dimension, gemv_q8_0.ph); q8_0r the same, and Y as [N, T] (y.T).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ import numpy as np
 from gemv_cases import bound
 
 BLOCK = 32
-KERNEL = {"i8": "gemv_i8", "fp8": "gemv_fp8", "q8_0": "gemv_q8_0"}
-WDTYPE = {"i8": "i8", "fp8": "f8e4m3", "q8_0": "i8"}
+KERNEL = {"i8": "gemv_i8", "fp8": "gemv_fp8", "q8_0": "gemv_q8_0", "q8_0r": "gemv_q8_0_rows"}
+WDTYPE = {"i8": "i8", "fp8": "f8e4m3", "q8_0": "i8", "q8_0r": "i8"}
+Q8 = ("q8_0", "q8_0r")  # the Q8_0 families: a scale per 32-element block
 
 # (family, defines) the tests launch: each kernel's first @autotune values and a multi-token,
 # multi-chunk form (T = 3 is ragged for TT = 4); for q8_0 also TT = 2 (a T = 16 candidate).
@@ -34,6 +37,8 @@ TESTED = [
     ("q8_0", {"TT": 1, "BR": 2, "KV": 2, "W": 256}),
     ("q8_0", {"TT": 2, "BR": 2, "KV": 2, "W": 256}),
     ("q8_0", {"TT": 4, "BR": 1, "KV": 1, "W": 128}),
+    ("q8_0r", {"BR": 4, "KV": 1, "W": 128}),
+    ("q8_0r", {"BR": 2, "KV": 2, "W": 256}),
 ]
 
 # (T, N, K): ragged N and K (rows not 16-byte pitched: the generic variant), 16-byte pitched rows
@@ -45,11 +50,11 @@ Q8_INTERP_SHAPES = [(1, 37, 320), (3, 45, 4832)]
 
 
 def gpu_shapes(family: str) -> list[tuple]:
-    return Q8_GPU_SHAPES if family == "q8_0" else GPU_SHAPES
+    return Q8_GPU_SHAPES if family in Q8 else GPU_SHAPES
 
 
 def interp_shapes(family: str) -> list[tuple]:
-    return Q8_INTERP_SHAPES if family == "q8_0" else INTERP_SHAPES
+    return Q8_INTERP_SHAPES if family in Q8 else INTERP_SHAPES
 
 
 def pitched(n: int, k: int) -> bool:
@@ -68,7 +73,7 @@ def weights(rng, family: str, n: int, k: int):
         values = decode(codes, "f8e4m3").astype(np.float64)
         return codes, values, rng.uniform(1e-3, 2e-2, n).astype(np.float32)
     q = rng.integers(-128, 128, (n, k)).astype(np.int8)
-    cols = k // BLOCK if family == "q8_0" else None
+    cols = k // BLOCK if family in Q8 else None
     scales = rng.uniform(1e-3, 2e-2, (n, cols) if cols else n).astype(np.float32)
     return q, q.astype(np.float64), scales
 
@@ -76,7 +81,7 @@ def weights(rng, family: str, n: int, k: int):
 def dequantised(family: str, wvals: np.ndarray, scales: np.ndarray) -> np.ndarray:
     """The weights the kernel multiplies by, in float64: w s[n], or q d[n, k / 32]."""
     s = scales.astype(np.float64)
-    if family == "q8_0":
+    if family in Q8:
         return wvals * np.repeat(s, BLOCK, axis=1)
     return wvals * s[:, None]
 
@@ -108,9 +113,10 @@ def _split_last(view, parts: int, width: int):
 def kernel_args(family: str, x, w, s, y) -> tuple:
     """The arguments of one launch from x [T, K], w [N, K] (i8, or fp8 codes / float8 tensor),
     s ([N] or [N, K/32]) and y [T, N] (numpy arrays or torch tensors, views allowed)."""
-    if family == "q8_0":
+    if family in Q8:
         kb = x.shape[1] // BLOCK
-        return (_split_last(x, kb, BLOCK), _split_last(w, kb, BLOCK), s[:, :, None], y)
+        out = y.T if family == "q8_0r" else y
+        return (_split_last(x, kb, BLOCK), _split_last(w, kb, BLOCK), s[:, :, None], out)
     return (x[:, None, :], w, s, y)
 
 
@@ -119,9 +125,10 @@ def layouts(family: str, shape, like) -> list[tuple]:
     bench/aot_build.py (the benchmark's and the pitched test cases' layouts)."""
     t, n, k = shape
     wd = WDTYPE[family]
-    if family == "q8_0":
+    if family in Q8:
         kb = k // BLOCK
-        args = (like("f16", (t, kb, BLOCK)), like(wd, (n, kb, BLOCK)), like("f32", (n, kb, 1)), like("f16", (t, n)))
+        out = like("f16", (n, t), strides=(1, n)) if family == "q8_0r" else like("f16", (t, n))
+        args = (like("f16", (t, kb, BLOCK)), like(wd, (n, kb, BLOCK)), like("f32", (n, kb, 1)), out)
     else:
         args = (like("f16", (t, 1, k)), like(wd, (n, k)), like("f32", (n,)), like("f16", (t, n)))
     return [(KERNEL[family], args)]
@@ -154,7 +161,7 @@ def run_case(kernel, family: str, shape, framework: str = "torch", plant: bool =
     if plant:
         wvals = wvals.copy()
         wvals[0] = -wvals[0]
-        if family == "q8_0":
+        if family in Q8:
             scales = np.roll(scales, 1, axis=1)
     want, size = reference(x.values, family, wvals, scales)
     y.check(want, rtol=1.0, size=error_bound(want, size, k))

@@ -1,7 +1,7 @@
 """GPU test of the decode GEMV kernels with 8-bit weights (issue 25, item 5; pytest -m gpu; skipped
 without a GPU or the ahead-of-time folders of bench/aot_build.py, gemv8_jobs).
 
-Every tested configuration of gemv_i8, gemv_fp8 and gemv_q8_0 (gemv8_cases.py) on fresh random
+Every tested configuration of gemv_i8, gemv_fp8, gemv_q8_0 and gemv_q8_0_rows (gemv8_cases.py) on fresh random
 data: T = 1, 3, 16 tokens against weights of ragged rows and columns (4097 x 3001; for Q8_0
 4097 x 3008, K whole blocks) and of 16-byte pitched rows (the vectorised variants), every buffer
 inside guard zones that must come back intact, the output poisoned, Y against float64 within

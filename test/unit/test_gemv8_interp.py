@@ -1,5 +1,5 @@
 """The decode GEMV kernels with 8-bit weights (bench/kernels/gemv_i8.ph, gemv_fp8.ph,
-gemv_q8_0.ph) in the interpreter, in CI: the same launches, buffers, references and bounds as
+gemv_q8_0.ph, gemv_q8_0_rows.ph) in the interpreter, in CI: the same launches, buffers, references and bounds as
 test_gemv8_gpu.py (gemv8_cases.py), on small ragged shapes, for every tested configuration; and
 one planted error per kernel, which the check must catch."""
 
