@@ -526,6 +526,9 @@ def tutorial_jobs():
     softmax = {}
     for m, n in [(b.SOFTMAX_ROWS, n) for n in b.SOFTMAX_COLS] + t.SOFTMAX:
         softmax.setdefault(tuple(sorted(b.softmax_defines(n).items())), []).append(t.softmax_args(m, n))
+    for n, threads in b.SOFTMAX_W.items():  # the thread counts timed beside the rule's
+        for w in threads:
+            softmax[tuple(sorted({**b.softmax_defines(n), "W": w}.items()))] = [t.softmax_args(b.SOFTMAX_ROWS, n)]
     for defines, examples in sorted(softmax.items()):
         jobs.append(("02_fused_softmax.softmax", dict(defines), examples))
     matmul = [t.matmul_args(s, s, s) for s in b.MATMUL] + [t.matmul_args(*s) for s in t.MATMUL_ALIGNED]

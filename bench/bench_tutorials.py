@@ -41,6 +41,9 @@ for _path in (ROOT / "bench", ROOT / "python", ROOT / "test" / "unit"):
 VECTOR_ADD = [98432, 98432 * 1024, 1 << 27]  # the tutorial's example, its largest sizes
 SOFTMAX_ROWS = 4096
 SOFTMAX_COLS = [1024, 4096, 8192, 12288]  # the tutorial sweeps N = 256 .. 12544 (past 16384: the two-pass path)
+# Thread counts timed beside the tile rule's pick (row_tile: W = BN / 8, at most 1024), where Triton
+# runs 16 warps: the evidence for the rule at long rows.
+SOFTMAX_W = {8192: (512,), 12288: (256, 512)}
 MATMUL = [1024, 2048, 4096, 8192]  # square f16, M = N = K
 LAYER_NORM_ROWS = 4096
 # as far as the tutorial goes; the port takes rows of at most 16384 (N <= BN)
@@ -157,18 +160,21 @@ def vector_add(K, reps, n):
                  lambda: tt.add_kernel[grid](x, y, b, n, BLOCK_SIZE=1024), lambda: torch.equal(a, x + y), reps)  # fmt: skip
 
 
-def softmax(K, reps, n_cols):
+def softmax(K, reps, n_cols, w=None):
+    """Tutorial 02 at n_cols columns, with the rule's tile, or with its BN and `w` threads."""
     import torch
     import triton
     import triton_tutorials as tt
 
     m = SOFTMAX_ROWS
-    k = K("02_fused_softmax.softmax", softmax_defines(n_cols))
+    defines = softmax_defines(n_cols) if w is None else {**softmax_defines(n_cols), "W": w}
+    k = K("02_fused_softmax.softmax", defines)
     x = torch.randn(m, n_cols, device="cuda")
     a, b = torch.empty_like(x), torch.empty_like(x)
     block = triton.next_power_of_2(n_cols)
     warps = 4 if block < 2048 else 8 if block < 4096 else 16
-    return _pair(f"02 softmax ({m}x{n_cols})", {"M": m, "N": n_cols}, lambda: k(x, a),
+    title = f"02 softmax ({m}x{n_cols})" + ("" if w is None else f" W={w}")
+    return _pair(title, {"M": m, "N": n_cols, **defines}, lambda: k(x, a),
                  lambda: tt.softmax_kernel[(m,)](b, x, x.stride(0), b.stride(0), n_cols, BLOCK_SIZE=block, num_warps=warps),
                  lambda: torch.allclose(a, torch.softmax(x, 1), atol=1e-6), reps)  # fmt: skip
 
@@ -299,6 +305,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     rows = [vector_add(K, args.reps, n) for n in sizes["vector_add"]]
     rows += [softmax(K, args.reps, n) for n in sizes["softmax"]]
+    rows += [softmax(K, args.reps, n, w) for n in sizes["softmax"] for w in SOFTMAX_W.get(n, ())]
     rows += [matmul(K, args.reps, n) for n in sizes["matmul"]]
     rows += [layer_norm(K, args.reps, n) for n in sizes["layer_norm"]]
     rows += [layer_norm_backward(K, args.reps, n) for n in sizes["layer_norm"]]

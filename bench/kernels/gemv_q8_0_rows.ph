@@ -9,12 +9,12 @@
 // BR rows together, so BR x 16 KV bytes per thread are in flight, as in gemv_i8.ph. X's [1, BB,
 // 32] tile broadcasts over the rows; the block scale is folded into the weight before the fma
 // (q d, one rounding), and one reduction per token closes the BR rows. Registers grow as
-// BR x 16 KV. Y is passed transposed, [N, T] (y.T, a view): the reduction leaves a [BR, 1] tile,
-// and a [1, BR] one would need a transpose of a 3-D layout's tile. Tokens past the first re-read W (from L2 at best): for T = 1 to 2; more tokens are
+// BR x 16 KV. Y is passed as [T, N, 1] (y[:, :, None], a view): the reduction leaves a [BR, 1]
+// tile, which the point subscript on t stores as [1, BR, 1]. Tokens past the first re-read W (from L2 at best): for T = 1 to 2; more tokens are
 // gemv_q8_0.ph's (TT per CTA). Grid: (cdiv(N, BR), T).
 @autotune(BR in [4, 2], KV in [1, 2], W in [128, 256])
 @launch(W)
-kernel gemv_q8_0_rows(X: tensor<f16>[T, KB, 32], Q: tensor<i8>[N, KB, 32], D: tensor<f32>[N, KB, 1], Yt: tensor<f16>[N, T]) {
+kernel gemv_q8_0_rows(X: tensor<f16>[T, KB, 32], Q: tensor<i8>[N, KB, 32], D: tensor<f32>[N, KB, 1], Y: tensor<f16>[T, N, 1]) {
   let BB = KV * W / 2
   let n0 = ctx.block.x * BR
   let t = ctx.block.y
@@ -24,5 +24,5 @@ kernel gemv_q8_0_rows(X: tensor<f16>[T, KB, 32], Q: tensor<i8>[N, KB, 32], D: te
     let wd = f32(Q[n0 :+ BR, b :+ BB, :]) * D[n0 :+ BR, b :+ BB, :]
     acc = fma(f32(x), wd, acc)
   }
-  Yt[n0 :+ BR, t :+ 1] = rowsum(sum(acc, 2))
+  Y[t, n0 :+ BR, :] = rowsum(sum(acc, 2))
 }

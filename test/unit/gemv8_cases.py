@@ -14,7 +14,7 @@ Y[T, N] from X f16 [T, K] and 8-bit weights [N, K], f32 accumulation, f16 out:
 How the arguments are passed (views of the [T, K], [N, K], [N] or [N, K/32] arrays, no copies):
 i8 and fp8 take W as it is stored, [N, K], and X as [T, 1, K] (its tile broadcasts against W's,
 gemv_i8.ph); q8_0 takes X as [T, K/32, 32], q as [N, K/32, 32] and d as [N, K/32, 1] (tiles have
-rank 3 at most: the block is a dimension, gemv_q8_0.ph); q8_0r the same, and Y as [N, T] (y.T).
+rank 3 at most: the block is a dimension, gemv_q8_0.ph); q8_0r the same, and Y as [T, N, 1] (y[:, :, None]).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def kernel_args(family: str, x, w, s, y) -> tuple:
     s ([N] or [N, K/32]) and y [T, N] (numpy arrays or torch tensors, views allowed)."""
     if family in Q8:
         kb = x.shape[1] // BLOCK
-        out = y.T if family == "q8_0r" else y
+        out = y[:, :, None] if family == "q8_0r" else y
         return (_split_last(x, kb, BLOCK), _split_last(w, kb, BLOCK), s[:, :, None], out)
     return (x[:, None, :], w, s, y)
 
@@ -127,7 +127,7 @@ def layouts(family: str, shape, like) -> list[tuple]:
     wd = WDTYPE[family]
     if family in Q8:
         kb = k // BLOCK
-        out = like("f16", (n, t), strides=(1, n)) if family == "q8_0r" else like("f16", (t, n))
+        out = like("f16", (t, n, 1)) if family == "q8_0r" else like("f16", (t, n))
         args = (like("f16", (t, kb, BLOCK)), like(wd, (n, kb, BLOCK)), like("f32", (n, kb, 1)), out)
     else:
         args = (like("f16", (t, 1, k)), like(wd, (n, k)), like("f32", (n,)), like("f16", (t, n)))
