@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import phobos
+from phobos import fp8
 from phobos.runtime import autotune as at
 from phobos.runtime import driver
 from phobos.runtime.aot import like
@@ -691,3 +692,100 @@ def test_a_failing_device_comparison_falls_back_to_the_host():
     got = runner._read(Scratch())
     assert isinstance(got, np.ndarray) and runner.compare_on == "host"
     assert runner.compare_fallback == "torch: TypeError: torch cannot view this memory"
+
+
+# ----------------------------------------------------------------------------- fp8 outputs
+
+
+def _e4m3(*values):
+    return fp8.encode(np.array(values, np.float64), "f8e4m3")
+
+
+def test_fp8_outputs_compare_as_values_not_codes():
+    # 256 and 288 are neighbouring codes (0x70, 0x71): as integers they differ by 1, as values by 32
+    assert "1 of 1" in at.compare("Y", "f8e4m3", _e4m3(288.0), _e4m3(256.0), rtol=0.0, atol=1.0)
+    # equal values with different codes agree: -0 and +0, and the two NaNs of f8e4m3
+    assert at.compare("Y", "f8e4m3", _e4m3(-0.0), _e4m3(0.0)) is None
+    assert at.compare("Y", "f8e4m3", np.array([0xFF], np.uint8), np.array([0x7F], np.uint8)) is None
+    # one unit in the last place is within the default tolerance, as for the other floats; two are not
+    assert at.compare("Y", "f8e4m3", _e4m3(1.125, -3.5), _e4m3(1.0, -3.25)) is None
+    assert (
+        at.compare("Y", "f8e5m2", fp8.encode(np.array([1.25]), "f8e5m2"), fp8.encode(np.array([1.0]), "f8e5m2")) is None
+    )
+    why = at.compare("Y", "f8e4m3", _e4m3(1.0, 1.25), _e4m3(1.0, 1.0))
+    assert "1 of 2 elements (first at 1: 1.25 vs 1;" in why  # the message shows values, not codes
+    # a poisoned (all bits set: NaN) element never agrees with a number
+    assert at.compare("Y", "f8e5m2", np.array([0xFF], np.uint8), fp8.encode(np.array([2.0]), "f8e5m2")) is not None
+
+
+def test_compare_infinities_agree_only_when_equal():
+    # (an infinite reference made the tolerance infinite: any value agreed with it)
+    inf = np.array([np.inf, -np.inf, 1.0], np.float32)
+    assert at.compare("Y", "f32", inf, np.array([np.inf, -np.inf, 1.0 + 1e-7], np.float32)) is None
+    assert "1 of 3" in at.compare("Y", "f32", inf, np.array([-np.inf, -np.inf, 1.0], np.float32))
+    assert "1 of 1" in at.compare("Y", "f32", np.array([1.0], np.float32), np.array([np.inf], np.float32))
+    assert "1 of 1" in at.compare("Y", "f8e5m2", fp8.encode(np.array([2.0]), "f8e5m2"), np.array([0x7C], np.uint8))
+
+
+def _fp8_runner(out_codes, dtype="f8e4m3"):
+    """A DeviceRunner with only what reference_outputs reads: X (f32, on the host) in, Y (fp8) out."""
+    from phobos.runtime.arrays import HOST
+
+    class Pristine:
+        def download(self):
+            return out_codes.copy()
+
+    x = np.array([1.0, -2.5, 300.0, 1000.0], np.float32)
+    runner = object.__new__(at.DeviceRunner)
+    runner.signature = type("Sig", (), {"tensors": [0, 1]})()
+    runner.args = [x, None]
+    runner._pristine = {1: Pristine()}
+    runner._host_inputs = {0: type("View", (), {"device": HOST, "host": x})()}
+    runner.written = [1]
+    runner.outputs_info = [("Y", dtype)]
+    runner.compare_on = "host"
+    return runner, x
+
+
+def test_fp8_reference_outputs_are_converted_not_truncated():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    runner, x = _fp8_runner(np.zeros(4, np.uint8))
+    kernel = fp8.encode(x, "f8e4m3")  # what a kernel writing Y = X gives: 1000 saturates to 448
+    for reference in (
+        lambda X, Y: X,  # float32 values, returned
+        lambda X, Y: X.clip(-448, 448).astype(ml_dtypes.float8_e4m3fn),  # ml_dtypes' fp8 (1000 -> NaN)
+        lambda X, Y: fp8.encode(X, "f8e4m3"),  # codes
+    ):
+        (want,) = runner.reference_outputs(reference)
+        assert want.dtype == np.uint8 and want.tolist() == kernel.tolist()
+        assert at.compare("Y", "f8e4m3", kernel, want) is None
+
+    def in_place(X, Y):
+        Y[:] = fp8.encode(X * 2, "f8e4m3")
+
+    (want,) = runner.reference_outputs(in_place)
+    assert want.tolist() == fp8.encode(x * 2, "f8e4m3").tolist()
+    # ml_dtypes' f8e5m2 values for an f8e4m3 output are converted by value
+    (want,) = runner.reference_outputs(lambda X, Y: X.clip(-448, 448).astype(ml_dtypes.float8_e5m2))
+    assert at.compare("Y", "f8e4m3", kernel, want) is None
+
+
+def test_fp8_outputs_through_evaluate():
+    x = np.linspace(-4, 4, 64)
+    exact = fp8.encode(x, "f8e4m3")
+    ulp_off = exact.copy()
+    ulp_off[5] += 1  # one unit in the last place (a different rounding): agrees
+    wrong = exact.copy()
+    wrong[9] ^= 0x80  # the sign flipped
+
+    class Fp8Runner(FakeRunner):
+        def outputs(self, c):
+            return [{"BLOCK=256": exact, "BLOCK=512": ulp_off, "BLOCK=1024": wrong}[c.name].copy()]
+
+    runner = Fp8Runner(x, x, 1.0)
+    runner.outputs_info = [("Y", "f8e4m3")]
+    cands = fresh([{"BLOCK": b} for b in (256, 512, 1024)])
+    times = {"BLOCK=256": 3.0, "BLOCK=512": 2.0, "BLOCK=1024": 1.0}
+    best, _, _ = at.evaluate(cands, runner, FakeTimer(times), reference=lambda X, Y, a: X.astype(np.float32))
+    assert [c.status for c in cands] == ["ok", "best", "wrong"]
+    assert "first at 9" in cands[2].reason

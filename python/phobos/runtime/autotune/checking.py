@@ -8,11 +8,17 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ... import fp8
 from .results import Candidate, TuningFault
 from .space import conservative_order
 
 # (rtol, atol) per element type, as torch.testing.assert_close; integers and bools must match exactly.
 TOLERANCES = {"f16": (1e-3, 1e-5), "bf16": (1.6e-2, 1e-5), "f32": (1.3e-6, 1e-5), "f64": (1e-7, 1e-7)}
+# fp8: one unit in the last place, relative (2^-mantissa bits) and near zero (the smallest subnormal),
+# as f16's is about one unit: candidates that sum in another order may round to the neighbouring code.
+TOLERANCES.update(
+    {f.name: (2.0**-f.mantissa_bits, 2.0 ** (1 - f.bias - f.mantissa_bits)) for f in fp8.FORMATS.values()}
+)
 
 
 # ----------------------------------------------------------------------------- checking and timing
@@ -28,13 +34,14 @@ def compare(name: str, dtype: str, got, want, rtol=None, atol=None) -> str | Non
     rtol = default[0] if rtol is None else rtol
     atol = default[1] if atol is None else atol
     kind = _array_module(got) or _array_module(want)
+    codes = dtype if dtype in fp8.FORMATS else None
     if kind == "torch":
-        return _compare_torch(name, got, want, rtol, atol)
+        return _compare_torch(name, got, want, rtol, atol, fp8_codes=codes)
     if kind == "cupy":
         import cupy
 
-        return _compare_xp(cupy, name, got, want, rtol, atol)
-    return _compare_xp(np, name, got, want, rtol, atol)
+        return _compare_xp(cupy, name, got, want, rtol, atol, fp8_codes=codes)
+    return _compare_xp(np, name, got, want, rtol, atol, fp8_codes=codes)
 
 
 def _array_module(a) -> str | None:
@@ -51,16 +58,26 @@ def _mismatch(name, count, size, first, got_at, want_at, worst, rtol, atol) -> s
     )
 
 
-def _compare_xp(xp, name, got, want, rtol, atol) -> str | None:
-    """compare() with a numpy-like module: numpy on the host, cupy on the device."""
+def _fp8_table(name: str) -> np.ndarray:
+    """The value (float32) of each of the 256 codes of the fp8 type `name`."""
+    return fp8.decode(np.arange(256, dtype=np.uint8), name)
+
+
+def _compare_xp(xp, name, got, want, rtol, atol, *, fp8_codes=None) -> str | None:
+    """compare() with a numpy-like module: numpy on the host, cupy on the device. fp8_codes: the
+    fp8 type whose codes uint8 arrays hold (decoded to values: codes are no numbers to compare)."""
     got, want = xp.asarray(got), xp.asarray(want)
     if got.shape != want.shape:
         return f"{name} has shape {tuple(got.shape)}, the reference {tuple(want.shape)}"
     if got.dtype == want.dtype and bool(xp.array_equal(got, want, equal_nan=got.dtype.kind in "fc")):
         return None  # the common case between candidates: bit-identical
+    if fp8_codes is not None:
+        table = xp.asarray(_fp8_table(fp8_codes))
+        got, want = (table[a] if a.dtype == np.uint8 else a for a in (got, want))
     g, w = got.astype(xp.float64), want.astype(xp.float64)
     both_nan = xp.isnan(g) & xp.isnan(w)
-    bad = ~((xp.abs(g - w) <= atol + rtol * xp.abs(w)) | both_nan)
+    with np.errstate(invalid="ignore"):  # inf - inf: infinities agree only when equal (g == w)
+        bad = ~((g == w) | (xp.isfinite(w) & (xp.abs(g - w) <= atol + rtol * xp.abs(w))) | both_nan)
     count = int(xp.count_nonzero(bad))
     if not count:
         return None
@@ -70,8 +87,8 @@ def _compare_xp(xp, name, got, want, rtol, atol) -> str | None:
     return _mismatch(name, count, bad.size, first, float(g[first]), float(w[first]), worst, rtol, atol)
 
 
-def _compare_torch(name, got, want, rtol, atol) -> str | None:
-    """compare() on torch tensors, on their device."""
+def _compare_torch(name, got, want, rtol, atol, *, fp8_codes=None) -> str | None:
+    """compare() on torch tensors, on their device (fp8_codes: as for _compare_xp)."""
     import torch
 
     device = got.device if isinstance(got, torch.Tensor) else want.device
@@ -89,9 +106,12 @@ def _compare_torch(name, got, want, rtol, atol) -> str | None:
             same = torch.equal(got, want)
         if same:
             return None  # the common case between candidates: bit-identical
+    if fp8_codes is not None:
+        table = torch.as_tensor(_fp8_table(fp8_codes), device=device)
+        got, want = (table[a.long()] if a.dtype == torch.uint8 else a for a in (got, want))
     g, w = got.double(), want.double()
     both_nan = torch.isnan(g) & torch.isnan(w)
-    bad = ~(((g - w).abs() <= atol + rtol * w.abs()) | both_nan)
+    bad = ~((g == w) | (torch.isfinite(w) & ((g - w).abs() <= atol + rtol * w.abs())) | both_nan)
     count = int(torch.count_nonzero(bad))
     if not count:
         return None

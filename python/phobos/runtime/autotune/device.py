@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..arrays import HOST, ITEMSIZE, contiguous_strides
+from ... import fp8
+from ..arrays import _ML_DTYPES, HOST, ITEMSIZE, contiguous_strides
 from .checking import EventTimer
 from .results import Candidate
 
@@ -144,6 +145,7 @@ _TORCH_DTYPES = {
     "<f8": lambda t: t.float64,
     "|b1": lambda t: t.bool,
     "|i1": lambda t: t.int8,
+    "|u1": lambda t: t.uint8,  # u8, and fp8 codes (compare decodes them)
     "<i2": lambda t: t.int16,
     "<i4": lambda t: t.int32,
     "<i8": lambda t: t.int64,
@@ -300,7 +302,10 @@ class DeviceRunner:
         out = []
         for (_name, dtype), g in zip(self.outputs_info, got):
             g = np.asarray(_to_host(g))
-            out.append(g.astype(HOST_DTYPES[dtype]) if dtype != "bf16" else g.astype(np.float32))
+            if dtype in fp8.FORMATS:
+                out.append(_fp8_codes(g, dtype))
+            else:
+                out.append(g.astype(HOST_DTYPES[dtype]) if dtype != "bf16" else g.astype(np.float32))
         return [self._upload(g) for g in out]
 
     def _upload(self, a: np.ndarray):
@@ -335,9 +340,21 @@ def _like():
     return like
 
 
+def _fp8_codes(a: np.ndarray, dtype: str) -> np.ndarray:
+    """A reference output of the fp8 type `dtype` as its codes, as candidates' outputs come back:
+    uint8 arrays hold codes already; numbers (ml_dtypes' float8 included) are converted as the GPU
+    converts (astype(uint8) would truncate the values to integers)."""
+    if a.dtype == np.uint8:
+        return a
+    if _ML_DTYPES.get(a.dtype.name) == dtype:
+        return a.view(np.uint8)
+    return fp8.encode(a.astype(np.float64), dtype)
+
+
 def _to_host(a):
     if hasattr(a, "detach") and hasattr(a, "cpu"):  # torch
-        return a.detach().cpu().numpy()
+        a = a.detach().cpu()
+        return (a.float() if "float8" in str(a.dtype) else a).numpy()  # numpy has no fp8: the values
     if hasattr(a, "get") and hasattr(a, "__cuda_array_interface__"):  # cupy
         return a.get()
     return a
