@@ -79,8 +79,10 @@ def _random_array(rng: np.random.Generator, placeholder: like) -> np.ndarray:
         codes = fp8.encode(rng.uniform(-1.0, 1.0, size=shape), dtype)
         return codes.view({"f8e4m3": ml_dtypes.float8_e4m3fn, "f8e5m2": ml_dtypes.float8_e5m2}[dtype])
     values = rng.uniform(-1.0, 1.0, size=shape).astype(HOST_DTYPES[dtype])
-    if dtype == "bf16":  # representable values only
-        values = (values.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+    if dtype == "bf16":  # numpy has no bf16: ml_dtypes' arrays, as for fp8 (a float32 array is an f32 argument)
+        import ml_dtypes
+
+        return values.astype(ml_dtypes.bfloat16)
     return values
 
 
@@ -152,6 +154,11 @@ def summary(value) -> str:
     return f"{a.dtype}{list(a.shape)} min {f.min():.6g} max {f.max():.6g} mean {f.mean():.6g} sum {f.sum():.17g}"
 
 
+def _savable(a: np.ndarray) -> np.ndarray:
+    """bf16 as its float32 values (exact): np.save writes an ml_dtypes array as raw void bytes."""
+    return a.astype(np.float32) if a.dtype.name == "bfloat16" else a
+
+
 def run(
     kernel,
     args_text: str,
@@ -199,4 +206,4 @@ def run(
             out(f"  {name}: {summary(value)}")
             if save:
                 Path(save).mkdir(parents=True, exist_ok=True)
-                np.save(Path(save) / f"{name}.npy", value)
+                np.save(Path(save) / f"{name}.npy", _savable(value))
