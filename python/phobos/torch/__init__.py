@@ -33,11 +33,15 @@ _DTYPES = {
     "f64": "float64",
     "i1": "bool",
     "i8": "int8",
+    "u8": "uint8",
     "i32": "int32",
+    "u32": "uint32",
     "i64": "int64",
     "f8e4m3": "float8_e4m3fn",
     "f8e5m2": "float8_e5m2",
 }
+# torch dtypes that older torch versions lack: the version that added each, for the error
+_SINCE = {"uint32": "2.3", "float8_e4m3fn": "2.1", "float8_e5m2": "2.1"}
 
 
 def _torch():
@@ -48,9 +52,27 @@ def _torch():
     return torch
 
 
-def torch_dtype(name: str):
-    """The torch dtype of a Phobos element type."""
-    return getattr(_torch(), _DTYPES[name])
+def torch_dtype(name: str, where: str | None = None):
+    """The torch dtype of a Phobos element type; SpecError, starting with `where` (the
+    parameter), when this torch has none (torch.uint32 came in torch 2.3)."""
+    torch = _torch()
+    attr = _DTYPES.get(name)
+    dtype = getattr(torch, attr, None) if attr else None
+    if dtype is None:
+        what = f"{where} has {name} elements" if where else f"element type {name}"
+        if attr is None:
+            raise SpecError(f"{what}, which has no torch dtype (phobos.torch takes {', '.join(_DTYPES)})")
+        version = getattr(torch, "__version__", "?")
+        raise SpecError(f"{what}, which needs torch.{attr} (torch {_SINCE[attr]} or newer); torch {version} has none")
+    return dtype
+
+
+def _check_dtypes(spec: OpSpec) -> None:
+    """Every tensor parameter has a torch dtype here, or the op is refused naming the parameter
+    (not a KeyError at its first call, or a dtype no tensor can match)."""
+    for p in spec.params:
+        if p.kind == "tensor":
+            torch_dtype(p.dtype, f"{spec.kernel}(): parameter '{p.name}'")
 
 
 def _info(a) -> ArgInfo | None:
@@ -228,4 +250,5 @@ def op(
     (see `phobos.torch.spec`), `mutates=` makes written tensors in-place
     arguments instead of outputs; `grid=` is the kernel's grid argument."""
     spec = derive_spec(kernel.contract, outputs, mutates)
+    _check_dtypes(spec)
     return PhobosOp(kernel, name, spec, grid)

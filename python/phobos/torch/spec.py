@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 SCHEMA_SCALAR = {"f16": "float", "bf16": "float", "f32": "float", "f64": "float", "i8": "int", "i32": "int"}
-SCHEMA_SCALAR.update({"i64": "int", "i1": "bool"})
+SCHEMA_SCALAR.update({"u8": "int", "u32": "int", "i64": "int", "i1": "bool"})
 
 
 class SpecError(ValueError):
