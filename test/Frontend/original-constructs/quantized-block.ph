@@ -9,7 +9,11 @@
 // RUN: phobos compile %s --chip=sm_90a --emit=ptx | FileCheck %s --check-prefix=PTX
 
 // QUIET-NOT: {{error|warning}}
-// PTX-DAG: cvt.rn.f32.s16
+// i8 to f32 through the exponent bits (lowering/byte_to_float.py): the sign bits of four
+// bytes flipped at once, each byte under 2^23 (0x4B000000), then 2^23 + 128 subtracted.
+// PTX-DAG: xor.b32 {{.*}}, -2139062144;
+// PTX-DAG: or.b32 {{.*}}, 1258291200;
+// PTX-DAG: add.rn.f32 {{.*}}, 0fCB000080;
 // PTX-DAG: cvt.f32.bf16
 // PTX-DAG: cvt.rn.bf16.f32
 // PTX-DAG: cvt.f32.f16
