@@ -14,6 +14,8 @@ Function attributes (on the `func.func`):
   tile.pipeline, tile.tensorcore, tile.persistent
                                    unit flags (software pipelining, tensor cores,
                                    persistent grid).
+  tile.pipeline_depth = 4 : i64    `@pipeline(4)`: the stages of each ring (2 to
+                                   MAX_PIPELINE_DEPTH; absent: 3); needs tile.pipeline.
   tile.assert_coalesced            unit flag (`@assert_coalesced`): a global access whose
                                    lanes are strided is an error (tile-check-coalesced).
   tile.fastmath                    unit flag (`@fastmath`): a record that the front end (or
@@ -84,6 +86,8 @@ ALIGNED = "tile.aligned"
 AUTOTUNE = "tile.autotune"
 BINDINGS = "tile.bindings"
 PIPELINE = "tile.pipeline"
+PIPELINE_DEPTH = "tile.pipeline_depth"
+MIN_PIPELINE_DEPTH, MAX_PIPELINE_DEPTH = 2, 8  # one stage filling while one is read; past 8, no H100 fits a useful tile
 TENSORCORE = "tile.tensorcore"
 PERSISTENT = "tile.persistent"
 ASSERT_COALESCED = "tile.assert_coalesced"
@@ -166,6 +170,11 @@ def bindings(op: ir.Operation) -> dict[str, int]:
 
 def autotune(op: ir.Operation) -> dict[str, list[int]]:
     return _read(_get(op, AUTOTUNE), AUTOTUNE, A.I64_ARRAY_DICT, default={})
+
+
+def pipeline_depth(op: ir.Operation) -> int | None:
+    """The stages `@pipeline(S)` asks of each ring (None: the planner's default)."""
+    return _read(_get(op, PIPELINE_DEPTH), PIPELINE_DEPTH, A.INTEGER)
 
 
 def flags(op: ir.Operation) -> list[str]:

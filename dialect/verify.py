@@ -439,7 +439,8 @@ class _Checker:
             self.error(fn, "tile kernels return nothing; results are stored to tensor parameters")
         if not len(fn.regions[0].blocks):
             self.error(fn, "is a tile kernel without a body")
-        self._read(fn, K.flags)
+        flags = self._read(fn, K.flags)
+        self._pipeline_depth(fn, flags)
         self._kernel_layout(fn)
         launch = self._read(fn, K.launch)
         if launch is not _MALFORMED:
@@ -461,6 +462,17 @@ class _Checker:
                 self.error(fn, f"gives symbol '{symbol}' different static extents {sorted(statics)} (in {names})")
         if aligned is not _MALFORMED:
             self._aligned(fn, aligned, extents)
+
+    def _pipeline_depth(self, fn: ir.Operation, flags) -> None:
+        depth = self._read(fn, K.pipeline_depth)
+        if depth is None or depth is _MALFORMED:
+            return
+        if flags is not _MALFORMED and K.PIPELINE not in flags:
+            self.error(fn, f"carries {K.PIPELINE_DEPTH} without {K.PIPELINE}")
+        if not K.MIN_PIPELINE_DEPTH <= depth <= K.MAX_PIPELINE_DEPTH:
+            self.error(
+                fn, f"expects {K.PIPELINE_DEPTH} from {K.MIN_PIPELINE_DEPTH} to {K.MAX_PIPELINE_DEPTH}, got {depth}"
+            )
 
     def _kernel_layout(self, fn: ir.Operation) -> None:
         # The lowering reads the details (phobos/lowering/layout.py); here only the kind.

@@ -56,6 +56,28 @@ func.func @k() attributes {tile.kernel, tile.pipeline = 3 : i64} {
 
 // -----
 
+// tile.pipeline_depth (@pipeline(S)): an integer from 2 to 8, beside tile.pipeline.
+// expected-error @below {{'tile.pipeline_depth' must be an integer, got "4"}}
+func.func @k() attributes {tile.kernel, tile.pipeline, tile.pipeline_depth = "4"} {
+  return
+}
+
+// -----
+
+// expected-error @below {{expects tile.pipeline_depth from 2 to 8, got 1}}
+func.func @k() attributes {tile.kernel, tile.pipeline, tile.pipeline_depth = 1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @below {{carries tile.pipeline_depth without tile.pipeline}}
+func.func @k() attributes {tile.kernel, tile.pipeline_depth = 4 : i64} {
+  return
+}
+
+// -----
+
 // expected-error @below {{'tile.kernel' must be a unit attribute, got "yes"}}
 func.func @k() attributes {tile.kernel = "yes"} {
   return

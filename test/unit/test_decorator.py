@@ -1,5 +1,5 @@
 """@phobos.kernel and @phobos.fn: located errors for Python outside the language, keyword
-arguments, with_defines, inlined functions, and the chip chosen from the device."""
+arguments, with_defines, inlined functions, the chip chosen from the device, and pipeline=S."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from phobos.target import DEFAULT_CHIP, TargetError, chip_for_capability, default_chip
 
-HEADER = "import phobos\nfrom phobos.lang import ctx, exp, f32, span, tensor, tile\n\n"
+HEADER = "import phobos\nfrom phobos.lang import ctx, dot_t, exp, f16, f32, span, tensor, tile\n\n"
 
 
 def _load(tmp_path, body: str, name: str = "kmod"):
@@ -166,3 +166,59 @@ def test_kernel_chip_follows_the_environment_and_the_argument(tmp_path, monkeypa
 
     assert phobos.compile("examples/saxpy.ph").chip == "sm_80"
     assert phobos.compile("examples/saxpy.ph", chip="sm_90a").chip == "sm_90a"
+
+
+PIPELINED = """
+@phobos.kernel(launch=128, tensorcore=True, pipeline=4)
+def fixed(A: tensor[f16, "M", "K"], B: tensor[f16, "N", "K"], C: tensor[f32, "M", "N"]):
+    m0 = ctx.block.x * 64
+    acc: tile[f32, 64, 64] = 0.0
+    for k in range(0, K, 32):
+        acc += dot_t(A[span(m0, 64), span(k, 32)], B[span(0, 64), span(k, 32)])
+    C[span(m0, 64), span(0, 64)] = acc
+
+@phobos.kernel(autotune={"S": [4, 2]}, launch=128, tensorcore=True, pipeline="S")
+def tuned(A: tensor[f16, "M", "K"], B: tensor[f16, "N", "K"], C: tensor[f32, "M", "N"]):
+    m0 = ctx.block.x * 64
+    acc: tile[f32, 64, 64] = 0.0
+    for k in range(0, K, 32):
+        acc += dot_t(A[span(m0, 64), span(k, 32)], B[span(0, 64), span(k, 32)])
+    C[span(m0, 64), span(0, 64)] = acc
+"""
+PIPELINED_PH = """@launch(128)
+@tensorcore
+@pipeline(4)
+kernel fixed(A: tensor<f16>[M, K], B: tensor<f16>[N, K], C: tensor<f32>[M, N]) {
+  let m0 = ctx.block.x * 64
+  var acc: tile<f32>[64, 64] = 0.0
+  for k in range(0, K, 32) {
+    acc += dot_t(A[m0 :+ 64, k :+ 32], B[0 :+ 64, k :+ 32])
+  }
+  C[m0 :+ 64, 0 :+ 64] = acc
+}
+"""
+
+
+def test_pipeline_stages_keyword(tmp_path):
+    """pipeline=4 and pipeline="S" (an autotune constant) are @pipeline(4) and @pipeline(S): the
+    kernel records its stages, as the .ph twin does; a float is a located error."""
+    pytest.importorskip("mlir")
+    from phobos.frontend import compile_to_tile_ir
+
+    module, _ = _load(tmp_path, PIPELINED)
+    fixed = str(compile_to_tile_ir(module.fixed.source_text, module.fixed.origin))
+    assert "tile.pipeline_depth = 4" in fixed
+    assert _strip_locations(fixed) == _strip_locations(str(compile_to_tile_ir(PIPELINED_PH, "twin.ph")))
+    tuned = str(compile_to_tile_ir(module.tuned.source_text, module.tuned.origin))
+    assert "tile.pipeline_depth = 4" in tuned and "S = array<i64: 4, 2>" in tuned
+    first = PIPELINED.split("@phobos.kernel(autotune")[0]
+    assert "kmod.py:5:54: error: @pipeline expects an integer, got 2.5" in _error(
+        tmp_path, first.replace("pipeline=4", "pipeline=2.5")
+    )
+    assert "@pipeline takes 2 to 8 stages, got 1" in _error(tmp_path, first.replace("pipeline=4", "pipeline=1"))
+    text = _error(tmp_path, first.replace("pipeline=4", "pipeline=[4]"))
+    assert "pipeline= takes True, False, a number of stages (4) or a constant's name" in text
+
+
+def _strip_locations(text: str) -> str:
+    return "\n".join(line.split(" loc(")[0] for line in text.splitlines() if not line.startswith("#loc"))

@@ -35,7 +35,7 @@ def build_kernel(
     aligned_locs: dict[str, ir.Location] | None = None,
     autotune: dict[str, Sequence[int]] | None = None,
     bindings: dict[str, int] | None = None,
-    pipeline: bool = False,
+    pipeline: bool | int = False,
     tensorcore: bool = False,
     persistent: bool = False,
     assert_coalesced: bool = False,
@@ -74,6 +74,8 @@ def build_kernel(
     for flag, on in flags:
         if on:
             fn.attributes[flag] = ir.UnitAttr.get()
+    if pipeline is not True and pipeline:  # pipeline=S: S stages per ring
+        fn.attributes[K.PIPELINE_DEPTH] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(pipeline))
     arg_attrs = []
     for pname, spec in params:
         attrs = {K.ARG_NAME: ir.StringAttr.get(pname)}

@@ -23,6 +23,7 @@ MIN_REGS, MAX_REGS = 16, 255
 FLAG_ATTRIBUTES = ("pipeline", "tensorcore", "persistent", "assert_coalesced", "fastmath", "checked")
 KNOWN_ATTRIBUTES = ("autotune", "launch", "aligned") + FLAG_ATTRIBUTES
 LAUNCH_FIELDS = ("threads", "minBlocks", "maxRegs")
+MIN_PIPELINE_DEPTH, MAX_PIPELINE_DEPTH = 2, 8  # phobos.dialect.kernel's bounds (the front end imports no MLIR)
 
 
 class KernelChecks:
@@ -53,10 +54,34 @@ class KernelChecks:
         for flag in FLAG_ATTRIBUTES:
             if flag in by_name:
                 attr = by_name[flag]
-                if attr.args:
+                if flag == "pipeline" and attr.args:
+                    info.pipeline_depth = self._pipeline_depth(attr)
+                elif attr.args:
                     self.error(attr.args[0].pos, f"@{flag} takes no arguments")
                 info.flags.add(flag)
         self.check_block(kernel.body)
+
+    def _pipeline_depth(self, attr: A.Attribute) -> int | None:
+        """`@pipeline(S)`: S stages per ring, a literal or an @autotune constant."""
+        if len(attr.args) > 1 or attr.args[0].kind != "positional":
+            self.error(attr.args[0].pos, "@pipeline takes one argument, the number of stages: @pipeline(4)")
+            return None
+        arg = attr.args[0]
+        depth = self._attr_int(arg.value, "@pipeline")
+        if depth is None:
+            return None
+        # every candidate of an @autotune space, not only the one bound now
+        space = self.info.space.get(arg.value.name, [depth]) if isinstance(arg.value, A.Name) else [depth]
+        bad = [v for v in space if not MIN_PIPELINE_DEPTH <= v <= MAX_PIPELINE_DEPTH]
+        if bad:
+            got = f"the @autotune space of '{arg.value.name}' has {bad[0]}" if len(space) > 1 else f"got {bad[0]}"
+            self.error(
+                arg.pos,
+                f"@pipeline takes {MIN_PIPELINE_DEPTH} to {MAX_PIPELINE_DEPTH} stages, {got}; "
+                "at least two: one stage is read while the next is copied",
+            )
+            return None
+        return depth
 
     def _attributes_by_name(self, kernel: A.Kernel) -> dict[str, A.Attribute]:
         by_name: dict[str, A.Attribute] = {}

@@ -1,7 +1,8 @@
 """Kernels written in Python: decorator arguments and annotations as the `.ph` syntax tree.
 
 `@phobos.kernel(autotune={"BN": [256, 1024]}, launch=256, aligned={"N": "BN"}, pipeline=True)`
-becomes the attributes `@autotune(BN in [256, 1024]) @launch(256) @aligned(N = BN) @pipeline`;
+becomes the attributes `@autotune(BN in [256, 1024]) @launch(256) @aligned(N = BN) @pipeline`
+(`pipeline=4` or `pipeline="S"`: `@pipeline(4)`, `@pipeline(S)`);
 the annotations `tensor[f32, "M", "N"]`, `tile[f32, TM, TN]` and `f32` become the types
 `tensor<f32>[M, N]`, `tile<f32>[TM, TN]` and `f32`. Only the syntax is read here; the checker
 gives it meaning, exactly as for `.ph` source. docs/python.md lists the spellings.
@@ -89,6 +90,12 @@ class AttributeReader:
     def attribute(self, kw) -> A.Attribute | None:
         pos = self.pos(kw)
         name = kw.arg
+        if name == "pipeline" and not (isinstance(kw.value, py.Constant) and isinstance(kw.value.value, bool)):
+            try:  # pipeline=4 or pipeline="STAGES": @pipeline(S), S stages per ring
+                return A.Attribute(pos, name, [A.AttrArg(pos, "positional", value=self.value(kw.value))], True)
+            except Unsupported:
+                why = "pipeline= takes True, False, a number of stages (4) or a constant's name ('STAGES')"
+                raise Unsupported(kw.value, why) from None
         if name in FLAG_KEYWORDS:
             if not isinstance(kw.value, py.Constant) or not isinstance(kw.value.value, bool):
                 raise Unsupported(kw.value, f"{name}= takes True or False")

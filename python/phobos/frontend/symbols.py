@@ -45,5 +45,6 @@ class KernelInfo:
     aligned: dict[str, int] = field(default_factory=dict)
     aligned_at: dict[str, A.Pos] = field(default_factory=dict)  # where each promise is written (its check's place)
     flags: set[str] = field(default_factory=set)
+    pipeline_depth: int | None = None  # @pipeline(S): the stages of each ring
     params: list[Symbol] = field(default_factory=list)
     dims: dict[str, Symbol] = field(default_factory=dict)

@@ -153,7 +153,7 @@ class KernelEmitter:
             aligned_locs={name: self.loc(pos) for name, pos in info.aligned_at.items()},
             autotune=dict(info.space) or None,
             bindings=dict(info.bindings) or None,
-            pipeline="pipeline" in info.flags,
+            pipeline=(info.pipeline_depth or True) if "pipeline" in info.flags else False,
             tensorcore="tensorcore" in info.flags,
             persistent="persistent" in info.flags,
             assert_coalesced="assert_coalesced" in info.flags,

@@ -54,7 +54,7 @@ from phobos.target import max_shared_bytes
 
 SMEM_SYMBOL = "__phobos_smem"
 WORKGROUP = "#gpu.address_space<workgroup>"
-DEFAULT_STAGES = 3
+DEFAULT_STAGES = 3  # stages per ring under a plain @pipeline (@pipeline(S) asks for S)
 K_CHUNK = 32  # a dot with a longer K loops over chunks of this many k (unrolled inside)
 SMALL_SCRATCH = 1024  # bytes: exchange buffers up to this size are not shared with other buffers
 
@@ -445,9 +445,9 @@ def _plan_pipelines(plan: DotPlan, fn: ir.Operation, tma: bool, recorded: bool) 
         if not loads:
             continue
         reason = _why_not_pipelined(loop, loads, tma)
-        stages = DEFAULT_STAGES
+        stages = K.pipeline_depth(fn) or DEFAULT_STAGES  # @pipeline(S), else 3
         if recorded:
-            stages, reason = records.read_pipeline(loop, reason, DEFAULT_STAGES)
+            stages, reason = records.read_pipeline(loop, reason, stages)
         at = where(loop)
         if reason is not None:
             plan.pipeline_notes.append({"loop": at, "applied": False, "reason": reason})

@@ -1,9 +1,9 @@
 // RUN: not phobos check %s 2>&1 | FileCheck %s
 // CHECK-NOT: error:
-// CHECK: flag-arguments.ph:7:11: error: @pipeline takes no arguments
-// CHECK-NEXT: @pipeline(2)
+// CHECK: flag-arguments.ph:7:13: error: @tensorcore takes no arguments
+// CHECK-NEXT: @tensorcore(2)
 // CHECK-NEXT: {{^ *}}^{{$}}
 // CHECK-NOT: error:
-@pipeline(2)
+@tensorcore(2)
 kernel k() {
 }

@@ -235,15 +235,15 @@ def _register_cap(facts: TileFacts) -> int:
 
 
 def _shared_bytes(facts: TileFacts, staged: bool) -> int:
-    """Shared memory of the dot operands: rows padded by 16 bytes, three stages when the @pipeline
-    ring runs (16-byte aligned rows), one otherwise."""
+    """Shared memory of the dot operands: rows padded by 16 bytes, the ring's stages (3, or
+    @pipeline(S)'s) when it runs (16-byte aligned rows), one otherwise."""
     if not facts.dots:
         return 0
     per_stage = 0
     for a in facts.accesses:
         if a.loop is not None and not a.write and len(a.tile) == 2:
             per_stage += a.tile[0] * (a.tile[1] * a.element_bytes + 16)
-    return per_stage * (3 if staged else 1)
+    return per_stage * (facts.stages if staged else 1)
 
 
 def _ctas_per_sm(facts: TileFacts, registers: float, shared: int, chip: ChipModel) -> int:

@@ -89,6 +89,7 @@ class TileFacts:
     dots: list[Dot] = field(default_factory=list)
     tensorcore: bool = False
     pipelined: bool = False  # @pipeline: a cp.async ring over the loop where rows are 16-byte aligned
+    stages: int = 3  # the ring's stages (@pipeline(S), else the planner's 3)
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -110,6 +111,7 @@ class TileFacts:
             dots=[Dot(**{**d, "loop": loop(d.get("loop"))}) for d in data.get("dots", [])],
             tensorcore=bool(data.get("tensorcore", False)),
             pipelined=bool(data.get("pipelined", False)),
+            stages=int(data.get("stages", 3)),
         )
 
 
@@ -126,6 +128,7 @@ def kernel_facts(kernel, config: dict[str, int]) -> TileFacts:
         min_blocks=int(launch.get("min_blocks", 1) or 1),
         tensorcore="tensorcore" in info.flags,
         pipelined="pipeline" in info.flags,
+        stages=info.pipeline_depth or 3,
     )
     _Walker(facts).block(kernel.body, None)
     return facts
