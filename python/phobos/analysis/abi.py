@@ -128,12 +128,47 @@ def _unsigned(dtype: str | None, unsigned: bool) -> str | None:
 
 
 class ParamError(ValueError):
-    pass
+    """A kernel parameter of a type the ABI cannot carry: a mistake in the input (hand-written
+    tile IR), which drivers report at `where`. Plain data only, so it crosses process boundaries
+    (compiler/containment.py pickles it)."""
+
+    def __init__(self, message: str, param: str = "", type_text: str = "", where: tuple | None = None):
+        super().__init__(message)
+        self.param, self.type_text = param, type_text
+        self.where = where  # (filename, line, col) of the parameter, else of its kernel; None: unknown
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.param, self.type_text, self.where))
+
+    def diagnostic(self, rename: dict[str, str] | None = None):
+        """The located error (phobos.diagnostics.Diagnostic); `rename` maps MLIR buffer names."""
+        from phobos.diagnostics import Diagnostic
+
+        if self.where is None:
+            return Diagnostic("error", str(self))
+        filename, line, col = self.where
+        return Diagnostic("error", str(self), (rename or {}).get(filename, filename), line, col)
+
+
+def _param_error(fn, i: int, t, unsigned: bool) -> ParamError:
+    """The error for parameter `i` of `fn`, of type `t`, which the ABI cannot carry."""
+    from mlir import ir
+
+    from phobos.diagnostics import file_location
+    from phobos.dialect import kernel as K
+
+    name = K.arg_name(fn, i)
+    args = fn.regions[0].blocks[0].arguments
+    where = (file_location(args[i].location) if i < len(args) else None) or file_location(fn.location)
+    tensor = isinstance(t, ir.MemRefType)
+    shown = f"{'unsigned ' if unsigned else ''}{t.element_type if tensor else t}"
+    what = f"tensor parameter '{name}' has element type" if tensor else f"scalar parameter '{name}' has type"
+    return ParamError(f"{what} {shown}; supported: {', '.join(DTYPES)}", name, str(t), where)
 
 
 def describe_params(fn) -> list[Param]:
     """The parameters of a kernel `func.func` as TensorParam/ScalarParam.
-    Raises ParamError (naming the parameter) for types the ABI cannot carry."""
+    Raises ParamError (naming the parameter, at its location) for types the ABI cannot carry."""
     from mlir import ir
 
     from phobos.dialect import kernel as K
@@ -146,15 +181,13 @@ def describe_params(fn) -> list[Param]:
         if isinstance(t, ir.MemRefType):
             dtype = _unsigned(dtype_name(t.element_type), unsigned)
             if dtype is None or isinstance(t.element_type, ir.IndexType):
-                raise ParamError(
-                    f"tensor parameter '{name}' has element type {t.element_type}; supported: {', '.join(DTYPES)}"
-                )
+                raise _param_error(fn, i, t, unsigned)
             dims = K.arg_dims(fn, i) or [f"{name}_{a}" for a in range(t.rank)]
             shape = [None if t.is_dynamic_dim(a) else t.get_dim_size(a) for a in range(t.rank)]
             params.append(TensorParam(name, dtype, dims, shape))
         else:
             dtype = _unsigned(dtype_name(t), unsigned)
             if dtype is None:
-                raise ParamError(f"scalar parameter '{name}' has type {t}; supported: {', '.join(DTYPES)}")
+                raise _param_error(fn, i, t, unsigned)
             params.append(ScalarParam(name, dtype))
     return params

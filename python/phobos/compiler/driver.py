@@ -162,6 +162,11 @@ class _Job:
         sources = {self.filename: self.text} if self.text is not None else {}
         return CompileError(records, sources)
 
+    def param_failure(self, e: ParamError) -> CompileError:
+        """A parameter type the ABI cannot carry: the input's mistake, at the parameter."""
+        diag = e.diagnostic({"-": self.filename, "": self.filename})
+        return CompileError([diag], {self.filename: self.text} if self.text is not None else {})
+
     def run_stage(self, module: ir.Module, stage: str, params: dict[str, str], skip: int = 0) -> None:
         """Runs the passes of `stage` on `module` (after the first `skip`) in one PassManager."""
         self.run_elements(module, stage, pipelines.stage_elements(stage, params)[skip:])
@@ -180,6 +185,8 @@ class _Job:
                 pm.run(module.operation)
             except ir.MLIRError:
                 raise self.failure(f"the '{stage}' stage failed") from None
+            except ParamError as e:  # a pass read the parameters of a kernel the ABI cannot carry
+                raise self.param_failure(e) from None
 
     def assemble(self, ptx: str, target: ptxas.PtxasTarget, toolkit: str) -> bytes:
         """The cubin of the ptx stage's text, as the cubin stage would make it (ptxas.py)."""
@@ -244,11 +251,11 @@ def _parameters(key_text: str, chip: str, options: dict | None, stages: tuple[st
         raise _error(str(e)) from None
 
 
-def _contract(fn: ir.Operation, chip: str, key: str, options: dict | None) -> dict:
+def _contract(job: _Job, fn: ir.Operation, chip: str, key: str, options: dict | None) -> dict:
     try:
         params = describe_params(fn)
     except ParamError as e:
-        raise CompileError([Diagnostic("error", str(e))]) from None
+        raise job.param_failure(e) from None
     access, flat = _access(fn)
     out_params = []
     for i, p in enumerate(params):
@@ -351,7 +358,7 @@ def _compile(
         if stage == "tile" and with_contract:
             with job.context:
                 fn = _select_kernel(job, kernel)
-                contract = _contract(fn, chip, key_text, options)
+                contract = _contract(job, fn, chip, key_text, options)
                 program = _program(fn)
         if stage == "gpu" and contract is not None:
             _record_lowering_facts(module, contract)

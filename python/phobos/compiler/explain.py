@@ -8,6 +8,7 @@ below the passes, which print it as remarks.
 
 from __future__ import annotations
 
+from phobos.analysis.abi import ParamError
 from phobos.compiler import containment
 from phobos.compiler import driver as D
 from phobos.dialect import kernel as K
@@ -47,7 +48,10 @@ def _explain_source(source, kernel, key, chip, defines, source_name) -> list[Ker
         D._select_kernel(job, kernel)
     job.run_stage(job.module, "tile", params)
     with job.context:
-        reports, ok = explain_module(job.module.operation, prepare_report, key_text, chip)
+        try:
+            reports, ok = explain_module(job.module.operation, prepare_report, key_text, chip)
+        except ParamError as e:  # the report reads the parameters of a kernel the ABI cannot carry
+            raise job.param_failure(e) from None
     if not ok:
         raise job.failure("the access report could not be built")
     _name_input(reports, job.filename)

@@ -152,19 +152,24 @@ class _Driver:
         self.unmatched_report = self.verifier.finish()
 
     def report(self, infos) -> None:
-        from phobos.diagnostics import from_mlir, render
+        from phobos.diagnostics import from_mlir
 
         for info in infos:
-            diag = from_mlir(info, {"-": self.name})
-            if self.verify_mode:
-                # mlir-opt does not attach the op to diagnostics in this mode.
-                diag.notes = [n for n in diag.notes if not n.message.startswith("see current operation:")]
-                text = self.verifier.process(diag)
-                if text and self.args.verify_diagnostics == "all":
-                    sys.stderr.write(text)
-            else:
-                sys.stderr.write(render(diag, self.sources))
+            self.report_one(from_mlir(info, {"-": self.name}))
         sys.stderr.flush()
+
+    def report_one(self, diag) -> None:
+        """One diagnostic (phobos.diagnostics.Diagnostic): printed, or matched in verify mode."""
+        from phobos.diagnostics import render
+
+        if self.verify_mode:
+            # mlir-opt does not attach the op to diagnostics in this mode.
+            diag.notes = [n for n in diag.notes if not n.message.startswith("see current operation:")]
+            text = self.verifier.process(diag)
+            if text and self.args.verify_diagnostics == "all":
+                sys.stderr.write(text)
+        else:
+            sys.stderr.write(render(diag, self.sources))
 
     def enable_ir_printing(self, pm) -> None:
         """--mlir-print-ir-* as mlir-opt reads them."""
@@ -190,6 +195,7 @@ class _Driver:
         """The printed (or bytecode) result of one chunk, or None when it failed."""
         from mlir import ir
 
+        from phobos.analysis.abi import ParamError
         from phobos.compiler.pass_manager import PipelineError, build_pass_manager, check_module
         from phobos.diagnostics import Collector
         from phobos.dialect import make_context
@@ -231,6 +237,12 @@ class _Driver:
                     except ir.MLIRError:
                         sys.stderr.flush()
                         self.report(collector.take())
+                        return None
+                    except ParamError as e:  # a pass read a parameter type the ABI cannot carry
+                        sys.stderr.flush()
+                        self.report(collector.take())
+                        self.report_one(e.diagnostic({"-": self.name}))
+                        sys.stderr.flush()
                         return None
                     sys.stderr.flush()
                 self.report(collector.take())
