@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("mlir")
 
+from philox_ref import philox4x32_10  # noqa: E402
 from test_interpreter import cdiv, guard_intact, guarded, program, random_tensor  # noqa: E402
 
 from phobos.interpreter import run_program  # noqa: E402
@@ -172,19 +173,6 @@ def test_rotary_embedding_f16():
 # ----------------------------------------------------------------------------- Philox
 
 
-def philox4x32_10(counters, key):
-    """Random123's Philox4x32-10 on uint64 arrays holding 32-bit words: four words out."""
-    mask = np.uint64(0xFFFFFFFF)
-    c = [np.asarray(w, dtype=np.uint64) & mask for w in counters]
-    k0, k1 = (np.uint64(k) for k in key)
-    for _ in range(10):
-        p0 = np.uint64(0xD2511F53) * c[0]
-        p1 = np.uint64(0xCD9E8D57) * c[2]
-        c = [(p1 >> np.uint64(32)) ^ c[1] ^ k0, p1 & mask, (p0 >> np.uint64(32)) ^ c[3] ^ k1, p0 & mask]
-        k0, k1 = (k0 + np.uint64(0x9E3779B9)) & mask, (k1 + np.uint64(0xBB67AE85)) & mask
-    return c
-
-
 def test_reference_philox_matches_random123_known_answers():
     zero = philox4x32_10([0, 0, 0, 0], (0, 0))
     assert [int(w) for w in zero] == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
@@ -192,6 +180,10 @@ def test_reference_philox_matches_random123_known_answers():
     assert [int(w) for w in ones] == [0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]
     pi = philox4x32_10([0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344], (0xA4093822, 0x299F31D0))
     assert [int(w) for w in pi] == [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]
+    # the GPU test checks std.nn's philox against this same reference (philox_ref.py), not a copy
+    import test_stdlib_more_gpu
+
+    assert test_stdlib_more_gpu.philox4x32_10 is philox4x32_10
 
 
 RNG_KERNEL = """

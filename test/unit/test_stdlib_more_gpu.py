@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from aot_folders import aot
 from guarded import RNG, Guarded
+from philox_ref import philox4x32_10
 
 pytestmark = pytest.mark.gpu
 
@@ -141,20 +142,6 @@ def nonzero_normal(shape, dtype):
 def sigmoid(v):
     e = np.exp(-np.abs(v))
     return np.where(v >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
-def philox4x32_10(counters, key):
-    """Random123's Philox4x32-10 on four counter words (uint64 arrays or ints holding 32 bits)
-    with the key (two words): its four words."""
-    mask = np.uint64(MASK)
-    c = [np.asarray(w, np.uint64) & mask for w in counters]
-    k0, k1 = np.uint64(key[0]), np.uint64(key[1])
-    for _ in range(10):
-        p0 = np.uint64(0xD2511F53) * c[0]
-        p1 = np.uint64(0xCD9E8D57) * c[2]
-        c = [(p1 >> np.uint64(32)) ^ c[1] ^ k0, p1 & mask, (p0 >> np.uint64(32)) ^ c[3] ^ k1, p0 & mask]
-        k0, k1 = (k0 + np.uint64(0x9E3779B9)) & mask, (k1 + np.uint64(0xBB67AE85)) & mask
-    return c
 
 
 def philox_words(seed: int, offsets: np.ndarray):
