@@ -196,8 +196,16 @@ def wgmma8_jobs():
 
 
 def q8_jobs():
-    """test_quantized_gpu.py: qdot_t and qmma_t, the Q8_0 contractions (generic variants)."""
-    return [("q8_qdot", {}, [], True), ("q8_qmma", {}, [], True)]
+    """test_quantized_gpu.py: qdot_t and qmma_t, the Q8_0 contractions (generic variants), and
+    bench_q8_qmma.py: q8_qmma_ring.ph's configurations at its shapes (the first is the tested one)."""
+    import bench_q8_qmma as b
+
+    from phobos.runtime.aot import like
+
+    jobs = [("q8_qdot", {}, [], True), ("q8_qmma", {}, [], True)]
+    shapes = [(like("i8", (m, k)), like("f32", (m, -(-k // 32))), like("i8", (n, k)), like("f32", (-(-k // 32), n)),
+               like("f32", (m, n))) for m, n, k in b.SHAPES]  # fmt: skip
+    return jobs + [("q8_qmma_ring", d, shapes, True) for d in b.RING]
 
 
 def unsigned_jobs():

@@ -1,5 +1,7 @@
-"""Q8_0 prefill on the GPU (issue 25, item 4): `qmma_t` (bench/kernels/q8_qmma.ph) beside the f16
-GEMM a user would otherwise run (torch.mm, cuBLAS) at the same M x N x K, one process.
+"""Q8_0 prefill on the GPU (issue 25, item 4): `qmma_t` (bench/kernels/q8_qmma.ph, and
+q8_qmma_ring.ph's configurations in RING: larger tiles, the K blocks through a @pipeline ring)
+beside the f16 GEMM a user would otherwise run (torch.mm, cuBLAS) at the same M x N x K, one
+process.
 
 C[M, N] = sum over 32-element blocks b of AS[m, b] WS[b, n] (A[m, b] . W[n, b]), A and W int8,
 f32 scales. The result is checked first against the float64 definition (block sums exact in
@@ -18,6 +20,13 @@ import argparse
 import common
 
 SHAPES = [(512, 4096, 4096), (512, 14336, 4096)]
+# q8_qmma_ring.ph configurations timed beside q8_qmma.ph (unmeasured: tiles x threads x stages)
+RING = [
+    {"TM": 128, "TN": 64, "THREADS": 256, "S": 4},
+    {"TM": 128, "TN": 128, "THREADS": 256, "S": 4},
+    {"TM": 128, "TN": 64, "THREADS": 256, "S": 6},
+    {"TM": 64, "TN": 64, "THREADS": 128, "S": 4},
+]
 BLOCK = 32
 U = 2.0**-24
 
@@ -46,12 +55,23 @@ def measure(torch, m: int, n: int, k: int) -> list[dict]:
     flops = 2 * m * n * k
     rows = []
     c = torch.full((m, n), float("nan"), device="cuda")
-    kernel = common.phobos_kernel("q8_qmma")
-    kernel(a, a_s, w, ws, c)
-    torch.cuda.synchronize()
-    err = ((c.double() - ref).abs() / (size * (k // BLOCK + 3) * U + 1e-30)).max().item()
-    ms = common.gpu_time_ms(lambda: kernel(a, a_s, w, ws, c), warmup=3, reps=15)
-    rows.append({"impl": "phobos q8_qmma", "ms": ms, "err_over_bound": err})
+    kernels = [("phobos q8_qmma", "q8_qmma", None)]
+    kernels += [("phobos q8_qmma_ring " + " ".join(f"{k}={v}" for k, v in d.items()), "q8_qmma_ring", d) for d in RING]
+    for label, name, defines in kernels:
+        folder = common.aot_folder(name, defines)
+        if not folder.is_dir():
+            print(f"  (no ahead-of-time folder {folder}: run bench/aot_build.py --only q8_)")
+            continue
+        kernel = common.phobos_kernel(name, defines)
+        c.fill_(float("nan"))
+        kernel(a, a_s, w, ws, c)
+        torch.cuda.synchronize()
+        err = ((c.double() - ref).abs() / (size * (k // BLOCK + 3) * U + 1e-30)).nan_to_num(float("inf")).max().item()
+        if err > 1.0:  # a wrong result is reported, never timed
+            print(f"  WRONG {label}: max error {err:.3g} x the bound; not timed")
+            continue
+        ms = common.gpu_time_ms(lambda kernel=kernel: kernel(a, a_s, w, ws, c), warmup=3, reps=15)
+        rows.append({"impl": label, "ms": ms, "err_over_bound": err})
     x16 = torch.randn(m, k, device="cuda", generator=gen).half()
     w16 = torch.randn(k, n, device="cuda", generator=gen).half()
     c16 = torch.empty(m, n, device="cuda", dtype=torch.float16)

@@ -186,6 +186,7 @@ UNCOVERED = {
     # Q8_0 contractions (qdot_t, qmma_t): test_quantized.py runs each against float64 on ragged shapes
     "bench/kernels/q8_qdot.ph",
     "bench/kernels/q8_qmma.ph",
+    "bench/kernels/q8_qmma_ring.ph",
     # 8-bit dots on sm_90a's wgmma: test_wgmma8.py runs each in the interpreter (exact i8, f32-bounded fp8)
     "bench/kernels/wgmma_i8.ph",
     "bench/kernels/wgmma_fp8.ph",
@@ -210,6 +211,7 @@ UNCOVERED = {
     "bench/kernels/gemv_i8.ph",
     "bench/kernels/gemv_fp8.ph",
     "bench/kernels/gemv_q8_0.ph",
+    "bench/kernels/gemv_q8_0_rows.ph",
     # residual add + RMSNorm: test_add_norm_interp.py (ragged rows and columns, R = 1, 2, 4)
     "bench/kernels/add_rmsnorm_f16.ph",
 }

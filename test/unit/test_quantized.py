@@ -42,13 +42,15 @@ def test_qdot_kernel(interpret_mode, shape):
     assert guard_intact(buffer, np.nan)
 
 
-@pytest.mark.parametrize("shape", [(70, 72, 100), (64, 64, 64)], ids=str)
-def test_qmma_kernel(interpret_mode, shape):
-    """bench/kernels/q8_qmma.ph: [64, 64] tiles, the weight scales block-major [KB, N]."""
+@pytest.mark.parametrize("source", ["q8_qmma", "q8_qmma_ring"])
+@pytest.mark.parametrize("shape", [(70, 72, 100), (64, 64, 64), (130, 72, 300)], ids=str)
+def test_qmma_kernel(interpret_mode, source, shape):
+    """bench/kernels/q8_qmma.ph ([64, 64] tiles) and q8_qmma_ring.ph (first candidate: [128, 64]
+    tiles, a 4-stage ring): the weight scales block-major [KB, N]."""
     m, n, k = shape
     a, a_s, w, w_s = q8.operands(RNG, m, n, k)
     c, buffer = guarded((m, n))
-    phobos.compile(ROOT / "bench" / "kernels" / "q8_qmma.ph")(a, a_s, w, np.ascontiguousarray(w_s.T), c)
+    phobos.compile(ROOT / "bench" / "kernels" / f"{source}.ph")(a, a_s, w, np.ascontiguousarray(w_s.T), c)
     check(c, a, a_s, w, w_s)
     assert guard_intact(buffer, np.nan)
 
