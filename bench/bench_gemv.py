@@ -49,8 +49,8 @@ def _wave(tt, bn, bk, w, minb):
     return {"TT": tt, "BN": bn, "BK": bk, "W": w, "MINB": minb}
 
 
-def _tc(bn, bk, w=128):
-    return {"BN": bn, "BK": bk, "W": w}
+def _tc(bn, bk, w=128, stages=None):
+    return {"BN": bn, "BK": bk, "W": w, **({"STAGES": stages} if stages else {})}
 
 
 # (family, defines, the token counts it runs, the splits S it runs with (None: not split)).
@@ -69,7 +69,8 @@ def _tc(bn, bk, w=128):
 # tc BN=64 BK=256 tiles without the ring, to tell whether the tensor-core forms' shortfall from
 # the CUDA-core ones at T = 1 (0.89-0.93x copy against 0.97-1.03x) is their copy path
 # (cp.async, 2 stages in flight) or their access pattern (BN rows x 2 BK bytes per stage,
-# where the CUDA-core forms read 4 KB and more of a row at once).
+# where the CUDA-core forms read 4 KB and more of a row at once). tc STAGES=5 (unmeasured) keeps
+# four stages of W in flight per CTA instead of two, which the 0.82-0.87x T = 16 cases lacked.
 CANDIDATES = [
     ("cuda", _cuda(1, 2), (1,), None),
     ("cuda", _cuda(1, 4), (1,), None),
@@ -86,6 +87,8 @@ CANDIDATES = [
     ("tc", _tc(128, 128, w=256), tuple(TOKENS), None),
     ("tc", _tc(64, 256), tuple(TOKENS), None),  # one CTA per SM, 64 KB in flight: N = 8192
     ("tc", _tc(32, 512), tuple(TOKENS), None),
+    ("tc", _tc(64, 256, stages=5), tuple(TOKENS), None),  # a deeper ring (@pipeline(STAGES)): 4 stages in flight
+    ("tc", _tc(128, 128, w=256, stages=5), tuple(TOKENS), None),
     ("tc_sync", _tc(64, 256), tuple(TOKENS), None),  # beside tc BN=64 BK=256: cp.async ring or ld.global
     ("tc_split", _tc(64, 128), tuple(TOKENS), (2, 4)),
     ("tc_split", _tc(64, 256), tuple(TOKENS), (2,)),

@@ -5,11 +5,12 @@
 // (16-byte copies; two stages in flight while the third is multiplied), which is what keeps
 // enough bytes in flight for the memory system without holding them in registers.
 // For 8 to 16 tokens, where the CUDA-core kernel (gemv_f16.ph) runs out of registers and FMA
-// throughput. Grid: (cdiv(N, BN), cdiv(T, 16)).
-@autotune(BN in [64, 32, 128], BK in [128, 64, 256, 512], W in [128, 256])
+// throughput. STAGES: the ring's depth (@pipeline(STAGES); 3 is a plain @pipeline's), for more of W
+// in flight per CTA. Grid: (cdiv(N, BN), cdiv(T, 16)).
+@autotune(BN in [64, 32, 128], BK in [128, 64, 256, 512], W in [128, 256], STAGES in [3, 5, 4])
 @launch(W)
 @tensorcore
-@pipeline
+@pipeline(STAGES)
 kernel gemv_tc_f16(X: tensor<f16>[T, K], Wt: tensor<f16>[N, K], Y: tensor<f16>[T, N]) {
   let n0 = ctx.block.x * BN
   let t0 = ctx.block.y * 16

@@ -39,6 +39,7 @@ TESTED = [
     ("cuda_split", {"TT": 1, "BN": 2, "KV": 1, "W": 128}),
     ("tc", {"BN": 64, "BK": 128, "W": 128}),
     ("tc", {"BN": 32, "BK": 64, "W": 128}),
+    ("tc", {"BN": 64, "BK": 128, "W": 128, "STAGES": 5}),  # a 5-stage ring (@pipeline(STAGES))
     ("tc_sync", {"BN": 64, "BK": 256, "W": 128}),
     ("tc_split", {"BN": 64, "BK": 128, "W": 128}),
 ]
