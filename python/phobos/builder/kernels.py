@@ -25,6 +25,25 @@ def _dict_attr(values: dict[str, int]) -> ir.DictAttr:
     return ir.DictAttr.get({k: ir.IntegerAttr.get(i64, int(v)) for k, v in values.items()})
 
 
+def _kernel_attributes(fn, launch, aligned, autotune, bindings, flags) -> None:
+    """The kernel's attributes: tile.kernel, @launch, @aligned, @autotune and its bindings, the
+    flags that are on, and @pipeline(S)'s depth (`pipeline=S`, an int rather than True)."""
+    fn.attributes[K.KERNEL] = ir.UnitAttr.get()
+    if launch is not None:
+        fn.attributes[K.LAUNCH] = _dict_attr({"threads": launch})
+    if aligned:
+        fn.attributes[K.ALIGNED] = _dict_attr(aligned)
+    if autotune:
+        fn.attributes[K.AUTOTUNE] = ir.DictAttr.get({k: ir.DenseI64ArrayAttr.get(list(v)) for k, v in autotune.items()})
+    if bindings:
+        fn.attributes[K.BINDINGS] = _dict_attr(bindings)
+    for flag, on in flags:
+        if on:
+            fn.attributes[flag] = ir.UnitAttr.get()
+        if flag == K.PIPELINE and on is not True and on:
+            fn.attributes[K.PIPELINE_DEPTH] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(on))
+
+
 def build_kernel(
     name: str,
     params: Sequence[tuple],
@@ -60,22 +79,9 @@ def build_kernel(
     load_tile_dialect(ir.Context.current)
     arg_types = [spec.mlir() for _, spec in params]
     fn = func.FuncOp(name, ir.FunctionType.get(arg_types, []), loc=loc)
-    fn.attributes[K.KERNEL] = ir.UnitAttr.get()
-    if launch is not None:
-        fn.attributes[K.LAUNCH] = _dict_attr({"threads": launch})
-    if aligned:
-        fn.attributes[K.ALIGNED] = _dict_attr(aligned)
-    if autotune:
-        fn.attributes[K.AUTOTUNE] = ir.DictAttr.get({k: ir.DenseI64ArrayAttr.get(list(v)) for k, v in autotune.items()})
-    if bindings:
-        fn.attributes[K.BINDINGS] = _dict_attr(bindings)
     flags = ((K.PIPELINE, pipeline), (K.TENSORCORE, tensorcore), (K.PERSISTENT, persistent))
     flags += ((K.ASSERT_COALESCED, assert_coalesced), (K.FASTMATH, fastmath), (K.CHECKED, checked))
-    for flag, on in flags:
-        if on:
-            fn.attributes[flag] = ir.UnitAttr.get()
-    if pipeline is not True and pipeline:  # pipeline=S: S stages per ring
-        fn.attributes[K.PIPELINE_DEPTH] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(pipeline))
+    _kernel_attributes(fn, launch, aligned, autotune, bindings, flags)
     arg_attrs = []
     for pname, spec in params:
         attrs = {K.ARG_NAME: ir.StringAttr.get(pname)}
