@@ -168,23 +168,17 @@ def test_kernel_chip_follows_the_environment_and_the_argument(tmp_path, monkeypa
     assert phobos.compile("examples/saxpy.ph", chip="sm_90a").chip == "sm_90a"
 
 
-PIPELINED = """
-@phobos.kernel(launch=128, tensorcore=True, pipeline=4)
-def fixed(A: tensor[f16, "M", "K"], B: tensor[f16, "N", "K"], C: tensor[f32, "M", "N"]):
-    m0 = ctx.block.x * 64
-    acc: tile[f32, 64, 64] = 0.0
-    for k in range(0, K, 32):
-        acc += dot_t(A[span(m0, 64), span(k, 32)], B[span(0, 64), span(k, 32)])
-    C[span(m0, 64), span(0, 64)] = acc
-
-@phobos.kernel(autotune={"S": [4, 2]}, launch=128, tensorcore=True, pipeline="S")
-def tuned(A: tensor[f16, "M", "K"], B: tensor[f16, "N", "K"], C: tensor[f32, "M", "N"]):
+_PIPELINED_BODY = """(A: tensor[f16, "M", "K"], B: tensor[f16, "N", "K"], C: tensor[f32, "M", "N"]):
     m0 = ctx.block.x * 64
     acc: tile[f32, 64, 64] = 0.0
     for k in range(0, K, 32):
         acc += dot_t(A[span(m0, 64), span(k, 32)], B[span(0, 64), span(k, 32)])
     C[span(m0, 64), span(0, 64)] = acc
 """
+PIPELINED = (
+    '\n@phobos.kernel(launch=128, tensorcore=True, pipeline=4)\ndef fixed' + _PIPELINED_BODY
+    + '\n@phobos.kernel(autotune={"S": [4, 2]}, launch=128, tensorcore=True, pipeline="S")\ndef tuned' + _PIPELINED_BODY
+)  # fmt: skip
 PIPELINED_PH = """@launch(128)
 @tensorcore
 @pipeline(4)
