@@ -9,7 +9,8 @@ passes record on ops (`in_bounds`, `vector_width`), the fill value of a load
 (`padding`, a scalar of the element type), and kernel facts: the type
 of every kernel and argument attribute (kernel.py's readers name the
 attribute and the type expected), parameters a pass can read (scalars, or
-strided memrefs of rank 1 or more holding integers or floats), a body and no
+strided memrefs of rank 1 or more holding integers or floats) and a launch
+can pass (the element types of the kernel ABI, analysis/abi.py), a body and no
 results, dimension symbols consistent across parameters, launch threads a
 multiple of 32, every `@aligned` promise positive, about a real dimension and
 checked at entry, and fp8 values only loaded, stored, moved and converted
@@ -32,7 +33,7 @@ from . import attributes as A
 from . import kernel as K
 from . import tile as T
 from .definition import OPERAND_SEGMENT_SIZES, OPTIONAL, RESULT_SEGMENT_SIZES, SINGLE, TILE_OPS, VARIADIC
-from .fp8 import fp8_misuse
+from .fp8 import FP8_TYPES, fp8_misuse
 
 # How many values a declared group of each variadicity may hold.
 _SEGMENT_FITS: dict[str, Callable[[int], bool]] = {
@@ -42,6 +43,19 @@ _SEGMENT_FITS: dict[str, Callable[[int], bool]] = {
 }
 _SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _LITERAL = re.compile(r"^[0-9]+$")
+
+# The element types a kernel launch carries (phobos.analysis.abi: DTYPES, in its order, and
+# dtype_name). The ABI sits a layer above this package and imports it back, so it cannot be
+# imported here (scripts/import_cycles.py); test_param_errors.py checks that the two agree.
+PARAM_DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "u8", "i32", "u32", "i64", "f8e4m3", "f8e5m2")
+_PARAM_FLOATS = (
+    (ir.F16Type, "f16"),
+    (ir.BF16Type, "bf16"),
+    (ir.F32Type, "f32"),
+    (ir.F64Type, "f64"),
+    *zip(FP8_TYPES, ("f8e4m3", "f8e5m2")),
+)
+_UNSIGNED_DTYPES = {"i8": "u8", "i32": "u32"}  # tile.unsigned on a signless i8/i32
 
 
 def _is_pow2(x: int) -> bool:
@@ -58,6 +72,18 @@ def _elem(t: ir.Type) -> ir.Type:
 
 def _tensor(t: ir.Type) -> ir.RankedTensorType | None:
     return t if isinstance(t, ir.RankedTensorType) else None
+
+
+def param_dtype(t: ir.Type, unsigned: bool, tensor: bool) -> str | None:
+    """The contract dtype of a parameter's element type `t` (None: no launch carries it); an
+    index scalar is passed as i64, an index tensor has no element size a launch could give."""
+    if isinstance(t, ir.IndexType):
+        name = None if tensor else "i64"
+    elif isinstance(t, ir.IntegerType):
+        name = f"i{t.width}" if f"i{t.width}" in PARAM_DTYPES else None
+    else:
+        name = next((n for cls, n in _PARAM_FLOATS if isinstance(t, cls)), None)
+    return _UNSIGNED_DTYPES.get(name or "") if unsigned else name
 
 
 class _Checker:
@@ -538,6 +564,25 @@ class _Checker:
                 self.error(fn, f"gives scalar parameter '{name}' tile.dims")
         else:
             self.error(fn, f"expects parameter '{name}' to be a memref (tensor) or a scalar, got {arg_type}")
+            return
+        self._launchable(fn, i, name, arg_type)
+
+    def _launchable(self, fn, i, name, arg_type) -> None:
+        """A parameter type the launch ABI carries, else the ABI's error (analysis/abi.py) at the
+        parameter: passes that read the parameters (the lowering) may then rely on it."""
+        tensor = isinstance(arg_type, ir.MemRefType)
+        elem = arg_type.element_type if tensor else arg_type
+        if not isinstance(elem, (ir.IntegerType, ir.IndexType, ir.FloatType)):
+            return  # not a number: _tensor_param said so
+        unsigned = K.arg_unsigned(fn, i)
+        if param_dtype(elem, unsigned, tensor) is not None:
+            return
+        shown = f"{'unsigned ' if unsigned else ''}{elem}"
+        what = f"tensor parameter '{name}' has element type" if tensor else f"scalar parameter '{name}' has type"
+        args = fn.regions[0].blocks[0].arguments if len(fn.regions[0].blocks) else []
+        where = args[i].location if i < len(args) else fn.location
+        where.emit_error(f"{what} {shown}; supported: {', '.join(PARAM_DTYPES)}")
+        self.failed = True
 
     def _arg_facts(self, fn, i, name, arg_type) -> None:
         """The specialisation facts of parameter `i`: per dimension (tensor) or

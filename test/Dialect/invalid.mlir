@@ -477,6 +477,43 @@ func.func @k(%v: vector<4xf32> {tile.name = "v"}) attributes {tile.kernel} {
 
 // -----
 
+// Parameter element types a launch cannot carry (the kernel ABI's, analysis/abi.py): at the parameter.
+func.func @k(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]},
+             %H: memref<?xi16> {tile.name = "H", tile.dims = ["N"]}) attributes {tile.kernel} { // expected-error {{tensor parameter 'H' has element type i16; supported: f16, bf16, f32, f64, i1, i8, u8, i32, u32, i64, f8e4m3, f8e5m2}}
+  return
+}
+
+// -----
+
+func.func @k(%I: memref<?xindex> {tile.name = "I", tile.dims = ["N"]}) attributes {tile.kernel} { // expected-error {{tensor parameter 'I' has element type index; supported: f16, bf16, f32, f64, i1, i8, u8, i32, u32, i64, f8e4m3, f8e5m2}}
+  return
+}
+
+// -----
+
+func.func @k(%T: memref<?xtf32> {tile.name = "T", tile.dims = ["N"]}) attributes {tile.kernel} { // expected-error {{tensor parameter 'T' has element type tf32; supported:}}
+  return
+}
+
+// -----
+
+func.func @k(%X: memref<?xf32> {tile.name = "X", tile.dims = ["N"]},
+             %s: i16 {tile.name = "s"}, // expected-error {{scalar parameter 's' has type i16; supported: f16, bf16, f32, f64, i1, i8, u8, i32, u32, i64, f8e4m3, f8e5m2}}
+             %n: index {tile.name = "n"},
+             %w: i128 {tile.name = "w"}) attributes {tile.kernel} { // expected-error {{scalar parameter 'w' has type i128; supported:}}
+  return
+}
+
+// -----
+
+// tile.unsigned makes u8 and u32 of i8 and i32 only.
+func.func @k(%X: memref<?xi8> {tile.name = "X", tile.dims = ["N"], tile.unsigned},
+             %n: i64 {tile.name = "n", tile.unsigned}) attributes {tile.kernel} { // expected-error {{scalar parameter 'n' has type unsigned i64; supported:}}
+  return
+}
+
+// -----
+
 // expected-error @below {{'func.func' op gives scalar parameter 'n' tile.dims}}
 func.func @k(%n: i32 {tile.name = "n", tile.dims = ["N"]}) attributes {tile.kernel} {
   return

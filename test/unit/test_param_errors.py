@@ -10,9 +10,12 @@ import sys
 
 import pytest
 
-from phobos.analysis.abi import DTYPES, ParamError
+from phobos.analysis.abi import DTYPES, ParamError, describe_params
 from phobos.compiler import CompileError, compile_program, compile_stages
 from phobos.compiler.explain import explain_source
+from phobos.diagnostics import file_location
+from phobos.dialect import make_context
+from phobos.dialect.verify import PARAM_DTYPES, verify_tile_ir
 
 KERNEL = """\
 func.func @k(%Y: memref<?xf32> {tile.name = "Y", tile.dims = ["N"]},
@@ -78,3 +81,52 @@ def test_command_line_tools_report_the_parameter(tool, tmp_path):
     assert run.returncode == 1, run.stderr
     assert run.stderr.startswith(f"{path}:2:14: error: tensor parameter 'X' has element type i16; supported: ")
     assert "internal" not in run.stderr and "Traceback" not in run.stderr
+
+
+# Element types about the ABI's: integers of each width and signedness, index, floats it has and lacks.
+AROUND_THE_ABI = "i1 i2 i8 i16 i32 i64 i128 si32 ui8 index f16 bf16 f32 f64 tf32 f8E4M3FN f8E5M2 f8E4M3 f4E2M1FN"
+
+
+def _verdicts(param: str):
+    """What the ABI (describe_params) and the kernel checks (verify_tile_ir) say of a kernel with
+    the one parameter `param`: (the ABI's error or None, [(message, where)] of the checks)."""
+    from mlir import ir
+
+    context = make_context()
+    found = []
+
+    def handler(d):
+        found.append((str(d.message), file_location(d.location)))
+        return True
+
+    with context:
+        module = ir.Module.parse(f"func.func @k({param}) attributes {{tile.kernel}} {{\n  return\n}}")
+        fn = module.body.operations[0]
+        handle = context.attach_diagnostic_handler(handler)
+        try:
+            ok = verify_tile_ir(module.operation)
+        finally:
+            handle.detach()
+        try:
+            describe_params(fn)
+        except ParamError as e:
+            return e, ok, found
+    return None, ok, found
+
+
+@pytest.mark.parametrize("kind", ["tensor", "scalar"])
+def test_tile_verify_refuses_what_the_abi_cannot_carry(kind):
+    # dialect/ sits below the ABI and cannot import it: the kernel checks keep their own table,
+    # and refuse exactly the parameters the ABI refuses, at the parameter, with its message.
+    assert PARAM_DTYPES == DTYPES
+    for type_text in AROUND_THE_ABI.split():
+        for unsigned in ("", ", tile.unsigned"):
+            if kind == "tensor":
+                param = f'%X: memref<?x{type_text}> {{tile.name = "X", tile.dims = ["N"]{unsigned}}}'
+            else:
+                param = f'%X: {type_text} {{tile.name = "X"{unsigned}}}'
+            error, ok, found = _verdicts(param)
+            if error is None:
+                assert ok and not found, param
+            else:
+                assert not ok and found == [(str(error), error.where)], param
