@@ -3,6 +3,7 @@ parameter from every driver (compile API, phobos, phobos-opt), never an internal
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import subprocess
@@ -130,3 +131,26 @@ def test_tile_verify_refuses_what_the_abi_cannot_carry(kind):
                 assert ok and not found, param
             else:
                 assert not ok and found == [(str(error), error.where)], param
+
+
+def test_the_lowering_alone_reports_the_parameter():
+    # The kernel checks that every pass runs first refuse such a kernel before tile-lower-to-gpu
+    # reads its parameters, so no command line reaches this; without them the lowering still
+    # raises the ParamError at the parameter (which the drivers report), not an error at the kernel.
+    from mlir import ir, passmanager
+
+    from phobos.passes.registry import lookup
+
+    info = lookup("tile-lower-to-gpu")
+    assert info is not None
+    alone = dataclasses.replace(info, verify_first=False)
+    context = make_context()
+    with context:
+        module = ir.Module.parse(KERNEL.replace("TYPE", "i16"))
+        pm = passmanager.PassManager("builtin.module", context)
+        pm.add(alone.bind(""), name=alone.name, argument=alone.argument, description=alone.summary)
+        with pytest.raises(ParamError) as info_:
+            pm.run(module.operation)
+    e = info_.value
+    assert (e.param, e.type_text, e.where[1:]) == ("X", "memref<?xi16>", (2, 14))
+    assert str(e) == f"tensor parameter 'X' has element type i16; supported: {', '.join(DTYPES)}"

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from mlir import ir
 from mlir.dialects import arith, gpu
 
-from phobos.analysis.abi import ParamError, TensorParam, describe_params
+from phobos.analysis.abi import TensorParam, describe_params
 from phobos.analysis.grid import contiguous_block_dim
 from phobos.dialect import kernel as K
 from phobos.dialect.tile import DotOp, TileOp
@@ -45,7 +45,8 @@ def _index_type() -> ir.Type:
 
 
 class LoweringContext:
-    """The state of lowering one tile kernel `fn` to a gpu.func; raises LoweringError."""
+    """The state of lowering one tile kernel `fn` to a gpu.func; raises LoweringError (or
+    abi.ParamError for a parameter type the ABI cannot carry)."""
 
     def __init__(
         self,
@@ -60,11 +61,11 @@ class LoweringContext:
         if deep is not None:
             # Before anything walks the kernel recursively (placement, the lowering itself).
             raise LoweringError(deep, nesting_message())
-        try:
-            self.params = describe_params(fn)
-            self.placement = Placement(fn)
-        except ParamError as e:
-            raise LoweringError(fn, str(e)) from None
+        # A parameter type the ABI cannot carry raises abi.ParamError, which leaves the pass as it
+        # is: the drivers report it at the parameter (e.where); a LoweringError would place it on
+        # the kernel. The kernel checks every pass runs first refuse such kernels before this.
+        self.params = describe_params(fn)
+        self.placement = Placement(fn)
         if self.placement.rank and layout is None:
             raise LoweringError(fn, f"kernel '{self.name}' has no tile.layout; run tile-assign-layout first")
         if layout is not None and self.placement.rank and layout.rank != self.placement.rank:
