@@ -148,6 +148,7 @@ _TORCH_DTYPES = {
     "|u1": lambda t: t.uint8,  # u8, and fp8 codes (compare decodes them)
     "<i2": lambda t: t.int16,
     "<i4": lambda t: t.int32,
+    "<u4": lambda t: t.uint32,  # u32: torch >= 2.3; an older torch's AttributeError sends _read to the host
     "<i8": lambda t: t.int64,
 }
 
