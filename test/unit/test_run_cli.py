@@ -7,9 +7,11 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from phobos.cli.driver import main
+from phobos.cli.run import random_arguments
 
 ROOT = Path(__file__).resolve().parents[2]
 SCALE = str(ROOT / "examples/scale.ph")
@@ -75,3 +77,11 @@ def test_interpret_mode_lasts_for_the_command_only(capsys, monkeypatch):
     monkeypatch.setenv("PHOBOS_INTERPRET", "0")
     _run(capsys)
     assert os.environ["PHOBOS_INTERPRET"] == "0"
+
+
+def test_unsigned_tensors_get_random_data_over_their_range():
+    # a cast of uniform(-1, 1) to u8/u32 made every element 0
+    x, y, i = random_arguments("u8[4096] u32[4096] i32[4096]", seed=0)
+    assert x.dtype == np.uint8 and (x.min(), x.max()) == (0, 255)
+    assert y.dtype == np.uint32 and y.min() < 2**24 and y.max() >= 2**32 - 2**24  # the top bit too
+    assert i.dtype == np.int32 and (i.min(), i.max()) == (-100, 99)  # signed: as before

@@ -73,6 +73,9 @@ def _random_array(rng: np.random.Generator, placeholder: like) -> np.ndarray:
         return rng.random(shape) < 0.5
     if dtype in ("i8", "i32", "i64"):
         return rng.integers(-100, 100, size=shape).astype(HOST_DTYPES[dtype])
+    if dtype in ("u8", "u32"):  # the whole range: about half the elements set the top bit, where unsigned ops differ
+        host = HOST_DTYPES[dtype]
+        return rng.integers(0, np.iinfo(host).max, size=shape, dtype=host, endpoint=True)
     if dtype in fp8.NAMES:  # numpy has no fp8: ml_dtypes' arrays, which launches and the interpreter take
         import ml_dtypes
 
