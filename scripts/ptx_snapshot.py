@@ -76,8 +76,8 @@ def _compile(job: tuple[str, str, str, str]) -> tuple[str, bytes]:
 
     try:
         ptx = compile_stages(path, kernel=kernel, chip=chip, key=key or None, until="ptx")["ptx"]
-    except Exception as e:  # what fails is part of the snapshot
-        ptx = f"error: {type(e).__name__}: {e}\n"
+    except Exception as e:  # what fails is part of the snapshot; paths relative, so checkouts compare
+        ptx = f"error: {type(e).__name__}: {e}\n".replace(f"{ROOT}/", "")
     return _name(path, kernel, chip, key), ptx.encode()
 
 
