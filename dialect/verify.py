@@ -29,6 +29,8 @@ from collections.abc import Callable
 
 from mlir import ir
 
+from phobos.elements import LAUNCH_DTYPES
+
 from . import attributes as A
 from . import kernel as K
 from . import tile as T
@@ -44,10 +46,9 @@ _SEGMENT_FITS: dict[str, Callable[[int], bool]] = {
 _SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _LITERAL = re.compile(r"^[0-9]+$")
 
-# The element types a kernel launch carries (phobos.analysis.abi: DTYPES, in its order, and
-# dtype_name). The ABI sits a layer above this package and imports it back, so it cannot be
+# The element types a kernel launch carries (phobos.elements.LAUNCH_DTYPES) from MLIR types: the
+# ABI's dtype_name does the same a layer above, which imports this package and so cannot be
 # imported here (scripts/import_cycles.py); test_param_errors.py checks that the two agree.
-PARAM_DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "u8", "i32", "u32", "i64", "f8e4m3", "f8e5m2")
 _PARAM_FLOATS = (
     (ir.F16Type, "f16"),
     (ir.BF16Type, "bf16"),
@@ -80,7 +81,7 @@ def param_dtype(t: ir.Type, unsigned: bool, tensor: bool) -> str | None:
     if isinstance(t, ir.IndexType):
         name = None if tensor else "i64"
     elif isinstance(t, ir.IntegerType):
-        name = f"i{t.width}" if f"i{t.width}" in PARAM_DTYPES else None
+        name = f"i{t.width}" if f"i{t.width}" in LAUNCH_DTYPES else None
     else:
         name = next((n for cls, n in _PARAM_FLOATS if isinstance(t, cls)), None)
     return _UNSIGNED_DTYPES.get(name or "") if unsigned else name
@@ -581,7 +582,7 @@ class _Checker:
         what = f"tensor parameter '{name}' has element type" if tensor else f"scalar parameter '{name}' has type"
         args = fn.regions[0].blocks[0].arguments if len(fn.regions[0].blocks) else []
         where = args[i].location if i < len(args) else fn.location
-        where.emit_error(f"{what} {shown}; supported: {', '.join(PARAM_DTYPES)}")
+        where.emit_error(f"{what} {shown}; supported: {', '.join(LAUNCH_DTYPES)}")
         self.failed = True
 
     def _arg_facts(self, fn, i, name, arg_type) -> None:

@@ -37,6 +37,10 @@ FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 FP8 = fp8.NAMES  # storage and conversion only
 FP8_MAX = fp8.MAX  # the largest finite value of each
 # What `dot` accumulates in, by the element type its operands meet at.
+# The element types of kernel parameters a launch carries, by their names in the launch contract
+# (i1 is bool; u8/u32 are signless i8/i32 marked tile.unsigned): tile-verify refuses others, the
+# ABI (analysis/abi.py) describes these, and a contract naming another is malformed.
+LAUNCH_DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "u8", "i32", "u32", "i64", "f8e4m3", "f8e5m2")
 DOT_ACCUMULATOR = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
 DOT_ACCUMULATOR.update({"f8e4m3": "f32", "f8e5m2": "f32"})  # exact products, f32 sums
 

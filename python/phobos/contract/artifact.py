@@ -39,8 +39,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from phobos.elements import LAUNCH_DTYPES as DTYPES
+
 FORMAT = 1
-DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "u8", "i32", "u32", "i64", "f8e4m3", "f8e5m2")
 ABI_KINDS = ("ptr", "extent", "stride", "scalar", "tensormap")
 CONTIGUITY = ("last", "all")  # stride 1 in the last dimension / fully row-major (no padded rows)
 
