@@ -75,6 +75,30 @@ I64_ARRAY_DICT = Kind(
 )
 
 
+def _of_block(a: ir.Attribute) -> bool:
+    """{of = "K", block = 32}: a symbol and a block size."""
+    if not isinstance(a, ir.DictAttr):
+        return False
+    d = ir.DictAttr(a)
+    return (
+        len(d) == 2
+        and "of" in d
+        and "block" in d
+        and isinstance(d["of"], ir.StringAttr)
+        and isinstance(d["block"], ir.IntegerAttr)
+    )
+
+
+BLOCKS_DICT = Kind(
+    'a dictionary of {of = "K", block = 32 : i64}',
+    lambda a: isinstance(a, ir.DictAttr) and all(_of_block(n.attr) for n in a),
+    lambda a, name: {
+        n.name: (ir.StringAttr(ir.DictAttr(n.attr)["of"]).value, _integer_value(ir.DictAttr(n.attr)["block"], name))
+        for n in ir.DictAttr(a)
+    },
+)
+
+
 def read(attr: ir.Attribute, name: str, kind: Kind) -> Any:
     """`attr` (the attribute `name`) as Python data of `kind`; AttributeKindError when it is not of that kind."""
     if not kind.accepts(attr):

@@ -16,6 +16,9 @@ Function attributes (on the `func.func`):
                                    persistent grid).
   tile.pipeline_depth = 4 : i64    `@pipeline(4)`: the stages of each ring (2 to
                                    MAX_PIPELINE_DEPTH; absent: 3); needs tile.pipeline.
+  tile.extent_blocks = {KB = {of = "K", block = 32 : i64}}
+                                   extent KB must be ceil(K / 32) (the Q8_0 scales of
+                                   a runtime K, qdot_t/qmma_t): checked at the launch.
   tile.assert_coalesced            unit flag (`@assert_coalesced`): a global access whose
                                    lanes are strided is an error (tile-check-coalesced).
   tile.fastmath                    unit flag (`@fastmath`): a record that the front end (or
@@ -87,6 +90,7 @@ AUTOTUNE = "tile.autotune"
 BINDINGS = "tile.bindings"
 PIPELINE = "tile.pipeline"
 PIPELINE_DEPTH = "tile.pipeline_depth"
+EXTENT_BLOCKS = "tile.extent_blocks"
 MIN_PIPELINE_DEPTH, MAX_PIPELINE_DEPTH = 2, 8  # one stage filling while one is read; past 8, no H100 fits a useful tile
 TENSORCORE = "tile.tensorcore"
 PERSISTENT = "tile.persistent"
@@ -175,6 +179,11 @@ def autotune(op: ir.Operation) -> dict[str, list[int]]:
 def pipeline_depth(op: ir.Operation) -> int | None:
     """The stages `@pipeline(S)` asks of each ring (None: the planner's default)."""
     return _read(_get(op, PIPELINE_DEPTH), PIPELINE_DEPTH, A.INTEGER)
+
+
+def extent_blocks(op: ir.Operation) -> dict[str, tuple[str, int]]:
+    """{symbol: (symbol of, block)}: the extent of `symbol` must be ceil(that of `of` / block)."""
+    return _read(_get(op, EXTENT_BLOCKS), EXTENT_BLOCKS, A.BLOCKS_DICT, default={})
 
 
 def flags(op: ir.Operation) -> list[str]:

@@ -468,6 +468,11 @@ class _Checker:
             self.error(fn, "is a tile kernel without a body")
         flags = self._read(fn, K.flags)
         self._pipeline_depth(fn, flags)
+        blocks = self._read(fn, K.extent_blocks)
+        if blocks is not _MALFORMED:
+            for symbol, (_, block) in blocks.items():
+                if block < 1:
+                    self.error(fn, f"expects {K.EXTENT_BLOCKS} {symbol} to have a positive block, got {block}")
         self._kernel_layout(fn)
         launch = self._read(fn, K.launch)
         if launch is not _MALFORMED:

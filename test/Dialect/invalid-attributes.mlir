@@ -78,6 +78,21 @@ func.func @k() attributes {tile.kernel, tile.pipeline_depth = 4 : i64} {
 
 // -----
 
+// tile.extent_blocks: {symbol = {of = "K", block = N}} with a positive block.
+// expected-error @below {{'tile.extent_blocks' must be a dictionary of {of = "K", block = 32 : i64}, got {KB = 32 : i64}}}
+func.func @k() attributes {tile.kernel, tile.extent_blocks = {KB = 32 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @below {{expects tile.extent_blocks KB to have a positive block, got 0}}
+func.func @k() attributes {tile.kernel, tile.extent_blocks = {KB = {of = "K", block = 0 : i64}}} {
+  return
+}
+
+// -----
+
 // expected-error @below {{'tile.kernel' must be a unit attribute, got "yes"}}
 func.func @k() attributes {tile.kernel = "yes"} {
   return

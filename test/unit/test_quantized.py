@@ -178,3 +178,24 @@ def test_good_calls_check():
             f"WS: tensor<f32>[N, KB], V: tensor<f32>[KB, N], C: tensor<f32>[M, N]) {{\n  {call}\n}}\n"
         )
         check_source(src, "good.ph")
+
+
+@pytest.mark.parametrize("source", ["q8_qdot", "q8_qmma"])
+@pytest.mark.parametrize("blocks", [3, 5])
+def test_scales_that_do_not_count_the_blocks_of_k_are_refused(interpret_mode, source, blocks):
+    """With K a runtime extent, the scale tensors' block dimension (KB) must be ceil(K / 32): the
+    kernel records it (tile.extent_blocks, the contract's extent_blocks) and the launch refuses
+    other extents naming the parameter, instead of reading zero scales past the end (too few) or
+    leaving some unread (too many). K = 100 is 4 blocks."""
+    m, n, k = 64, 64, 100
+    a, a_s, w, w_s = q8.operands(RNG, m, n, k)
+    a_s = np.ones((m, blocks), np.float32)
+    w_s = np.ones((n, blocks), np.float32)
+    kernel = phobos.compile(ROOT / "bench" / "kernels" / f"{source}.ph")
+    assert kernel.contract["extent_blocks"] == [{"symbol": "KB", "of": "K", "block": 32}]
+    ws_arg = np.ascontiguousarray(w_s.T) if source == "q8_qmma" else w_s
+    c = np.full((m, n), np.nan, np.float32)
+    with pytest.raises(ValueError, match=rf"AS\.shape\[1\] is {blocks}, but it counts the 32-element blocks of K = 100 "
+                       r"\(A\.shape\[1\]\): it must be 4"):  # fmt: skip
+        kernel(a, a_s, w, ws_arg, c)
+    assert np.isnan(c).all()  # nothing ran

@@ -280,11 +280,18 @@ def _contract(job: _Job, fn: ir.Operation, chip: str, key: str, options: dict | 
         "grid": infer_grid(fn, params),
         **({"persistent": True} if K.PERSISTENT in fn.attributes else {}),  # grid: the resident CTAs
         "promises": [{"symbol": s, "divisor": d} for s, d in K.aligned(fn).items()],
+        **_extent_blocks(fn),
         "bindings": K.bindings(fn),
         "key": key,
         "fingerprint": compiler_fingerprint(),
         "options": dict(options or {}),
     }
+
+
+def _extent_blocks(fn: ir.Operation) -> dict:
+    """The contract's extent_blocks (only when the kernel has some: older contracts lack the key)."""
+    rules = [{"symbol": s, "of": of, "block": b} for s, (of, b) in K.extent_blocks(fn).items()]
+    return {"extent_blocks": rules} if rules else {}
 
 
 def _access(fn: ir.Operation) -> tuple[dict[int, str], set]:

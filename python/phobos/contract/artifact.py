@@ -14,6 +14,9 @@ cubin without the compiler:
      "promises": [{"symbol": "M", "divisor": 32}], "bindings": {"TM": 32},
      "key": "<SpecKey text>", "fingerprint": "<compiler_fingerprint()>", "options": {...}}
 
+An optional "extent_blocks": [{"symbol": "KB", "of": "K", "block": 32}] says that extent KB
+must be ceil(K / 32) (the Q8_0 scales of a runtime K); the launch checks it.
+
 `abi` lists the cubin's parameters in order: ptr = u64 device address of the
 tensor's first element; extent/stride = i64 (strides in elements, leading
 axes only); scalar = by the parameter's dtype. `grid` gives, per grid axis
@@ -113,6 +116,14 @@ def validate_contract(contract: dict) -> None:
         need(
             isinstance(p.get("symbol"), str) and isinstance(p.get("divisor"), int) and p["divisor"] >= 1,
             "promises must be {symbol, divisor >= 1}",
+        )
+    for r in contract.get("extent_blocks", []):  # optional: kernels with Q8_0 scales over a runtime K
+        need(
+            isinstance(r.get("symbol"), str)
+            and isinstance(r.get("of"), str)
+            and isinstance(r.get("block"), int)
+            and r["block"] >= 1,
+            "extent_blocks must be {symbol, of, block >= 1}",
         )
 
 

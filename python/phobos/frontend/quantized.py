@@ -17,8 +17,11 @@ Rules checked here (`QuantizedChecks`, a mixin of the Checker; every error is lo
 - A K slice `k :+ L` (or `a : b`) is a whole number of 32-element blocks, so no block
   straddles its end; `:` takes the whole dimension, and a last partial block there
   reads zeros past the tensor's end, as any slice does (a Triton-style ragged edge).
-- With both extents known, a scale slice holds ceil(K / 32) blocks. With a runtime one
-  nothing is checked: a scale past the scale tensor's end reads zero (as any slice).
+- With both extents known, a scale slice holds ceil(K / 32) blocks. With both runtime (`:`
+  over dimension symbols), the kernel records that the scales' symbol is ceil(K / 32) of
+  K's (KernelInfo.extent_blocks, `tile.extent_blocks`): the launch refuses other extents,
+  naming the parameter. A scale slice of another runtime form is not checked: a scale past
+  the scale tensor's end reads zero (as any slice).
 """
 
 from __future__ import annotations
@@ -127,6 +130,15 @@ class QuantizedChecks:
         length = self.subscript(sub, tensor, name, axis)
         return False if length is None else length
 
+    def record_scale_blocks(self, a: Operand, scales: tuple[Operand, ...]) -> None:
+        """A runtime K: each scale slice that is `:` over a dimension symbol makes that symbol
+        ceil(K / 32), checked at the launch."""
+        k_symbol = a.tensor.dims[a.k_axis]
+        for op in scales:
+            symbol = op.tensor.dims[op.k_axis]
+            if op.depth is None and op.k_sub.kind == "full" and symbol != k_symbol:
+                self.info.extent_blocks[symbol] = (k_symbol, BLOCK)
+
     def error_none(self, pos: A.Pos, message: str) -> None:
         self.error(pos, message)
         return None
@@ -177,6 +189,7 @@ class QuantizedChecks:
                 )
                 return False
         if a.depth is None:
+            self.record_scale_blocks(a, (a_s, w_s))
             return True
         blocks = -(-a.depth // BLOCK)
         ok = True

@@ -46,5 +46,7 @@ class KernelInfo:
     aligned_at: dict[str, A.Pos] = field(default_factory=dict)  # where each promise is written (its check's place)
     flags: set[str] = field(default_factory=set)
     pipeline_depth: int | None = None  # @pipeline(S): the stages of each ring
+    # symbol -> (symbol, block): this extent must be ceil(that one / block) (Q8_0 scales, quantized.py)
+    extent_blocks: dict[str, tuple[str, int]] = field(default_factory=dict)
     params: list[Symbol] = field(default_factory=list)
     dims: dict[str, Symbol] = field(default_factory=dict)

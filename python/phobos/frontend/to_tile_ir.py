@@ -162,9 +162,16 @@ class KernelEmitter:
             loc=self.loc(self.kernel.pos),
             arg_locs=[self.loc(p.pos) for p in self.kernel.params],
         )
+        i64 = ir.IntegerType.get_signless(64)
         if info.launch and len(info.launch) > 1:
-            i64 = ir.IntegerType.get_signless(64)
             fn.attributes[K.LAUNCH] = ir.DictAttr.get({k: ir.IntegerAttr.get(i64, v) for k, v in info.launch.items()})
+        if info.extent_blocks:  # a runtime K's Q8_0 scales: checked at the launch
+            fn.attributes[K.EXTENT_BLOCKS] = ir.DictAttr.get(
+                {
+                    s: ir.DictAttr.get({"of": ir.StringAttr.get(of), "block": ir.IntegerAttr.get(i64, b)})
+                    for s, (of, b) in sorted(info.extent_blocks.items())
+                }
+            )
 
     def _body(self, *args, extents):
         for sym, arg in zip(self.info.params, args):

@@ -143,6 +143,7 @@ class Signature:
         while len(self.grid_rule) < 3:
             self.grid_rule.append(1)
         self.promises = [(p["symbol"], int(p["divisor"])) for p in contract.get("promises", [])]
+        self.extent_blocks = [(r["symbol"], r["of"], int(r["block"])) for r in contract.get("extent_blocks", [])]
         self.slot_formats = [self._slot(a) for a in self.abi]
         self.format = "".join(self.slot_formats)
         self.packer = struct.Struct("<" + self.format)
@@ -258,6 +259,7 @@ class Signature:
                         f"{symbol} = {extent} ({where}) is not a multiple of {divisor}; "
                         f"pad the tensors to a multiple of {divisor} or use a kernel without the promise"
                     )
+        self._check_extent_blocks(symbols)
         extents = {s: v for s, (v, _) in symbols.items()}
         return Binding(
             values=self._values(args, views),
@@ -268,6 +270,17 @@ class Signature:
             device=device,
             symbols=extents,
         )
+
+    def _check_extent_blocks(self, symbols: dict[str, tuple[int, str]]) -> None:
+        """Each extent that counts the blocks of another (the Q8_0 scales of K) is ceil(K / block)."""
+        for symbol, of, block in self.extent_blocks:
+            if symbol in symbols and of in symbols:
+                (extent, where), (total, total_at) = symbols[symbol], symbols[of]
+                if extent != -(-total // block):
+                    raise ValueError(
+                        f"{self.name}: {where} is {extent}, but it counts the {block}-element blocks of "
+                        f"{of} = {total} ({total_at}): it must be {-(-total // block)}"
+                    )
 
     def _check_tensor(self, p: Param, a: ArrayArg) -> None:
         where = f"{self.name}: argument {p.name}"
