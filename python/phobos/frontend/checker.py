@@ -33,7 +33,7 @@ from .builtins import BUILTINS, CONSTANTS, CONVERSIONS, BuiltinChecks
 from .constants import BITWISE, COMPARISONS, LOGICAL, FoldError, constant_difference, fold
 from .errors import Diagnostics
 from .exits import ExitChecks
-from .fp8_rules import conversion_error, fp8_element, literal_range_error, operator_error
+from .fp8_rules import accumulator_error, conversion_error, fp8_element, literal_range_error, operator_error
 from .functions import FunctionChecks
 from .gathers import GatherChecks, is_gather, unwrap_masked
 from .gpu_rules import GpuRules
@@ -272,6 +272,9 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
             if isinstance(sym.ty, T.Tensor):
                 why = f"it is a tensor; store to a slice such as '{sym.name}[i :+ 32]'"
             self.error(name.pos, f"cannot assign to '{name.name}': {why}", ((sym.pos, "declared here"),))
+            return
+        if s.op == "+=" and (why := accumulator_error(s.value, sym.ty, name.name)) is not None:
+            self.error(start_pos(s.value), why)
             return
         if s.op != "=":
             value_ty = self.combine(s, sym.ty, value_ty)

@@ -15,6 +15,7 @@ asks at each place a value is used.
 
 from __future__ import annotations
 
+from . import ast as A
 from . import types as T
 
 _HINT = "fp8 types are for storage and conversion; convert to f32 first, as in f32(x)"
@@ -27,6 +28,22 @@ def fp8_element(*types: T.Type) -> str | None:
 
 def operator_error(op: str, elem: str) -> str:
     return f"'{op}' is not defined on {elem} values: {_HINT}"
+
+
+def accumulator_error(value: A.Expr, target: T.Type, name: str) -> str | None:
+    """`name += dot(a, b)` on fp8 operands sums in the dot itself, in the target's type (as
+    to_tile_ir.accumulates_into fuses it); fp8 dots sum only into f32. The message, else None."""
+    if not (isinstance(value, A.Call) and value.builtin in ("dot", "dot_t") and len(value.args) == 2):
+        return None
+    elem = fp8_element(*(a.ty for a in value.args))
+    ok_shape = isinstance(target, T.Tile) and isinstance(value.ty, T.Tile) and value.ty.shape == target.shape
+    if elem is None or not ok_shape or not T.is_float(target.element) or target.element == "f32":
+        return None
+    return (
+        f"'{name} += {value.builtin}(...)' sums in the dot itself, in {name}'s type {target.element}, "
+        f"but a dot of {elem} operands sums only into f32: declare '{name}' as tile<f32>[...] and "
+        f"convert it once after the loop (or write {name} += {target.element}({value.builtin}(...)))"
+    )
 
 
 def builtin_error(name: str, elem: str) -> str:
