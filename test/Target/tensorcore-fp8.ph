@@ -15,7 +15,7 @@
 // CHECK: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
 // CHECK-NOT: ld.shared.b8
 // PTX80: tensorcore-fp8.ph:[[@LINE+10]]:12: error: fp8 mma.sync needs PTX ISA 8.4: compile with the features +ptx84
-// SM80: tensorcore-fp8.ph:[[@LINE+9]]:12: error: a dot of f8E4M3FN operands runs only on the tensor cores: {{.*}}needs sm_89 or later; the target is sm_80
+// SM80: tensorcore-fp8.ph:[[@LINE+9]]:12: error: a dot of f8e4m3 operands runs only on the tensor cores: {{.*}}needs sm_89 or later; the target is sm_80
 @launch(128)
 @tensorcore
 @pipeline

@@ -48,7 +48,8 @@ def _is_fp8(t: ir.Type) -> bool:
     return isinstance(_element(t), FP8_TYPES)
 
 
-def _language_name(t: ir.Type) -> str:
+def language_name(t: ir.Type) -> str:
+    """The language's spelling of an MLIR element type (f8E4M3FN is f8e4m3)."""
     return {"f8E4M3FN": "f8e4m3", "f8E5M2": "f8e5m2"}.get(str(t), str(t))
 
 
@@ -59,7 +60,7 @@ def _refusal(op: ir.Operation, chip: str, src: ir.Type, dst: ir.Type) -> str | N
         return None
     fp8 = src if _is_fp8(src) else dst
     instruction = f"cvt.rn.f16x2.{_ptx_name(fp8)}x2" if _is_fp8(src) else f"cvt.rn.satfinite.{_ptx_name(fp8)}x2.f32"
-    what = f"'{op.name}' op: converting {_language_name(src)} to {_language_name(dst)} needs {instruction}"
+    what = f"'{op.name}' op: converting {language_name(src)} to {language_name(dst)} needs {instruction}"
     if sm == MIN_SM:
         return f"{what}, which sm_89 has from PTX ISA 8.1: compile with the features +ptx{SM89_PTX}"
     return f"{what}, which needs sm_89 or later; the target is {chip}"

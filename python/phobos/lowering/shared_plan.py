@@ -39,6 +39,7 @@ from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op, ops_of, upstream_ops
 from phobos.lowering import plan_records as records
 from phobos.lowering.errors import LoweringError
+from phobos.lowering.fp8 import language_name
 from phobos.lowering.ir_helpers import tile_type, where
 from phobos.lowering.kernel_layout import has_wgmma, tensor_core_refusal, vector_width
 from phobos.lowering.layout import Blocked
@@ -249,7 +250,7 @@ def _refuse_fp8_fma(plan: DotPlan, fn: ir.Operation, dots: list, chip: str) -> N
             why = "add @tensorcore (mma.sync m16n8k32 on sm_89 or later), or convert the operands to f16"
         else:
             why = fp8_refusal(chip, FP8_MMA_PTX) or plan.fma_note or ""
-        raise LoweringError(dot, f"a dot of {elem} operands runs only on the tensor cores: {why}")
+        raise LoweringError(dot, f"a dot of {language_name(elem)} operands runs only on the tensor cores: {why}")
 
 
 def _choose_dot_path(plan: DotPlan, fn: ir.Operation, dots: list, layout: Blocked, chip: str) -> None:
