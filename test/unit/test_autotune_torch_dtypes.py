@@ -84,3 +84,21 @@ def test_a_torch_without_uint32_compares_u32_on_the_host(monkeypatch, dtype):
         return
     assert isinstance(got, np.ndarray) and runner.compare_on == "host"
     assert runner.compare_fallback.startswith("torch: AttributeError:")
+
+
+def test_u32_outputs_compare_by_value_with_a_real_torch():
+    """With torch installed (the GPU machine; CI has none): u32 tensors, whose torch dtype has few
+    kernels beyond conversion, are compared as int64 values: equal ones agree, a differing one
+    is named with its position and values."""
+    torch = pytest.importorskip("torch")
+    if not hasattr(torch, "uint32"):
+        pytest.skip(f"torch {torch.__version__} has no uint32")
+    from phobos.runtime.autotune.checking import compare
+
+    want = torch.tensor([1, 2**31, 2**32 - 1], dtype=torch.int64).to(torch.uint32)
+    assert compare("Y", "u32", want.clone(), want) is None
+    got = want.clone()
+    got[2] = 7
+    message = compare("Y", "u32", got, want)
+    assert message is not None
+    assert message.startswith("Y differs from the reference in 1 of 3 elements (first at 2: 7 vs 4.294967e+09")
