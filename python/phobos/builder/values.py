@@ -414,6 +414,9 @@ def where(cond: Operand, a: Operand, b: Operand, *, loc=None) -> Value:
     c = Value(unwrap(cond))
     if element_name(c.type) != "bool":
         raise TypeError(f"where() needs a bool condition, got {element_name(c.type)} (compare first)")
+    if not any(is_tile(x.type) for x in (c, a, b)):
+        # Three scalars select a scalar: broadcasting them to shape () would give a rank-0 tile.
+        return Value(arith.SelectOp(c.value, a.value, b.value, loc=loc).result)
     shape = broadcast_shapes(c.shape, a.shape)
     if shape is None:
         raise TypeError(f"condition shape {c.shape} does not broadcast with {a.shape}")

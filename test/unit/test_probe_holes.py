@@ -1,0 +1,38 @@
+"""Holes a probe of the newer constructs found: programs that `phobos check` accepts but the
+later stages crashed on (an internal compiler error), compiled by the real front end and run
+by the interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mlir")
+
+from test_interpreter import program  # noqa: E402
+
+from phobos.interpreter import run_program  # noqa: E402
+
+SCALAR_WHERE = """
+kernel k(X: tensor<f32>[N], I: tensor<i32>[N], s: f32) {
+  X[0] = where(s > 0.0, s, 0.0)
+  let v = where(I[0] > 0, 2.5, -1.0)
+  X[1] = v + 1.0
+  I[1] = where(s > 0.0, 7, 9)
+  if where(s > 0.0, true, false) { X[2] = 1.0 }
+}
+"""
+
+
+@pytest.mark.parametrize("s", [3.0, -2.0])
+def test_where_of_scalars_is_a_scalar(s):
+    # where() of three scalars lowered to a rank-0 tile, which a single-element store
+    # could not take ("IndexError", an internal compiler error).
+    prog = program(SCALAR_WHERE)
+    x = np.zeros(4, np.float32)
+    i = np.array([1, 0, 0, 0], np.int32)
+    run_program(prog, [x, i, s], (1, 1, 1))
+    assert x[0] == max(s, 0.0)
+    assert x[1] == 3.5
+    assert i[1] == (7 if s > 0 else 9)
+    assert x[2] == (1.0 if s > 0 else 0.0)
