@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from phobos.dialect import kernel as K
 from phobos.dialect.fp8 import FP8_TYPES, fp8_misuse
 from phobos.lowering.errors import PASS, LoweringError
 from phobos.lowering.layout import Blocked, is_pow2
@@ -23,6 +24,21 @@ def _supported_element(t: ir.Type) -> bool:
     if isinstance(t, ir.IntegerType):
         return t.width in (1, 8, 16, 32, 64)
     return isinstance(t, (ir.IndexType, ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type, *FP8_TYPES))
+
+
+def _refuse_bool_tensor(fn: ir.Operation, op: ir.Operation) -> None:
+    """A bool tensor's elements are 1-bit in the IR, which no load or store lowers
+    (MLIR's memref lowering aborts the process on them): refuse the access."""
+    if op.name == "memref.dim":
+        return
+    for v in op.operands:
+        if isinstance(v.type, ir.MemRefType) and ir.MemRefType(v.type).element_type == ir.IntegerType.get_signless(1):
+            name = K.arg_name(fn, ir.BlockArgument(v).arg_number) if isinstance(v, ir.BlockArgument) else "?"
+            raise LoweringError(
+                op,
+                f"'{name}' is a tensor of bool, which the GPU cannot read or write yet: pass it as a "
+                f"tensor<u8> (torch: x.view(torch.uint8)), read it with '{name}[...] != 0' and store u8(b)",
+            )
 
 
 def check_tiles(fn: ir.Operation, layout: Blocked | None, placement: Placement, threads: int) -> None:
@@ -41,6 +57,7 @@ def check_tiles(fn: ir.Operation, layout: Blocked | None, placement: Placement, 
         misuse = fp8_misuse(op)  # an op a pass added after tile-verify (tile-verify refuses the rest)
         if misuse is not None:
             raise LoweringError(op, f"'{op.name}' op {misuse}")
+        _refuse_bool_tensor(fn, op)
         for v in list(op.results) + list(op.operands):
             t = v.type
             if isinstance(t, ir.RankedTensorType):
