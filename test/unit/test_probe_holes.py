@@ -36,3 +36,28 @@ def test_where_of_scalars_is_a_scalar(s):
     assert x[1] == 3.5
     assert i[1] == (7 if s > 0 else 9)
     assert x[2] == (1.0 if s > 0 else 0.0)
+
+
+BOOL_TENSOR = """
+kernel k(W: tensor<bool>[N], X: tensor<f32>[N]) {
+  X[0 :+ 4] = where(W[0 :+ 4], 1.0, 0.0)
+}
+"""
+
+
+def test_bool_tensors_are_spelled_bool_at_the_launch(tmp_path):
+    # The contract's dtype of a bool tensor is i1; messages and --args spell it as the language does.
+    import phobos
+    from phobos.runtime.aot import like, parse_args_text
+
+    path = tmp_path / "bool.ph"
+    path.write_text(BOOL_TENSOR)
+    k = phobos.compile(str(path))
+    with pytest.raises(TypeError, match=r"argument W must have bool elements \(W: tensor<bool>\[N\]\), got f32"):
+        k.interpret(np.zeros(4, np.float32), np.zeros(4, np.float32), grid=(1,))
+    with pytest.raises(TypeError, match=r"takes 2 arguments \(W: tensor<bool>\[N\], X: tensor<f32>\[N\]\)"):
+        k.interpret(np.zeros(4, bool), grid=(1,))
+    (w,) = parse_args_text("bool[4]")
+    assert isinstance(w, like) and w.dtype == "i1"
+    with pytest.raises(ValueError, match=r"one of f16, bf16, f32, f64, bool, i8"):
+        like("i2", [4])

@@ -38,8 +38,10 @@ class like:
     compilation, `Kernel.key`, `Kernel.warmup`); never launch with it."""
 
     def __init__(self, dtype: str, shape: Sequence[int], strides: Sequence[int] | None = None, align: int = 16):
+        dtype = "i1" if dtype == "bool" else dtype  # the language's bool is the contract's i1
         if dtype not in ITEMSIZE:
-            raise ValueError(f"unknown element type {dtype!r} (one of {', '.join(ITEMSIZE)})")
+            names = ", ".join("bool" if t == "i1" else t for t in ITEMSIZE)
+            raise ValueError(f"unknown element type {dtype!r} (one of {names})")
         self.dtype = dtype
         self.shape = tuple(int(s) for s in shape)
         self.strides = tuple(strides) if strides is not None else contiguous_strides(self.shape)

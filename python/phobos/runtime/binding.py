@@ -75,6 +75,11 @@ def bf16_bits(value: float) -> int:
     return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
 
 
+def lang_dtype(dtype: str) -> str:
+    """An element type as the language spells it: the contract's i1 is bool."""
+    return "bool" if dtype == "i1" else dtype
+
+
 @dataclass
 class Param:
     index: int
@@ -87,10 +92,11 @@ class Param:
     contiguity: str = "last"
 
     def spelling(self) -> str:
+        dtype = lang_dtype(self.dtype)
         if self.kind == "scalar":
-            return f"{self.name}: {self.dtype}"
+            return f"{self.name}: {dtype}"
         dims = [str(s) if s is not None else (d or "?") for d, s in zip(self.dims, self.shape)]
-        return f"{self.name}: tensor<{self.dtype}>[{', '.join(dims)}]"
+        return f"{self.name}: tensor<{dtype}>[{', '.join(dims)}]"
 
 
 @dataclass
@@ -285,7 +291,9 @@ class Signature:
     def _check_tensor(self, p: Param, a: ArrayArg) -> None:
         where = f"{self.name}: argument {p.name}"
         if a.dtype != p.dtype:
-            raise TypeError(f"{where} must have {p.dtype} elements ({p.spelling()}), got {a.dtype}")
+            raise TypeError(
+                f"{where} must have {lang_dtype(p.dtype)} elements ({p.spelling()}), got {lang_dtype(a.dtype)}"
+            )
         if len(a.shape) != p.rank:
             raise ValueError(
                 f"{where} must have rank {p.rank} ({p.spelling()}), got rank {len(a.shape)} (shape {tuple(a.shape)})"
