@@ -61,3 +61,20 @@ def test_bool_tensors_are_spelled_bool_at_the_launch(tmp_path):
     assert isinstance(w, like) and w.dtype == "i1"
     with pytest.raises(ValueError, match=r"one of f16, bf16, f32, f64, bool, i8"):
         like("i2", [4])
+
+
+FP8_AND_BOOL_LOADS = """
+kernel k(Q: tensor<f8e4m3>[N], W: tensor<bool>[N], X: tensor<f32>[N]) {
+  X[0 :+ 256] = where(W[0 :+ 256], f32(Q[0 :+ 256]), 0.0)
+}
+"""
+
+
+def test_explain_spells_elements_as_the_language():
+    # `phobos explain` named the accesses' elements as MLIR does ('tile 256 x f8E4M3FN', 'x i1').
+    from phobos.compiler.explain import explain_source, render_text
+
+    report = explain_source(FP8_AND_BOOL_LOADS, chip="sm_90")
+    text = render_text(report)
+    assert "tile 256 x f8e4m3)" in text and "tile 256 x bool)" in text
+    assert "f8E4M3FN" not in text and " i1)" not in text

@@ -64,6 +64,7 @@ from phobos.analysis.row_realign import realign_width
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
 from phobos.dialect.tile import is_op, ops_of
+from phobos.lowering.fp8 import language_name
 from phobos.lowering.kernel_layout import access_width
 from phobos.lowering.layout import Blocked
 from phobos.report.lanes import _count_lines, _lanes_and_lines, element_address
@@ -195,6 +196,11 @@ def _access_notes(access: Access, op: ir.Operation, staged: dict, possible_width
         )
 
 
+def _element_name(t: ir.Type) -> str:
+    """The language's spelling of an access's element type (f8E4M3FN is f8e4m3, i1 is bool)."""
+    return "bool" if str(t) == "i1" else language_name(t)
+
+
 def _explain_access(
     index: int, op: ir.Operation, b: _Before, layout: Blocked | None, placement, staged: dict, analysis
 ) -> Access:
@@ -215,7 +221,7 @@ def _explain_access(
         line=line,
         col=col,
         tensor=b.tensor.name,
-        element=str(elem),
+        element=_element_name(elem),
         elem_bytes=eb,
         tile=list(tile_t.shape),
         vector_width=width,
