@@ -551,6 +551,8 @@ class Parser:
         while not self.at(")"):
             if self.peek().kind == IDENT and self.peek(1).kind == "=":
                 name = self.advance()
+                if any(k == name.text for k, _, _ in keywords):
+                    raise self.error(name, f"keyword argument '{name.text}' is given twice")
                 self.advance()
                 keywords.append((name.text, name.pos, self.parse_expr()))
             elif keywords:
