@@ -16,7 +16,7 @@ kernel k(X: tensor<f32>[M, N], I: tensor<i8>[M], B: tensor<bool>[M], v: f32) {
   let i = padded(X[0 :+ 4, 0 :+ 8], 1e39)
 }
 
-// CHECK:      padded-errors.ph:8:18: error: the first argument of 'padded' must be a slice of a tensor parameter, such as 'X[r :+ 32]', got tile<f32>[4, 8]
+// CHECK:      padded-errors.ph:8:18: error: the first argument of 'padded' must be a slice of a tensor parameter (or a masked one), such as 'X[r :+ 32]', got tile<f32>[4, 8]
 // CHECK-NEXT: {{^}}  let a = padded(x, -inf)
 // CHECK-NEXT: {{^}}                 ^{{$}}
 // CHECK-NEXT: padded-errors.ph:9:37: error: the fill value of 'padded' must be a compile-time constant (such as 0.0, -inf or an @autotune constant), got a value of type f32 known only at run time

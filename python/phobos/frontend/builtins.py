@@ -346,13 +346,14 @@ class BuiltinChecks(MathChecks, AtomicChecks, QuantizedChecks):
         if not self.arity(e, "padded", ts, 2):
             return T.ERROR
         source, fill = e.args
-        if not isinstance(source, A.Index):
+        access = source.args[0] if isinstance(source, A.Call) and source.builtin == "masked" else source
+        if not isinstance(access, A.Index) or isinstance(ts[0], T.Scalar):
             return self.error(
                 start_pos(source),
-                f"the first argument of 'padded' must be a slice of a tensor parameter, such as 'X[r :+ 32]', "
-                f"got {ts[0]}",
+                f"the first argument of 'padded' must be a slice of a tensor parameter (or a masked one), "
+                f"such as 'X[r :+ 32]', got {ts[0]}",
             )
-        name, elem, fill_ty = source.base.name, ts[0].element, ts[1]
+        name, elem, fill_ty = access.base.name, ts[0].element, ts[1]
         if not isinstance(fill_ty, T.Scalar):
             return self.error(start_pos(fill), f"the fill value of 'padded' must be a scalar, got {fill_ty}")
         if fill.const is None:

@@ -475,7 +475,10 @@ class KernelEmitter:
             unsigned = T.is_unsigned(e.operand_element)
             return (tb.maximum if name == "tmax" else tb.minimum)(a, b, loc=loc, unsigned=unsigned)
         if name == "padded":
-            return self.load_slice(e.args[0], padding=e.padding)
+            source = e.args[0]
+            if isinstance(source, A.Call):  # padded(masked(X[...], m), v): v where masked off too
+                return gathers_ir.load(self, source.args[0], source.args[1], padding=e.padding)
+            return self.load_slice(source, padding=e.padding)
         if name in ATOMICS:
             return lower_atomic(self, e, unused=False)
         if name == "masked":
