@@ -198,7 +198,13 @@ class FunctionChecks:
             if ref.element in generic:
                 elem = ty.element if not T.is_untyped(ty.element) else T.default_element(ty.element)
                 if not T.is_numeric(elem):
-                    self.error(A.start_pos(arg), f"'{ref.element}' of '{fn.name}' is a number type, got {ty}", note)
+                    why = "fp8 is for storage and conversion: convert to f32 first, as in f32(x)"
+                    why = why if T.is_fp8(elem) else f"{elem} is not a number type"
+                    self.error(
+                        A.start_pos(arg),
+                        f"'{ref.element}' of '{fn.name}' stands for a number type, but the argument is {ty} ({why})",
+                        note,
+                    )
                     ok = False
                     continue
                 previous = elements.setdefault(ref.element, elem)

@@ -54,6 +54,8 @@ class LocalAtomicChecks:
         sym = e.base.symbol
         if sym.kind != "var":
             return self.error(e.pos, f"an atomic updates '{name}', which must be declared with 'var'")
+        if any(sub.start is not None and sub.start.ty == T.ERROR for sub in e.subscripts):
+            return T.ERROR  # the index tile's own error is reported
         if len(tile.shape) != 1 or len(e.subscripts) != 1 or not index_subscript(e.subscripts[0]):
             return self.error(
                 e.bracket or e.pos,

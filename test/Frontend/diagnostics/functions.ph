@@ -11,7 +11,7 @@
 // CHECK: functions.ph:[[@LINE+19]]:10: note: in the call of 'inner' here
 // CHECK: functions.ph:[[@LINE+39]]:25: note: in the call of 'outer' here
 // CHECK: functions.ph:[[@LINE+21]]:10: error: 'rec' calls itself: functions are inlined at every call, so recursion is not allowed
-// CHECK: functions.ph:[[@LINE+39]]:30: error: 'T' of 'gelu' is a number type, got tile<bool>[16, 32]
+// CHECK: functions.ph:[[@LINE+39]]:30: error: 'T' of 'gelu' stands for a number type, but the argument is tile<bool>[16, 32] (bool is not a number type)
 // CHECK: std/nn.ph:{{[0-9]+}}:12: note: parameter 'x' of 'gelu' is declared here
 // CHECK-NEXT: fn gelu<T>(x: tile<T>[R, C]) -> tile<T>[R, C] {
 // CHECK: functions.ph:[[@LINE+37]]:31: error: argument 'x' of 'outer' must be a tile of rank 2, got tile<f32>[16]
