@@ -8,9 +8,11 @@ u placed in the low mantissa bits under the exponent of 2^23 is the f32
 2^23 + u exactly; subtracting 2^23 gives u, and for a signed byte v, u = v xor
 0x80 = v + 128 and the subtraction is of 2^23 + 128. f16 does the same under
 2^10 (1024 + u, u < 256, is exact in f16's 10 mantissa bits). Every step is
-exact, so the result is the `cvt`'s bit for bit; ptxas makes it a byte
-permute, a logic op and an add, all at full rate. bf16 keeps `cvt`: its 7
-mantissa bits cannot hold 128 + u.
+exact, so the result is the `cvt`'s bit for bit. In SASS (test/Target/
+sass-gemv-8bit.ph) each element is a byte extract (PRMT or LOP3), an OR and
+an FADD, and the sign flip one LOP3 per four bytes: all at full or half rate,
+where I2F is at a quarter. bf16 keeps `cvt`: its 7 mantissa bits cannot hold
+128 + u.
 """
 
 from __future__ import annotations
