@@ -344,7 +344,8 @@ class Checker(KernelChecks, FunctionChecks, BuiltinChecks, GpuRules, ExitChecks,
             hint = f" (convert with {te}(...))" if ve == "bool" and te in CONVERSIONS else ""
             why = conversion_error(ve, te)
             hint += f": {why}" if why else ""
-            self.error(start_pos(value), f"cannot store {ve} values into '{tensor_name}', a tensor of {te}{hint}")
+            what = "a local tile" if getattr(target, "local", False) else "a tensor"  # h[v] of an atomic
+            self.error(start_pos(value), f"cannot store {ve} values into '{tensor_name}', {what} of {te}{hint}")
             return
         if isinstance(value_ty, T.Tile):
             target_shape = T.shape(target_ty)
