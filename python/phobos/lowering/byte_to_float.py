@@ -20,32 +20,34 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith
 
+from phobos.lowering.ir_helpers import element_type
+
 # (exponent bits OR-ed over the byte, the float they make with a zero byte) per destination width
 _MAGIC = {32: (0x4B000000, 8388608.0), 16: (0x6400, 1024.0)}
 
 
-def _element(t: ir.Type) -> ir.Type:
-    return ir.ShapedType(t).element_type if isinstance(t, ir.ShapedType) else t
-
-
-def _with_element(t: ir.Type, elem: ir.Type) -> ir.Type:
+def _withelement_type(t: ir.Type, elem: ir.Type) -> ir.Type:
     return ir.VectorType.get(ir.VectorType(t).shape, elem) if isinstance(t, ir.VectorType) else elem
 
 
 def _splat(t: ir.Type, value) -> ir.Value:
-    elem = _element(t)
+    elem = element_type(t)
     attr = ir.FloatAttr.get(elem, value) if isinstance(elem, ir.FloatType) else ir.IntegerAttr.get(elem, value)
     if isinstance(t, ir.VectorType):
         attr = ir.DenseElementsAttr.get_splat(t, attr)
     return arith.ConstantOp(t, attr).result
 
 
+def converts(src: ir.Type, dst: ir.Type) -> bool:
+    """Whether byte_to_float converts element type `src` to `dst`: i8 (or u8) to f32 or f16."""
+    return isinstance(src, ir.IntegerType) and ir.IntegerType(src).width == 8 and _float_width(dst) in _MAGIC
+
+
 def is_byte_to_float(op: ir.Operation) -> bool:
     """An `arith.sitofp`/`arith.uitofp` from i8 to f32 or f16."""
     if not isinstance(op.opview, (arith.SIToFPOp, arith.UIToFPOp)):
         return False
-    src, dst = _element(op.operands[0].type), _element(op.results[0].type)
-    return isinstance(src, ir.IntegerType) and ir.IntegerType(src).width == 8 and _float_width(dst) in _MAGIC
+    return converts(element_type(op.operands[0].type), element_type(op.results[0].type))
 
 
 def _float_width(t: ir.Type) -> int | None:
@@ -60,10 +62,10 @@ def byte_to_float(value: ir.Value, to: ir.Type, signed: bool) -> ir.Value:
     byte_t = value.type
     if signed:  # v + 128 as an unsigned byte
         value = arith.XOrIOp(value, _splat(byte_t, -128)).result
-    int_t = _with_element(byte_t, ir.IntegerType.get_signless(width))
+    int_t = _withelement_type(byte_t, ir.IntegerType.get_signless(width))
     wide = arith.ExtUIOp(int_t, value).result
     placed = arith.OrIOp(wide, _splat(int_t, bits)).result
-    float_t = _with_element(byte_t, to)
+    float_t = _withelement_type(byte_t, to)
     as_float = arith.BitcastOp(float_t, placed).result
     return arith.SubFOp(as_float, _splat(float_t, base + 128.0 if signed else base)).result
 
@@ -71,5 +73,5 @@ def byte_to_float(value: ir.Value, to: ir.Type, signed: bool) -> ir.Value:
 def lower_byte_to_float(values: dict, op: ir.Operation, operand: ir.Value) -> None:
     """Record in `values` the lowered result of `op` (is_byte_to_float) on the lowered `operand`."""
     with op.location:
-        to = _element(op.results[0].type)
+        to = element_type(op.results[0].type)
         values[op.results[0]] = byte_to_float(operand, to, isinstance(op.opview, arith.SIToFPOp))

@@ -9,6 +9,7 @@ thread under the kernel's layout.
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import memref
 
 from phobos.dialect import kernel as K
 from phobos.dialect.fp8 import FP8_TYPES, fp8_misuse
@@ -29,7 +30,7 @@ def _supported_element(t: ir.Type) -> bool:
 def _refuse_bool_tensor(fn: ir.Operation, op: ir.Operation) -> None:
     """A bool tensor's elements are 1-bit in the IR, which no load or store lowers
     (MLIR's memref lowering aborts the process on them): refuse the access."""
-    if op.name == "memref.dim":
+    if isinstance(op.opview, memref.DimOp):  # an extent, not an access
         return
     for v in op.operands:
         if isinstance(v.type, ir.MemRefType) and ir.MemRefType(v.type).element_type == ir.IntegerType.get_signless(1):

@@ -16,6 +16,11 @@ def tile_type(v: ir.Value) -> ir.RankedTensorType:
     return ir.RankedTensorType(v.type)
 
 
+def element_type(t: ir.Type) -> ir.Type:
+    """The element type of a shaped type (tensor, vector, memref); a scalar type itself."""
+    return ir.ShapedType(t).element_type if isinstance(t, ir.ShapedType) else t
+
+
 def where(op: ir.Operation) -> str:
     """`file:line:col` of an op, for messages and plan records (its raw location when it has none)."""
     found = file_location(op.location)

@@ -16,6 +16,7 @@ from mlir.dialects import arith, memref, scf, vector
 from phobos.analysis.kernel_facts import element_bytes
 from phobos.dialect import tile as T
 from phobos.lowering.byte_to_float import byte_to_float
+from phobos.lowering.byte_to_float import converts as byte_converts
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.ir_helpers import tile_type
 from phobos.lowering.registry import lowers
@@ -72,7 +73,7 @@ def _convert(v: ir.Value, to: ir.Type) -> ir.Value:
     if isinstance(src, ir.IntegerType) and isinstance(to, ir.IntegerType):
         return (arith.ExtSIOp(t, v) if to.width > src.width else arith.TruncIOp(t, v)).result
     if isinstance(to, ir.FloatType):
-        if ir.IntegerType(src).width == 8 and isinstance(to, (ir.F32Type, ir.F16Type)):
+        if byte_converts(src, to):
             return byte_to_float(v, to, signed=True)
         return arith.SIToFPOp(t, v).result
     return arith.FPToSIOp(t, v).result
