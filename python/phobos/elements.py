@@ -41,6 +41,15 @@ FP8_MAX = fp8.MAX  # the largest finite value of each
 # (i1 is bool; u8/u32 are signless i8/i32 marked tile.unsigned): tile-verify refuses others, the
 # ABI (analysis/abi.py) describes these, and a contract naming another is malformed.
 LAUNCH_DTYPES = ("f16", "bf16", "f32", "f64", "i1", "i8", "u8", "i32", "u32", "i64", "f8e4m3", "f8e5m2")
+# Element types whose names in the IR and the launch contract are not the language's.
+_SPELLINGS = {"i1": "bool", "f8E4M3FN": "f8e4m3", "f8E5M2": "f8e5m2"}
+
+
+def language_name(name: str) -> str:
+    """An element type's name (MLIR's, or the contract's dtype) as the language spells it."""
+    return _SPELLINGS.get(name, name)
+
+
 DOT_ACCUMULATOR = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
 DOT_ACCUMULATOR.update({"f8e4m3": "f32", "f8e5m2": "f32"})  # exact products, f32 sums
 

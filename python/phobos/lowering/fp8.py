@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING
 from mlir import ir
 from mlir.dialects import arith, nvvm, vector
 
+from phobos import elements
 from phobos.dialect.fp8 import FP8_TYPES
 from phobos.lowering.errors import LoweringError
-from phobos.lowering.ir_helpers import target_ptx
+from phobos.lowering.ir_helpers import element_type, target_ptx
 from phobos.target import chip_number
 
 if TYPE_CHECKING:
@@ -40,17 +41,13 @@ def is_fp8_conversion(op: ir.Operation) -> bool:
     return isinstance(op.opview, arith.TruncFOp) and _is_fp8(op.results[0].type)
 
 
-def _element(t: ir.Type) -> ir.Type:
-    return t.element_type if isinstance(t, ir.ShapedType) else t
-
-
 def _is_fp8(t: ir.Type) -> bool:
-    return isinstance(_element(t), FP8_TYPES)
+    return isinstance(element_type(t), FP8_TYPES)
 
 
 def language_name(t: ir.Type) -> str:
-    """The language's spelling of an MLIR element type (f8E4M3FN is f8e4m3)."""
-    return {"f8E4M3FN": "f8e4m3", "f8E5M2": "f8e5m2"}.get(str(t), str(t))
+    """The language's spelling of an MLIR element type (f8E4M3FN is f8e4m3, i1 is bool)."""
+    return elements.language_name(str(t))
 
 
 def _refusal(op: ir.Operation, chip: str, src: ir.Type, dst: ir.Type) -> str | None:
@@ -68,7 +65,7 @@ def _refusal(op: ir.Operation, chip: str, src: ir.Type, dst: ir.Type) -> str | N
 
 def lower_fp8_conversion(ctx: LoweringContext, op: ir.Operation, value: ir.Value) -> None:
     """The registers of `op` (is_fp8_conversion) from `value`, the registers of its operand."""
-    src, dst = _element(op.operands[0].type), _element(op.results[0].type)
+    src, dst = element_type(op.operands[0].type), element_type(op.results[0].type)
     refusal = _refusal(op, ctx.chip, src, dst)
     if refusal is not None:
         raise LoweringError(op, refusal)

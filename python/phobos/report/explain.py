@@ -196,11 +196,6 @@ def _access_notes(access: Access, op: ir.Operation, staged: dict, possible_width
         )
 
 
-def _element_name(t: ir.Type) -> str:
-    """The language's spelling of an access's element type (f8E4M3FN is f8e4m3, i1 is bool)."""
-    return "bool" if str(t) == "i1" else language_name(t)
-
-
 def _explain_access(
     index: int, op: ir.Operation, b: _Before, layout: Blocked | None, placement, staged: dict, analysis
 ) -> Access:
@@ -221,7 +216,7 @@ def _explain_access(
         line=line,
         col=col,
         tensor=b.tensor.name,
-        element=_element_name(elem),
+        element=language_name(elem),
         elem_bytes=eb,
         tile=list(tile_t.shape),
         vector_width=width,

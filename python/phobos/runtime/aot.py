@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from phobos.contract.specialization import SpecKey
+from phobos.elements import language_name
 from phobos.target import DEFAULT_CHIP
 
 from .arrays import ITEMSIZE, contiguous_strides
@@ -40,7 +41,7 @@ class like:
     def __init__(self, dtype: str, shape: Sequence[int], strides: Sequence[int] | None = None, align: int = 16):
         dtype = "i1" if dtype == "bool" else dtype  # the language's bool is the contract's i1
         if dtype not in ITEMSIZE:
-            names = ", ".join("bool" if t == "i1" else t for t in ITEMSIZE)
+            names = ", ".join(map(language_name, ITEMSIZE))
             raise ValueError(f"unknown element type {dtype!r} (one of {names})")
         self.dtype = dtype
         self.shape = tuple(int(s) for s in shape)

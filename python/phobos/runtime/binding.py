@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from phobos.contract.specialization import SpecKey, divisibility_class, tensor_facts
+from phobos.elements import language_name
 from phobos.target import DEFAULT_CHIP
 
 from . import arrays, persistent
@@ -75,11 +76,6 @@ def bf16_bits(value: float) -> int:
     return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
 
 
-def lang_dtype(dtype: str) -> str:
-    """An element type as the language spells it: the contract's i1 is bool."""
-    return "bool" if dtype == "i1" else dtype
-
-
 @dataclass
 class Param:
     index: int
@@ -92,7 +88,7 @@ class Param:
     contiguity: str = "last"
 
     def spelling(self) -> str:
-        dtype = lang_dtype(self.dtype)
+        dtype = language_name(self.dtype)
         if self.kind == "scalar":
             return f"{self.name}: {dtype}"
         dims = [str(s) if s is not None else (d or "?") for d, s in zip(self.dims, self.shape)]
@@ -292,7 +288,7 @@ class Signature:
         where = f"{self.name}: argument {p.name}"
         if a.dtype != p.dtype:
             raise TypeError(
-                f"{where} must have {lang_dtype(p.dtype)} elements ({p.spelling()}), got {lang_dtype(a.dtype)}"
+                f"{where} must have {language_name(p.dtype)} elements ({p.spelling()}), got {language_name(a.dtype)}"
             )
         if len(a.shape) != p.rank:
             raise ValueError(
