@@ -46,9 +46,8 @@ _SEGMENT_FITS: dict[str, Callable[[int], bool]] = {
 _SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _LITERAL = re.compile(r"^[0-9]+$")
 
-# The element types a kernel launch carries (phobos.elements.LAUNCH_DTYPES) from MLIR types: the
-# ABI's dtype_name does the same a layer above, which imports this package and so cannot be
-# imported here (scripts/import_cycles.py); test_param_errors.py checks that the two agree.
+# The element types a kernel launch carries (phobos.elements.LAUNCH_DTYPES) from MLIR types, for
+# these checks and for the ABI a layer above (analysis/abi.py describe_params).
 _PARAM_FLOATS = (
     (ir.F16Type, "f16"),
     (ir.BF16Type, "bf16"),

@@ -117,9 +117,8 @@ def _verdicts(param: str):
 
 @pytest.mark.parametrize("kind", ["tensor", "scalar"])
 def test_tile_verify_refuses_what_the_abi_cannot_carry(kind):
-    # dialect/ sits below the ABI and cannot import it: the kernel checks map MLIR types to the
-    # shared dtype names (phobos.elements) themselves, and refuse exactly the parameters the ABI
-    # refuses, at the parameter, with its message.
+    # The kernel checks and the ABI read parameter types by one rule (verify.param_dtype): tile-verify
+    # refuses exactly the parameters the ABI refuses, at the parameter, with the ABI's message.
     for type_text in AROUND_THE_ABI.split():
         for unsigned in ("", ", tile.unsigned"):
             if kind == "tensor":

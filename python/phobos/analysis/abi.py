@@ -96,37 +96,6 @@ def abi_entries(params: list[Param]) -> list[dict]:
 # ----------------------------------------------------------------------------- reading IR
 
 
-def dtype_name(t) -> str | None:
-    """The contract dtype of an MLIR scalar type (index counts as i64), or None."""
-    from mlir import ir
-
-    if isinstance(t, ir.IndexType):
-        return "i64"
-    if isinstance(t, ir.IntegerType):
-        name = f"i{t.width}"
-        return name if name in DTYPES else None
-    if isinstance(t, ir.BF16Type):
-        return "bf16"
-    if isinstance(t, ir.F16Type):
-        return "f16"
-    if isinstance(t, ir.F32Type):
-        return "f32"
-    if isinstance(t, ir.F64Type):
-        return "f64"
-    if isinstance(t, ir.Float8E4M3FNType):
-        return "f8e4m3"
-    if isinstance(t, ir.Float8E5M2Type):
-        return "f8e5m2"
-    return None
-
-
-def _unsigned(dtype: str | None, unsigned: bool) -> str | None:
-    """u8/u32 for an i8/i32 parameter marked tile.unsigned (None for another marked one)."""
-    if not unsigned:
-        return dtype
-    return {"i8": "u8", "i32": "u32"}.get(dtype or "")
-
-
 class ParamError(ValueError):
     """A kernel parameter of a type the ABI cannot carry: a mistake in the input (hand-written
     tile IR), which drivers report at `where`. Plain data only, so it crosses process boundaries
@@ -172,6 +141,7 @@ def describe_params(fn) -> list[Param]:
     from mlir import ir
 
     from phobos.dialect import kernel as K
+    from phobos.dialect.verify import param_dtype  # what tile-verify lets through, by the same rule
 
     fn_type = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
     params: list[Param] = []
@@ -179,14 +149,14 @@ def describe_params(fn) -> list[Param]:
         name = K.arg_name(fn, i)
         unsigned = K.arg_unsigned(fn, i)
         if isinstance(t, ir.MemRefType):
-            dtype = _unsigned(dtype_name(t.element_type), unsigned)
-            if dtype is None or isinstance(t.element_type, ir.IndexType):
+            dtype = param_dtype(t.element_type, unsigned, tensor=True)
+            if dtype is None:
                 raise _param_error(fn, i, t, unsigned)
             dims = K.arg_dims(fn, i) or [f"{name}_{a}" for a in range(t.rank)]
             shape = [None if t.is_dynamic_dim(a) else t.get_dim_size(a) for a in range(t.rank)]
             params.append(TensorParam(name, dtype, dims, shape))
         else:
-            dtype = _unsigned(dtype_name(t), unsigned)
+            dtype = param_dtype(t, unsigned, tensor=False)
             if dtype is None:
                 raise _param_error(fn, i, t, unsigned)
             params.append(ScalarParam(name, dtype))
