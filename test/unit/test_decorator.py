@@ -197,8 +197,12 @@ def test_pipeline_stages_keyword(tmp_path):
     """pipeline=4 and pipeline="S" (an autotune constant) are @pipeline(4) and @pipeline(S): the
     kernel records its stages, as the .ph twin does; a float is a located error."""
     pytest.importorskip("mlir")
-    from phobos.frontend import compile_to_tile_ir
+    from phobos.dialect import kernel as K
+    from phobos.frontend import attributes, compile_to_tile_ir
 
+    # the front end (no MLIR) states the verifier's bounds again: they must agree
+    bounds = (attributes.MIN_PIPELINE_DEPTH, attributes.MAX_PIPELINE_DEPTH)
+    assert bounds == (K.MIN_PIPELINE_DEPTH, K.MAX_PIPELINE_DEPTH)
     module, _ = _load(tmp_path, PIPELINED)
     fixed = str(compile_to_tile_ir(module.fixed.source_text, module.fixed.origin))
     assert "tile.pipeline_depth = 4" in fixed

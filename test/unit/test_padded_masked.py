@@ -33,26 +33,27 @@ kernel rows(X: tensor<f32>[N], M: tensor<i32>[N], Y: tensor<f32>[N]) {
 """
 
 
-def _gather_case(n: int, b: int):
-    x = RNG.standard_normal(n).astype(np.float32)
-    i = RNG.integers(-5, n + 5, b).astype(np.int32)  # some outside the tensor, both sides
-    inside = (i >= 0) & (i < n)
-    want = np.where(inside & (i % 3 != 0), x[np.clip(i, 0, n - 1)], np.float32(-7.5))
-    return x, i, want
+def _check_both_ways(monkeypatch, tmp_path, source: str, grid, inputs: list, want: np.ndarray) -> None:
+    """`source` on `inputs` and a poisoned f32 output, through the emulated GPU lowering inside
+    guard zones and in the interpreter: both must give `want` exactly."""
+    buffers = [Buffer(a.shape, a.dtype, a, fill=3) for a in inputs]
+    buffers.append(Buffer(want.shape, np.float32, np.nan, fill=9))
+    launch(source, grid, buffers, aligned=False)
+    np.testing.assert_array_equal(buffers[-1].view, want)
+    assert all(buf.guards_intact() for buf in buffers)
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
+    out = np.full(want.shape, np.nan, np.float32)
+    phobos.compile(source).interpret(*inputs, out)
+    np.testing.assert_array_equal(out, want)
 
 
 @pytest.mark.parametrize("n, b", [(100, 300), (1, 256), (4097, 513)])
 def test_padded_masked_gather(monkeypatch, tmp_path, n, b):
-    x, i, want = _gather_case(n, b)
-    xb, ib = Buffer((n,), np.float32, x, fill=3), Buffer((b,), np.int32, i, fill=3)
-    yb = Buffer((b,), np.float32, np.nan, fill=9)
-    launch(GATHER, (-(-b // 256),), [xb, ib, yb], aligned=False)
-    np.testing.assert_array_equal(yb.view, want)
-    assert all(buf.guards_intact() for buf in (xb, ib, yb))
-    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
-    y = np.full(b, np.nan, np.float32)
-    phobos.compile(GATHER).interpret(x, i, y)
-    np.testing.assert_array_equal(y, want)
+    x = RNG.standard_normal(n).astype(np.float32)
+    i = RNG.integers(-5, n + 5, b).astype(np.int32)  # some outside the tensor, both sides
+    inside = (i >= 0) & (i < n)
+    want = np.where(inside & (i % 3 != 0), x[np.clip(i, 0, n - 1)], np.float32(-7.5))
+    _check_both_ways(monkeypatch, tmp_path, GATHER, (-(-b // 256),), [x, i], want)
 
 
 @pytest.mark.parametrize("n", [256, 300, 7])
@@ -60,12 +61,4 @@ def test_padded_masked_slice(monkeypatch, tmp_path, n):
     x = RNG.standard_normal(n).astype(np.float32)
     m = RNG.integers(-1, 2, n).astype(np.int32)
     want = np.where(m > 0, x, np.float32(-np.inf))
-    xb, mb = Buffer((n,), np.float32, x, fill=3), Buffer((n,), np.int32, m, fill=3)
-    yb = Buffer((n,), np.float32, np.nan, fill=9)
-    launch(SLICE, (-(-n // 256),), [xb, mb, yb], aligned=False)
-    np.testing.assert_array_equal(yb.view, want)
-    assert all(buf.guards_intact() for buf in (xb, mb, yb))
-    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
-    y = np.full(n, np.nan, np.float32)
-    phobos.compile(SLICE).interpret(x, m, y)
-    np.testing.assert_array_equal(y, want)
+    _check_both_ways(monkeypatch, tmp_path, SLICE, (-(-n // 256),), [x, m], want)
