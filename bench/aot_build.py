@@ -116,6 +116,7 @@ def plan():
     jobs.extend(linear_jobs())
     jobs.extend(fallback_jobs())
     jobs.extend(unsigned_jobs())
+    jobs.extend(widened_jobs())
     jobs.extend(fp8_jobs())
     jobs.extend(mma8_jobs())
     jobs.extend(wgmma8_jobs())
@@ -211,6 +212,15 @@ def q8_jobs():
 def unsigned_jobs():
     """test_unsigned_gpu.py: u8 and u32."""
     return [("unsigned_ops", {}, [], True), ("unsigned_reductions", {}, [], True)]
+
+
+def widened_jobs():
+    """test_widened_dot_gpu.py: the f16 x 8-bit dots widened in registers, with the pitched shapes' layouts."""
+    import widened_cases as w
+
+    from phobos.runtime.aot import like
+
+    return [(n, {}, [w.layouts(n, s, like) for s in w.GPU_SHAPES if w.pitched(s)], True) for n in w.KERNELS]
 
 
 def fallback_jobs():

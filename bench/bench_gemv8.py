@@ -1,7 +1,8 @@
 """Decode GEMV with 8-bit weights (issue 25, item 5): Y[T, N] from X f16 [T, K] and int8 (one scale
 per row), Q8_0 (a scale per 32-element block) or f8e4m3 (one scale per row) weights [N, K], f32
-accumulation, f16 out; Phobos (bench/kernels/gemv_i8.ph, gemv_q8_0.ph, gemv_q8_0_rows.ph, gemv_fp8.ph) beside torch
-and a device copy of the weight bytes, one process on the GPU.
+accumulation, f16 out; Phobos (bench/kernels/gemv_i8.ph, gemv_q8_0.ph, gemv_q8_0_rows.ph, gemv_fp8.ph,
+and on the tensor cores gemv_tc_i8.ph, gemv_tc_fp8.ph) beside torch and a device copy of the weight
+bytes, one process on the GPU.
 
 Baselines: the copy ceiling, torch's device-to-device copy of the 8-bit weights (GB/s counting
 its read and its write), and torch.nn.functional.linear on the weights dequantised to f16 (the
@@ -71,9 +72,23 @@ CANDIDATES = [
         ("q8_0r", {"BR": br, "KV": kv, "W": w}, (1,))
         for br, kv, w in ((4, 1, 128), (2, 1, 256), (2, 2, 128), (4, 1, 256))
     ],
+    # i8 and fp8 on the tensor cores (f16(W) widened in registers): BN rows of W per CTA, BK bytes of each
+    # per stage, STAGES deep; 32-row tiles for the 4096-row W (128 CTAs), 64 and 128 for the others.
+    *[
+        (fam, {"BN": bn, "BK": bk, "W": w, "STAGES": st}, (16,))
+        for fam in ("i8tc", "fp8tc")
+        for bn, bk, w, st in (
+            (64, 256, 128, 4),
+            (32, 512, 128, 4),
+            (64, 512, 128, 3),
+            (128, 256, 256, 4),
+            (32, 256, 128, 6),
+            (64, 256, 128, 6),
+        )
+    ],  # fmt: skip
 ]
 # A family whose candidates are timed in another's cases (the same weights and sum).
-TIMED_WITH = {"q8_0r": "q8_0"}
+TIMED_WITH = {"q8_0r": "q8_0", "i8tc": "i8", "fp8tc": "fp8"}
 
 
 def label(family: str, defines: dict) -> str:

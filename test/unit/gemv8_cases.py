@@ -1,5 +1,5 @@
 """The decode GEMV kernels with 8-bit weights (bench/kernels/gemv_i8.ph, gemv_fp8.ph, gemv_q8_0.ph,
-gemv_q8_0_rows.ph;
+gemv_q8_0_rows.ph, gemv_tc_i8.ph;
 issue 25, item 5): how each is launched, the float64 references and error bounds, the cases the
 tests run. Shared by test_gemv8_interp.py (the interpreter, in CI), test_gemv8_gpu.py (the GPU),
 bench/bench_gemv8.py and bench/aot_build.py (gemv8_jobs). The f16 kernels are gemv_cases.py's.
@@ -10,11 +10,14 @@ Y[T, N] from X f16 [T, K] and 8-bit weights [N, K], f32 accumulation, f16 out:
   fp8   the same with w f8e4m3 (passed as its uint8 codes to the interpreter, float8_e4m3fn on torch)
   q8_0  y[t, n] = sum_b d[n, b] * sum_{k in b} x[t, k] q[n, k]   q i8, d f32 [N, K/32], K % 32 == 0
   q8_0r the same sum, BR rows of W at once and one token per CTA (gemv_q8_0_rows.ph)
+  i8tc  i8's sum on the tensor cores, 16 tokens per CTA (gemv_tc_i8.ph: f16(W) widened in registers)
+  fp8tc fp8's the same way (gemv_tc_fp8.ph)
 
 How the arguments are passed (views of the [T, K], [N, K], [N] or [N, K/32] arrays, no copies):
 i8 and fp8 take W as it is stored, [N, K], and X as [T, 1, K] (its tile broadcasts against W's,
 gemv_i8.ph); q8_0 takes X as [T, K/32, 32], q as [N, K/32, 32] and d as [N, K/32, 1] (tiles have
-rank 3 at most: the block is a dimension, gemv_q8_0.ph); q8_0r the same, and Y as [T, N, 1] (y[:, :, None]).
+rank 3 at most: the block is a dimension, gemv_q8_0.ph); q8_0r the same, and Y as [T, N, 1] (y[:, :, None]);
+i8tc and fp8tc take every array as it is stored.
 """
 
 from __future__ import annotations
@@ -23,9 +26,12 @@ import numpy as np
 from gemv_cases import bound
 
 BLOCK = 32
-KERNEL = {"i8": "gemv_i8", "fp8": "gemv_fp8", "q8_0": "gemv_q8_0", "q8_0r": "gemv_q8_0_rows"}
-WDTYPE = {"i8": "i8", "fp8": "f8e4m3", "q8_0": "i8", "q8_0r": "i8"}
+KERNEL = {"i8": "gemv_i8", "fp8": "gemv_fp8", "q8_0": "gemv_q8_0", "q8_0r": "gemv_q8_0_rows", "i8tc": "gemv_tc_i8",
+          "fp8tc": "gemv_tc_fp8"}  # fmt: skip
+WDTYPE = {"i8": "i8", "fp8": "f8e4m3", "q8_0": "i8", "q8_0r": "i8", "i8tc": "i8", "fp8tc": "f8e4m3"}
+FP8 = ("fp8", "fp8tc")
 Q8 = ("q8_0", "q8_0r")  # the Q8_0 families: a scale per 32-element block
+STAGED = ("i8tc", "fp8tc")  # the tensor-core families: operands copied into shared memory by cp.async
 
 # (family, defines) the tests launch: each kernel's first @autotune values and a multi-token,
 # multi-chunk form (T = 3 is ragged for TT = 4); for q8_0 also TT = 2 (a T = 16 candidate).
@@ -39,6 +45,9 @@ TESTED = [
     ("q8_0", {"TT": 4, "BR": 1, "KV": 1, "W": 128}),
     ("q8_0r", {"BR": 4, "KV": 1, "W": 128}),
     ("q8_0r", {"BR": 2, "KV": 2, "W": 256}),
+    ("i8tc", {"BN": 64, "BK": 256, "W": 128, "STAGES": 4}),
+    ("i8tc", {"BN": 32, "BK": 128, "W": 128, "STAGES": 3}),
+    ("fp8tc", {"BN": 64, "BK": 256, "W": 128, "STAGES": 4}),
 ]
 
 # (T, N, K): ragged N and K (rows not 16-byte pitched: the generic variant), 16-byte pitched rows
@@ -65,7 +74,7 @@ def pitched(n: int, k: int) -> bool:
 def weights(rng, family: str, n: int, k: int):
     """(w as stored: int8 quants or uint8 fp8 codes [N, K], its float64 values, scales f32: [N]
     per row, or [N, K/32] per block for q8_0), scales as quantisation makes them (small, > 0)."""
-    if family == "fp8":
+    if family in FP8:
         from phobos.fp8 import decode
 
         codes = rng.integers(0, 256, (n, k)).astype(np.uint8)
@@ -117,6 +126,8 @@ def kernel_args(family: str, x, w, s, y) -> tuple:
         kb = x.shape[1] // BLOCK
         out = y[:, :, None] if family == "q8_0r" else y
         return (_split_last(x, kb, BLOCK), _split_last(w, kb, BLOCK), s[:, :, None], out)
+    if family in STAGED:
+        return (x, w, s, y)
     return (x[:, None, :], w, s, y)
 
 
@@ -129,6 +140,8 @@ def layouts(family: str, shape, like) -> list[tuple]:
         kb = k // BLOCK
         out = like("f16", (t, n, 1)) if family == "q8_0r" else like("f16", (t, n))
         args = (like("f16", (t, kb, BLOCK)), like(wd, (n, kb, BLOCK)), like("f32", (n, kb, 1)), out)
+    elif family in STAGED:
+        args = (like("f16", (t, k)), like(wd, (n, k)), like("f32", (n,)), like("f16", (t, n)))
     else:
         args = (like("f16", (t, 1, k)), like(wd, (n, k)), like("f32", (n,)), like("f16", (t, n)))
     return [(KERNEL[family], args)]
@@ -149,11 +162,11 @@ def run_case(kernel, family: str, shape, framework: str = "torch", plant: bool =
     s = Guarded(framework, scales.shape, dtype=np.float32, pad=0 if flat else 1, values=scales)
     y = Guarded(framework, (t, n), dtype=np.float16, pad=0 if flat else 7, poison=True)
     wv = w.view
-    if family == "fp8" and framework == "torch":
+    if family in FP8 and framework == "torch":
         import torch
 
         wv = wv.view(torch.float8_e4m3fn)
-    elif family == "fp8":
+    elif family in FP8:
         import ml_dtypes
 
         wv = wv.view(ml_dtypes.float8_e4m3fn)

@@ -1,13 +1,12 @@
 """GPU test of the decode GEMV kernels with 8-bit weights (issue 25, item 5; pytest -m gpu; skipped
 without a GPU or the ahead-of-time folders of bench/aot_build.py, gemv8_jobs).
 
-Every tested configuration of gemv_i8, gemv_fp8, gemv_q8_0 and gemv_q8_0_rows (gemv8_cases.py) on fresh random
-data: T = 1, 3, 16 tokens against weights of ragged rows and columns (4097 x 3001; for Q8_0
-4097 x 3008, K whole blocks) and of 16-byte pitched rows (the vectorised variants), every buffer
-inside guard zones that must come back intact, the output poisoned, Y against float64 within
-the f32 accumulation bound plus the scale's rounding and one f16 rounding. The interpreter runs
-the same cases in CI, smaller (test_gemv8_interp.py).
-"""
+Every tested configuration of gemv_i8, gemv_fp8, gemv_q8_0, gemv_q8_0_rows, gemv_tc_i8 and
+gemv_tc_fp8 (gemv8_cases.py) on fresh random data: T = 1, 3, 16 tokens against weights of ragged
+rows and columns (4097 x 3001; for Q8_0 4097 x 3008, K whole blocks) and of 16-byte pitched rows
+(the vectorised variants), every buffer inside guard zones that must come back intact, the output
+poisoned, Y against float64 within the f32 accumulation bound plus the scale's rounding and one f16
+rounding. The interpreter runs the same cases in CI, smaller (test_gemv8_interp.py)."""
 
 from __future__ import annotations
 
@@ -28,7 +27,7 @@ def _id(case) -> str:
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_gemv8_against_float64(case):
     family, defines, shape = case
-    if family == "fp8":
+    if family in G.FP8:
         torch = pytest.importorskip("torch")
         if not hasattr(torch, "float8_e4m3fn"):
             pytest.skip(f"torch {torch.__version__} has no float8 dtypes")

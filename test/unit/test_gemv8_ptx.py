@@ -1,7 +1,8 @@
 """The weight loads of the decode GEMV kernels with 8-bit weights (bench/kernels/gemv_i8.ph,
-gemv_fp8.ph, gemv_q8_0.ph) are 16-byte vectors in the PTX of the variant a launch on contiguous,
-16-byte aligned arguments gets (gemv8_cases.layouts, the pitched cases of test_gemv8_gpu.py), for
-every tested configuration (gemv_q8_0 at TT = 1 included) on sm_90 and sm_90a.
+gemv_fp8.ph, gemv_q8_0.ph; the cp.async copies of gemv_tc_i8.ph and gemv_tc_fp8.ph) are 16-byte
+vectors in the PTX of the variant a launch on contiguous, 16-byte aligned arguments gets
+(gemv8_cases.layouts, the pitched cases of test_gemv8_gpu.py), for every tested configuration
+(gemv_q8_0 at TT = 1 included) on sm_90 and sm_90a.
 
 gemv_i8 and gemv_fp8 take W as [N, K]: its [BN, BK] tile has a lower rank than the [TT, 1, BK]
 tiles of X, and its 16-element vectors reach the layout only where the layout counts the widths
@@ -79,6 +80,19 @@ def global_loads_from(ptx: str, param: str) -> list[str]:
     return loads
 
 
+def async_copies_from(ptx: str, param: str) -> list[str]:
+    """The byte counts of the cp.async copies whose global address is computed from `param`."""
+    found = sources(ptx)
+    sizes = []
+    for opcode, operands in _INSTRUCTION.findall(ptx):
+        if opcode.startswith("cp.async") and opcode.endswith(".shared.global"):
+            _, source, size = (x.strip() for x in operands.split(",")[:3])
+            address = re.search(r"\[(%\w+)", source)
+            if address and param in parameters_of(found, address.group(1)):
+                sizes.append(size)
+    return sizes
+
+
 def aligned_ptx(family: str, defines: dict, chip: str) -> str:
     """The PTX of the variant for the first pitched GPU test shape's contiguous, aligned arguments."""
     import phobos
@@ -104,6 +118,12 @@ def test_weight_loads_are_16_byte_vectors(monkeypatch, tmp_path, case):
     ptx = aligned_ptx(family, defines, chip)
     pointers = _POINTER.findall(ptx)
     assert len(pointers) == 4, pointers  # X, the weights, the scales, Y
+    if family in G.STAGED:  # the tensor-core forms stage both operands by cp.async: 16 bytes a copy
+        for param in pointers[:2]:
+            assert not global_loads_from(ptx, param)
+            copies = async_copies_from(ptx, param)
+            assert copies and set(copies) == {"16"}, copies
+        return
     weights = global_loads_from(ptx, pointers[1])
     assert weights, "no global load reads the weights"
     assert set(weights) == {"ld.global.nc.v4.b32"}, weights

@@ -41,7 +41,8 @@ from phobos.dialect import tile as T
 from phobos.dialect.kernel import kernels
 from phobos.dialect.tile import is_op, ops_of
 from phobos.lowering.ir_helpers import where
-from phobos.lowering.plan_records import PIPELINE_STAGES, SHARED, SYNC, SYNC_PLANNED
+from phobos.lowering.plan_records import DOT_PATH, PIPELINE_STAGES, SHARED, SYNC, SYNC_PLANNED
+from phobos.lowering.widened_fragments import widens
 
 # The prefixes of the buffer names tile-allocate-shared records, and what owns such a buffer.
 OWNERS: dict[str, tuple[type, str]] = {
@@ -263,12 +264,16 @@ def _owner(v: ir.Value) -> ir.Operation | None:
     return v.owner if isinstance(v, ir.OpResult) else None
 
 
-def staged_load(dot: ir.Operation, value: ir.Value, taken: set) -> ir.Operation | None:
+def staged_load(dot: ir.Operation, role: str, value: ir.Value, taken: set) -> ir.Operation | None:
     """The tile.load_slice the lowering copies straight into the buffer of the dot operand
-    `value` (seen through a transpose and a collapse of unit dimensions), or None when the
-    dot stores the operand's registers itself."""
+    `value` (seen through a transpose, a collapse of unit dimensions and, on the tensor cores, an
+    8-bit to f16 conversion along k), or None when the dot stores the operand's registers itself."""
     src, held, user = _owner(value), value, dot
+    transposed = False
     if src is not None and is_op(src, T.TransposeOp) and _only_use(value, dot):
+        held, user, transposed = src.operands[0], src, True
+        src = _owner(held)
+    if src is not None and _widened(dot, role, transposed, src) and _only_use(held, user):
         held, user = src.operands[0], src
         src = _owner(held)
     checked = held
@@ -291,6 +296,15 @@ def staged_load(dot: ir.Operation, value: ir.Value, taken: set) -> ir.Operation 
     return src
 
 
+def _widened(dot: ir.Operation, role: str, transposed: bool, op: ir.Operation) -> bool:
+    """Whether the mma.sync lowering folds `op` into the dot's fragment reads: an 8-bit to f16
+    conversion of an operand whose buffer runs along k (B as [n][k], A as [m][k]) in a dot the
+    tensor cores run (its recorded path)."""
+    path = dot.attributes[DOT_PATH] if DOT_PATH in dot.attributes else None
+    on_tensor_cores = isinstance(path, ir.StringAttr) and path.value != "fma"
+    return on_tensor_cores and (role == "lhs") != transposed and widens(op)
+
+
 # ----------------------------------------------------------------------------- the graph
 
 
@@ -307,7 +321,7 @@ class _Program:
             for role, value in (("lhs", dot.operands[0]), ("rhs", dot.operands[1])):
                 if (dot, role) not in owners:
                     continue  # mma's A fragments in registers: no buffer
-                load = staged_load(dot, value, taken)
+                load = staged_load(dot, role, value, taken)
                 if load is None:
                     self.stored[(dot, role)] = owners[(dot, role)]
                 else:

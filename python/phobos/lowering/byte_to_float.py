@@ -18,7 +18,7 @@ where I2F is at a quarter. bf16 keeps `cvt`: its 7 mantissa bits cannot hold
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, nvvm, vector
 
 from phobos.lowering.ir_helpers import element_type
 
@@ -68,6 +68,24 @@ def byte_to_float(value: ir.Value, to: ir.Type, signed: bool) -> ir.Value:
     float_t = _withelement_type(byte_t, to)
     as_float = arith.BitcastOp(float_t, placed).result
     return arith.SubFOp(as_float, _splat(float_t, base + 128.0 if signed else base)).result
+
+
+def byte_pair_to_f16x2(pair: ir.Value, signed: bool) -> ir.Value:
+    """The two bytes in the low half of an i32 `pair` as a vector<2xf16>, exactly as byte_to_float
+    makes them: one `prmt` spreads them to the low byte of each half, one xor puts each under the
+    exponent of 2^10 and flips a signed byte's sign bit (the bits do not meet: one immediate), and
+    one f16x2 subtraction takes 1024 (+ 128) off. With zero for prmt's other operand ptxas keeps
+    the selector as its immediate (a constant there too would cost a move per prmt)."""
+    i32, f16 = ir.IntegerType.get_signless(32), ir.F16Type.get()
+    bits, base = _MAGIC[16]
+    # bytes [pair.0, 0, pair.1, 0]: selector nibbles 0, 4, 1, 4 from the lowest (4: the zero operand's byte 0)
+    spread = nvvm.PermuteOp(i32, pair, _splat(i32, 0x4140), nvvm.PermuteMode.DEFAULT, hi=_splat(i32, 0)).result
+    exponent = bits * 0x00010001 ^ (0x00800080 if signed else 0)
+    placed = arith.XOrIOp(spread, _splat(i32, exponent)).result
+    halves = vector.BitCastOp(
+        ir.VectorType.get([2], f16), vector.BroadcastOp(ir.VectorType.get([1], i32), placed)
+    ).result
+    return arith.SubFOp(halves, _splat(ir.VectorType.get([2], f16), base + 128.0 if signed else base)).result
 
 
 def lower_byte_to_float(values: dict, op: ir.Operation, operand: ir.Value) -> None:

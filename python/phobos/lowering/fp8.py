@@ -50,7 +50,7 @@ def language_name(t: ir.Type) -> str:
     return elements.language_name(str(t))
 
 
-def _refusal(op: ir.Operation, chip: str, src: ir.Type, dst: ir.Type) -> str | None:
+def conversion_refusal(op: ir.Operation, chip: str, src: ir.Type, dst: ir.Type) -> str | None:
     """Why the target cannot convert `src` to `dst` (one of them fp8), or None."""
     sm = chip_number(chip)
     if sm >= 90 or (sm == MIN_SM and target_ptx() >= SM89_PTX):
@@ -66,7 +66,7 @@ def _refusal(op: ir.Operation, chip: str, src: ir.Type, dst: ir.Type) -> str | N
 def lower_fp8_conversion(ctx: LoweringContext, op: ir.Operation, value: ir.Value) -> None:
     """The registers of `op` (is_fp8_conversion) from `value`, the registers of its operand."""
     src, dst = element_type(op.operands[0].type), element_type(op.results[0].type)
-    refusal = _refusal(op, ctx.chip, src, dst)
+    refusal = conversion_refusal(op, ctx.chip, src, dst)
     if refusal is not None:
         raise LoweringError(op, refusal)
     scalar = not isinstance(value.type, ir.VectorType)

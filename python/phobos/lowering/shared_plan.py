@@ -51,6 +51,7 @@ from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, plan_copies, row_ele
 from phobos.lowering.wgmma8 import instruction as wgmma8_instruction
 from phobos.lowering.wgmma8 import is_wgmma8
 from phobos.lowering.wgmma_overlap import DEPTH, overlapped_dot
+from phobos.lowering.widened_fragments import widens
 from phobos.target import max_shared_bytes
 
 SMEM_SYMBOL = "__phobos_smem"
@@ -82,6 +83,9 @@ class Operand:
     transposed: bool  # the buffer holds the operand transposed (via tile.transpose)
     buffer: int = -1
     registers: bool = False  # no buffer: its registers are the mma A fragments (mma.a_in_registers)
+    # the folded widening of 8-bit elements (f16(w_i8)): the buffer holds the bytes as loaded and
+    # the emitter widens each fragment in registers (widened_fragments.py)
+    widened: ir.Operation | None = None
 
     @property
     def contiguous_out(self) -> bool:
@@ -414,6 +418,9 @@ def _classify(plan: DotPlan, dot: ir.Operation, role: str, value: ir.Value) -> O
         transposed = True
         held, user = source.operands[0], source
         source = held.owner if isinstance(held, ir.OpResult) else None
+    widened = _widened_load(plan, dot, role, transposed, held, user)
+    if widened is not None:
+        source, held, user = widened.operands[0].owner, widened.operands[0], widened
     held_for_check, collapse = held, None
     if source is not None and is_op(source, tensor.CollapseShapeOp) and _single_use(held, user):
         # K[h, j :+ BN, :] reads a [1, BN, D] tile and drops the unit dimension: stage the load itself
@@ -429,12 +436,33 @@ def _classify(plan: DotPlan, dot: ir.Operation, role: str, value: ir.Value) -> O
         and source.parent == dot.parent
         and source not in plan.staged
     )
-    operand = Operand(role, dot, held, source if staged else None, transposed)
+    operand = Operand(role, dot, held, source if staged else None, transposed, widened=widened)
     if staged:
         plan.staged[source] = operand
+        if widened is not None:
+            plan.skipped.add(widened)
         if collapse is not None:
             plan.skipped.add(collapse)
     return operand
+
+
+def _widened_load(
+    plan: DotPlan, dot: ir.Operation, role: str, transposed: bool, held: ir.Value, user: ir.Operation
+) -> ir.Operation | None:
+    """The 8-bit to f16 conversion (`f16(W[...])`, widened_fragments.widens) between a staged load and
+    the mma.sync dot that alone reads it, to fold into the dot's fragment reads; None where there is
+    none or the buffer would not run along k (the fragments' byte pairs are consecutive along k)."""
+    convert = held.owner if isinstance(held, ir.OpResult) else None
+    if not plan.tensorcore or convert is None or not widens(convert) or not _single_use(held, user):
+        return None
+    if (role == "lhs") == transposed:  # a buffer [k][out]: each fragment pair would be two rows apart
+        return None
+    loaded = convert.operands[0].owner if isinstance(convert.operands[0], ir.OpResult) else None
+    if loaded is None or not is_op(loaded, T.LoadSliceOp) or loaded.parent != dot.parent:
+        return None
+    if loaded.opview.padding or loaded in plan.staged or not _single_use(convert.operands[0], convert):
+        return None
+    return convert
 
 
 def _plan_pipelines(plan: DotPlan, fn: ir.Operation, tma: bool, recorded: bool) -> None:

@@ -99,6 +99,8 @@ def why_not(plan, dot: ir.Operation, warps: int, facts, args: list) -> str | Non
             continue  # A from registers (mma.a_in_registers: wgmma's register A fragments too)
         if o.source is None:
             return f"its {role} is not a tile loaded from a tensor with nothing else reading it"
+        if o.widened is not None:
+            return f"its {role} is widened from 8 bits in registers (wgmma reads both operands from shared memory)"
         if o.role == "lhs" and o.transposed:
             return "its lhs is transposed (wgmma reads A k-major here)"
         t = tile_type(o.source.results[0])

@@ -41,6 +41,7 @@ from phobos.lowering.mma8 import a_offsets as a8_offsets
 from phobos.lowering.mma8 import b_offsets as b8_offsets
 from phobos.lowering.mma8 import mma as mma8
 from phobos.lowering.registry import lowers
+from phobos.lowering.widened_fragments import WidenedReader
 
 
 @lowers(role="dot.mma")
@@ -62,6 +63,7 @@ class MmaEmitter:
         self.smem = smem
         self.ctx = smem.ctx
         self._byte_views: dict[int, ir.Value] = {}
+        self._readers: dict[tuple, WidenedReader] = {}
 
     def _lane(self):
         ctx = self.ctx
@@ -79,7 +81,7 @@ class MmaEmitter:
         wm, wn = L.warps_per_cta
         rows = m // (8 * wm)  # the thread's row wraps
         cols = n // (8 * wn)  # its column wraps (two registers each)
-        elem = ir.RankedTensorType(lhs.value.type).element_type
+        elem = ir.RankedTensorType(op.operands[0].type).element_type  # f16 where an operand is widened
         acc_elem = ir.VectorType(acc.type).element_type
         lane = self._lane()
         lane8 = ctx.at_entry(lambda: arith.RemUIOp(lane, ctx.index(8)).result)
@@ -122,6 +124,10 @@ class MmaEmitter:
         for k0 in range(0, k_extent, K_STEP8 if eight else K_STEP):
             a_frags = []
             for i in range(rows // 2):
+                if lhs.widened is not None:
+                    row0 = arith.AddIOp(arith.MulIOp(warp_m, ctx.index(8)).result, ctx.index(2 * i * 8 * wm)).result
+                    a_frags.append(self._widened(lhs).a_fragment(row0, 8 * wm, k0))
+                    continue
                 if lhs.registers:
                     a_frags.append(self._register_a(a_regs, i, k0, k_extent, elem))
                     continue
@@ -154,6 +160,13 @@ class MmaEmitter:
         wm = self.ctx.layout.warps_per_cta[0]
         return lambda register, byte: (8 * wm * (register % 2), a8_offsets(register, byte)[1])
 
+    def _widened(self, operand) -> WidenedReader:
+        """The fragment reader of a widened operand (one per operand and dot: its stage offset)."""
+        key = (operand.role, id(operand))
+        if key not in self._readers:
+            self._readers[key] = WidenedReader(self.smem, operand, self._start(operand))
+        return self._readers[key]
+
     def _view(self, buffer: int, eight: bool):
         """The buffer's view; for 8-bit operands one of i8 (ldmatrix and the bytes take no fp8 memrefs)."""
         if not eight or isinstance(self.smem.plan.elements[buffer], ir.IntegerType):
@@ -182,6 +195,9 @@ class MmaEmitter:
             return idx if b_stage is None else arith.AddIOp(idx, b_stage).result
 
         b_frags = []
+        if rhs.widened is not None:  # buffer [n][k] of bytes: pairs along k, widened in registers
+            reader = self._widened(rhs)
+            return [reader.b_fragment(arith.AddIOp(b_col0, ctx.index(j * 8 * wn)).result, k0) for j in range(cols)]
         if eight and rhs.contiguous_out:
             for j in range(cols):
                 col = arith.AddIOp(b_col0, ctx.index(j * 8 * wn)).result

@@ -4,7 +4,8 @@ A staged `tile.load_slice` never visits registers: at its place it becomes a
 cooperative copy from global memory into its buffer (after the barrier the
 plan asks for), or nothing inside a pipelined loop, whose ring issued the
 copy ahead. A folded `tile.transpose` emits nothing: its dot reads the buffer
-in the transposed order.
+in the transposed order; nor does a folded widening (`f16(w_i8)`), whose dot
+widens the bytes it reads (widened_fragments.py).
 """
 
 from __future__ import annotations
@@ -28,4 +29,4 @@ def lower_staged_load(ctx: LoweringContext, op: ir.Operation) -> None:
 
 @lowers(role="folded")
 def lower_folded_transpose(ctx: LoweringContext, op: ir.Operation) -> None:
-    """Nothing to emit: the operand's buffer is read in the transposed order."""
+    """Nothing to emit: the operand's buffer is read in the transposed order, or widened as it is read."""
