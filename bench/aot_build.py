@@ -171,7 +171,7 @@ FEATURES = {"tc_fp8": "+ptx84", "wgmma_fp8": "+ptx84", "wgmma_fp8_scaled": "+ptx
 def mma8_jobs():
     """test_tensorcore_8bit_gpu.py: 8-bit operands on mma.sync m16n8k32 (generic variants), fp8
     for the chips that have it (sm_89, sm_90, and sm_90a's mma.sync path)."""
-    jobs = [("tc_i8", {}, [], True), ("tc_i8_nt", {}, [], True), ("tc_fp8", {}, [], True)]
+    jobs = [("tc_i8", {}, [], True), ("tc_i8_nt", {}, [], True), ("tc_u8_nt", {}, [], True), ("tc_fp8", {}, [], True)]
     return jobs + [("tc_fp8", {}, [], True, chip) for chip in ("sm_89", "sm_90a")]
 
 

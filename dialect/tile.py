@@ -424,13 +424,26 @@ class DotOp(_TileOp):
 
     Verified: 2-D [M, K] x [K, N] with an [M, N] accumulator and result; lhs
     and rhs share an element type; acc and result share theirs (a float type
-    at least as wide as the inputs').
+    at least as wide as the inputs'). `tile.unsigned` (a unit attribute)
+    makes i8 operands u8: only on 8-bit integer operands with an integer
+    accumulator.
     """
 
     OPERATION_NAME = "tile.dot"
 
-    def __init__(self, lhs: ir.Value, rhs: ir.Value, acc: ir.Value, *, loc=None, ip=None):
+    def __init__(self, lhs: ir.Value, rhs: ir.Value, acc: ir.Value, *, unsigned: bool = False, loc=None, ip=None):
         self._build([acc.type], [lhs, rhs, acc], None, loc, ip)
+        if unsigned:
+            self.operation.attributes[DOT_UNSIGNED] = ir.UnitAttr.get()
+
+
+# On a tile.dot of 8-bit integer operands: they are u8 (the IR's i8 is signless), multiplied unsigned.
+DOT_UNSIGNED = "tile.unsigned"
+
+
+def dot_unsigned(op: ir.Operation) -> bool:
+    """Whether a tile.dot multiplies its 8-bit integer operands as u8 (DOT_UNSIGNED)."""
+    return DOT_UNSIGNED in op.attributes
 
 
 REDUCE_KINDS = ("sum", "max", "min")

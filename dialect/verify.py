@@ -342,6 +342,16 @@ class _Checker:
             self.error(op, f"expects a float or integer accumulator, got {acc.element_type}")
         if res != acc:
             self.error(op, f"expects the result type {res} to equal the accumulator type {acc}")
+        if T.DOT_UNSIGNED in op.attributes:
+            byte = isinstance(lhs.element_type, ir.IntegerType) and ir.IntegerType(lhs.element_type).width == 8
+            if not byte or not _is_int_like(acc.element_type):
+                self.error(
+                    op,
+                    f"expects {T.DOT_UNSIGNED} (u8 operands) only on 8-bit integer operands with an integer "
+                    f"accumulator, got {lhs.element_type} operands and a {acc.element_type} accumulator",
+                )
+            elif not isinstance(op.attributes[T.DOT_UNSIGNED], ir.UnitAttr):
+                self.error(op, f"expects {T.DOT_UNSIGNED} to be a unit attribute")
 
     def _axis_op(self, op, kinds):
         src = self._tile_of(op, op.opview.source, "the source")

@@ -51,6 +51,7 @@ def language_name(name: str) -> str:
 
 
 DOT_ACCUMULATOR = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32", "i32": "i32", "i64": "i64"}
+DOT_ACCUMULATOR["u8"] = "i32"  # u8 x u8: the tile.dot's operands carry tile.unsigned
 DOT_ACCUMULATOR.update({"f8e4m3": "f32", "f8e5m2": "f32"})  # exact products, f32 sums
 
 

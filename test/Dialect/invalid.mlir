@@ -265,6 +265,22 @@ func.func @k(%a: tensor<32x8xf32>, %b: tensor<8x128xf32>, %c: tensor<32x128xf32>
 
 // -----
 
+func.func @k(%a: tensor<32x16xf16>, %b: tensor<16x128xf16>, %c: tensor<32x128xf32>) {
+  // expected-error @below {{'tile.dot' op expects tile.unsigned (u8 operands) only on 8-bit integer operands with an integer accumulator, got f16 operands and a f32 accumulator}}
+  %0 = "tile.dot"(%a, %b, %c) {tile.unsigned} : (tensor<32x16xf16>, tensor<16x128xf16>, tensor<32x128xf32>) -> tensor<32x128xf32>
+  return
+}
+
+// -----
+
+func.func @k(%a: tensor<32x32xi8>, %b: tensor<32x128xi8>, %c: tensor<32x128xi32>) {
+  // expected-error @below {{'tile.dot' op expects tile.unsigned to be a unit attribute}}
+  %0 = "tile.dot"(%a, %b, %c) {tile.unsigned = 1 : i32} : (tensor<32x32xi8>, tensor<32x128xi8>, tensor<32x128xi32>) -> tensor<32x128xi32>
+  return
+}
+
+// -----
+
 func.func @k(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<8xf32>) {
   // expected-error @below {{'tile.dot' op expects 2-D operands}}
   %0 = "tile.dot"(%a, %b, %c) : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>

@@ -183,6 +183,12 @@ UNCOVERED = {
     "bench/kernels/tc_i8.ph",
     "bench/kernels/tc_i8_nt.ph",
     "bench/kernels/tc_fp8.ph",
+    # u8 dots: test_u8_dot.py runs each in the interpreter (exact u8 sums)
+    "bench/kernels/tc_u8_nt.ph",
+    "bench/kernels/wgmma_u8.ph",
+    # f16 x 8-bit dots widened in registers: test_widened_dot.py runs each against float64
+    "bench/kernels/widened_u8_rhs.ph",
+    "bench/kernels/widened_i8_lhs.ph",
     # Q8_0 contractions (qdot_t, qmma_t): test_quantized.py runs each against float64 on ragged shapes
     "bench/kernels/q8_qdot.ph",
     "bench/kernels/q8_qmma.ph",
@@ -212,6 +218,8 @@ UNCOVERED = {
     "bench/kernels/gemv_fp8.ph",
     "bench/kernels/gemv_q8_0.ph",
     "bench/kernels/gemv_q8_0_rows.ph",
+    "bench/kernels/gemv_tc_i8.ph",
+    "bench/kernels/gemv_tc_fp8.ph",
     # residual add + RMSNorm: test_add_norm_interp.py (ragged rows and columns, R = 1, 2, 4)
     "bench/kernels/add_rmsnorm_f16.ph",
 }

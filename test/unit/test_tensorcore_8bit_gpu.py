@@ -46,15 +46,16 @@ class Flat:
         return got[GUARD:-GUARD].reshape(self.shape)
 
 
-@pytest.mark.parametrize("source", ["tc_i8", "tc_i8_nt"])
+@pytest.mark.parametrize("source", ["tc_i8", "tc_i8_nt", "tc_u8_nt"])
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_i8_dot_is_exact(source, shape):
     torch = pytest.importorskip("torch")
     m, n, k = shape
     kernel = aot(source)
-    a = RNG.integers(-128, 128, (m, k)).astype(np.int8)
-    b = RNG.integers(-128, 128, (k, n)).astype(np.int8)
-    b_arg = np.ascontiguousarray(b.T) if source == "tc_i8_nt" else b
+    low, high, dtype, t = (0, 256, np.uint8, "u8") if source == "tc_u8_nt" else (-128, 128, np.int8, "s8")
+    a = RNG.integers(low, high, (m, k)).astype(dtype)
+    b = RNG.integers(low, high, (k, n)).astype(dtype)
+    b_arg = np.ascontiguousarray(b.T) if source != "tc_i8" else b
     fa, fb = Flat(torch, a), Flat(torch, b_arg)
     fc = Flat(torch, np.full((m, n), -0x5A5A5A5A, np.int32))  # poison
     kernel(fa.view, fb.view, fc.view)
@@ -63,7 +64,7 @@ def test_i8_dot_is_exact(source, shape):
     assert fa.result().tobytes() == a.tobytes() and fb.result().tobytes() == b_arg.tobytes()
     used = _instruction(kernel)
     assert used["instruction"] == "mma.sync"
-    assert used["dots"][0]["instruction"] == "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"
+    assert used["dots"][0]["instruction"] == f"mma.sync.aligned.m16n8k32.row.col.s32.{t}.{t}.s32"
 
 
 def test_i8_sums_pass_i16():

@@ -31,6 +31,7 @@ GUARD = 256  # elements each side: every view stays 16-byte aligned (TMA needs i
 VARIANTS = [
     ("wgmma_i8", "i8", "i32", {"TN": 128}),
     ("wgmma_i8", "i8", "i32", {"TN": 256}),
+    ("wgmma_u8", "u8", "i32", {"TN": 128}),
     ("wgmma_fp8", "f8e4m3", "f32", {"TN": 128}),
     ("wgmma_fp8_scaled", "f8e4m3", "f16", {"TN": 128}),
     ("wgmma_fp8_fast", "f8e4m3", "f32", {"TN": 128}),
@@ -76,9 +77,10 @@ def _instruction(kernel) -> dict:
 
 
 def _operands(torch, operand: str, m: int, n: int, k: int):
-    if operand == "i8":
-        a = RNG.integers(-128, 128, (m, k)).astype(np.int8)
-        b = RNG.integers(-128, 128, (n, k)).astype(np.int8)
+    if operand in ("i8", "u8"):
+        low, high, dtype = (-128, 128, np.int8) if operand == "i8" else (0, 256, np.uint8)
+        a = RNG.integers(low, high, (m, k)).astype(dtype)
+        b = RNG.integers(low, high, (n, k)).astype(dtype)
         return a, b, Flat(torch, a), Flat(torch, b)
     from phobos import fp8
 
@@ -112,9 +114,12 @@ def test_8bit_gemm_on_wgmma(name, operand, out, defines, shape):
     used = _instruction(kernel)
     wgmma = k % 16 == 0
     assert used["instruction"] == ("wgmma" if wgmma else "mma.sync"), used
-    if operand == "i8":
+    if operand in ("i8", "u8"):
         want = a.astype(np.int64) @ b.astype(np.int64).T
         np.testing.assert_array_equal(c, want.astype(np.int32))
+        if wgmma:
+            t = "u8" if operand == "u8" else "s8"
+            assert used["dots"][0]["instruction"].endswith(f".s32.{t}.{t}"), used
         return
     want = a @ b.T
     magnitude = np.abs(a) @ np.abs(b).T

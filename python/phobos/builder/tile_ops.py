@@ -116,19 +116,22 @@ def store(base: Operand, offsets: Operand, value: Operand, mask: Operand | None 
     T.StoreOp(v.value, unwrap(base), unwrap(offsets), m, loc=loc)
 
 
-def dot(a: Operand, b: Operand, acc: Operand | None = None, *, loc=None) -> Value:
+def dot(a: Operand, b: Operand, acc: Operand | None = None, *, unsigned: bool = False, loc=None) -> Value:
     """acc + a x b for [M, K] x [K, N] tiles. Operands of different types are
     converted to the type they meet at; `acc` defaults to zeros of the type
-    the language accumulates in (f32 for f16/bf16/f32, i32 for i8 and i32)."""
+    the language accumulates in (f32 for f16/bf16/f32, i32 for i8, u8 and i32).
+    `unsigned`: 8-bit integer operands are u8 (as the other ops' `unsigned=`)."""
     loc = loc_or_caller(loc)
     a, b = Value(unwrap(a)), Value(unwrap(b))
     elem = meet(a, b)
+    if unsigned and elem != "i8":
+        raise TypeError(f"dot(unsigned=True) takes 8-bit integer (u8) operands, not {elem}")
     if elem not in DOT_ACCUMULATOR:
         raise TypeError(f"dot is not defined on {elem} tiles")
     a, b = convert(a, elem, loc=loc), convert(b, elem, loc=loc)
     if acc is None:
         acc = zeros([a.shape[0], b.shape[1]], ScalarType(DOT_ACCUMULATOR[elem]), loc=loc)
-    return Value(T.DotOp(a.value, b.value, unwrap(acc), loc=loc).result)
+    return Value(T.DotOp(a.value, b.value, unwrap(acc), unsigned=unsigned, loc=loc).result)
 
 
 def reduce(source: Operand, kind: str, axis: int, *, loc=None) -> Value:

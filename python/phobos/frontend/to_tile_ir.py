@@ -439,7 +439,8 @@ class KernelEmitter:
             b = tb.transpose(b, (1, 0), loc=loc)
         if acc is None:
             acc = tb.constant(0, mlir_type(e.ty), loc=loc)
-        return tb.Value(TD.DotOp(a.value, b.value, acc.value, loc=loc).result)
+        unsigned = T.is_unsigned(operand)  # u8 x u8: the IR's i8 operands, multiplied unsigned
+        return tb.Value(TD.DotOp(a.value, b.value, acc.value, unsigned=unsigned, loc=loc).result)
 
     def lower_call(self, e: A.Call) -> tb.Value:
         name = e.builtin

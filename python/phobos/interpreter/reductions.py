@@ -3,7 +3,8 @@
 `tile.dot` accumulates f16/bf16/f32 products in f32 and f64 in f64 (operands
 converted first; fp8 codes decoded, so their products are exact in f32 and
 summed in f32 by numpy's matmul, in the order it chooses); integers accumulate
-in the accumulator's type (wrapping, which equals a wide sum wrapped once). Reductions and scans of 16-bit floats run in
+in the accumulator's type (wrapping, which equals a wide sum wrapped once); a
+dot marked `tile.unsigned` reads its i8 operands as u8. Reductions and scans of 16-bit floats run in
 float32 and round the results.
 """
 
@@ -19,6 +20,8 @@ from phobos.interpreter.table import handles
 @handles("tile.dot")
 def dot(op, cta, args):
     lhs, rhs = (D.read(x, t) for x, t in zip(args[:2], op.in_types[:2]))
+    if "tile.unsigned" in op.attrs:  # u8 operands (signless i8 in the IR)
+        lhs, rhs = (np.asarray(x, dtype=np.int8).view(np.uint8) for x in (lhs, rhs))
     acc = args[2]
     t = op.out
     if t.is_float:

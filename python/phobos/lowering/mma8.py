@@ -17,8 +17,8 @@ pieces of the emitter that differ from the 16-bit path (ops/dot_mma.py):
     rows x 8 bytes per load); `dot_t` is the fast form and the contract
     says which one a dot uses;
   * i8 runs `nvvm.mma.sync` (s8, wrapping: the interpreter's integer dot
-    wraps too); MLIR 22's nvvm.mma.sync refuses e4m3 / e5m2 at m16n8k32,
-    so fp8 is the PTX instruction as inline assembly. ptxas takes fp8 mma
+    wraps too), u8 (a dot marked tile.unsigned) the same with u8; MLIR 22's
+    nvvm.mma.sync refuses e4m3 / e5m2 at m16n8k32, so fp8 is the PTX instruction as inline assembly. ptxas takes fp8 mma
     from sm_89 and PTX ISA 8.4 only (checked: .version 8.3 is refused), so
     fp8 on the tensor cores needs `--features +ptx84`.
 """
@@ -29,6 +29,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm, memref, nvvm, vector
 
 from phobos.dialect.fp8 import FP8_TYPES
+from phobos.dialect.tile import dot_unsigned
 from phobos.target import chip_number
 
 K_STEP8 = 32
@@ -50,7 +51,15 @@ def ptx_type(elem: ir.Type) -> str:
         return "e4m3"
     if isinstance(elem, ir.Float8E5M2Type):
         return "e5m2"
-    return "s8"
+    return "u8" if ir.IntegerType(elem).is_unsigned else "s8"
+
+
+def operand_element(dot: ir.Operation) -> ir.Type:
+    """The element type a dot's instruction multiplies: its operands', or ui8 where the operands are
+    u8 (tile.unsigned: the IR's i8 is signless). For instruction names only; buffers stay i8."""
+    if dot_unsigned(dot):
+        return ir.IntegerType.get_unsigned(8)
+    return ir.RankedTensorType(dot.operands[0].type).element_type
 
 
 def instruction(a: ir.Type, b: ir.Type) -> str:
@@ -134,7 +143,7 @@ def mma(a_words: list, b_words: list, c: ir.Value, a: ir.Type, b: ir.Type) -> ir
         constraints = ",".join(["=f"] * 4 + ["r"] * 6 + ["0", "1", "2", "3"])
         d = llvm.InlineAsmOp(struct, [*a_words, *b_words, *cs], text, constraints).result
     else:
-        s8 = ir.Attribute.parse("#nvvm.mma_type<s8>")
+        s8 = ir.Attribute.parse(f"#nvvm.mma_type<{ptx_type(a)}>")
         d = nvvm.MmaOp(
             struct,
             ir.Attribute.parse("#nvvm.shape<m = 16, n = 8, k = 32>"),

@@ -44,7 +44,15 @@ from phobos.lowering.ir_helpers import tile_type, where
 from phobos.lowering.kernel_layout import has_wgmma, tensor_core_refusal, vector_width
 from phobos.lowering.layout import Blocked
 from phobos.lowering.mma import a_in_registers, padded_ld
-from phobos.lowering.mma8 import FP8_MMA_PTX, fp8_refusal, instruction, is_eight_bit, is_fp8, operand_reads
+from phobos.lowering.mma8 import (
+    FP8_MMA_PTX,
+    fp8_refusal,
+    instruction,
+    is_eight_bit,
+    is_fp8,
+    operand_element,
+    operand_reads,
+)
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
 from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, plan_copies, row_elements, whole_a, why_not
@@ -144,7 +152,7 @@ class DotPlan:
         """For each dot of 8-bit operands on mma.sync: its instruction and how each operand is read."""
         out = []
         for (dot, role), o in self.operands.items():
-            a, b = (tile_type(v).element_type for v in list(dot.operands)[:2])
+            a = b = operand_element(dot)  # ui8 for u8 operands
             if role != "lhs" or not is_eight_bit(a):
                 continue
             rhs = self.operands[(dot, "rhs")]
@@ -156,7 +164,7 @@ class DotPlan:
         """For each dot of 8-bit operands on wgmma: its instruction (both operands by descriptor)."""
         out = []
         for dot, role in self.operands:
-            elem = tile_type(dot.operands[0]).element_type
+            elem = operand_element(dot)
             if role == "lhs" and is_wgmma8(elem):
                 n = tile_type(dot.results[0]).shape[1]
                 out.append({"at": where(dot), "instruction": wgmma8_instruction(elem, n)})

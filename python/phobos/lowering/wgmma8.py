@@ -3,7 +3,7 @@ tf32 into f32.
 
 What differs from the 16-bit wgmma path (wgmma.py, ops/dot_wgmma.py):
 
-  * **a k step is 32 bytes**: `wgmma.mma_async m64nNk32 .s32.s8.s8` or
+  * **a k step is 32 bytes**: `wgmma.mma_async m64nNk32 .s32.s8.s8` (`.u8.u8` for u8) or
     `.f32.e4m3.e4m3` (`.e5m2`) for 1-byte elements, `m64nNk8 .f32.tf32.tf32`
     for 4-byte ones. A k step of 32 bytes of a swizzled row is what a k16
     step of 2-byte elements is, so the descriptors and their per-step offsets
@@ -41,7 +41,7 @@ from phobos.lowering.mma8 import K_STEP8, ptx_type
 K_STEP = K_STEP8  # one k32 step of 8-bit operands, as on mma.sync
 STEP_BYTES = 32  # bytes of k per wgmma of these types (and of the 16-bit ones)
 # operand element -> accumulator element, as the types print
-TYPES = {"i8": "i32", "f8E4M3FN": "f32", "f8E5M2": "f32", "f32": "f32"}
+TYPES = {"i8": "i32", "ui8": "i32", "f8E4M3FN": "f32", "f8E5M2": "f32", "f32": "f32"}
 
 
 def is_wgmma8(elem: ir.Type) -> bool:
@@ -101,7 +101,7 @@ def nvvm_types(elem: ir.Type) -> tuple:
     bf16 into f32, or a K-major-only type (i8 into s32, fp8 and f32 as tf32 into f32)."""
     if not is_wgmma8(elem):
         return (nvvm.WGMMATypes.f16 if isinstance(elem, ir.F16Type) else nvvm.WGMMATypes.bf16), nvvm.WGMMATypes.f32
-    acc = nvvm.WGMMATypes.s32 if str(elem) == "i8" else nvvm.WGMMATypes.f32
+    acc = nvvm.WGMMATypes.s32 if TYPES[str(elem)] == "i32" else nvvm.WGMMATypes.f32
     return getattr(nvvm.WGMMATypes, _ptx(elem)), acc
 
 

@@ -50,9 +50,11 @@ def _products(ctx: LoweringContext, op, lhs: Operand, rhs: Operand, acc, m, n, k
     cm, cn = len(L.offsets(0, m)), len(L.offsets(1, n))
     a_bcast = [i for i in range(cm) for _ in range(cn)]
     b_bcast = [j for _ in range(cm) for j in range(cn)]
+    signed = not T.dot_unsigned(op)  # u8 operands widen by zero extension
     for k in range(k_count):
-        a = _convert(vector.FromElementsOp(ir.VectorType.get([cm], a_cols[k][0].type), a_cols[k]).result, acc_elem)
-        b = _convert(vector.FromElementsOp(ir.VectorType.get([cn], b_rows[k][0].type), b_rows[k]).result, acc_elem)
+        a = vector.FromElementsOp(ir.VectorType.get([cm], a_cols[k][0].type), a_cols[k]).result
+        b = vector.FromElementsOp(ir.VectorType.get([cn], b_rows[k][0].type), b_rows[k]).result
+        a, b = _convert(a, acc_elem, signed), _convert(b, acc_elem, signed)
         aa = vector.ShuffleOp(a, a, a_bcast).result
         bb = vector.ShuffleOp(b, b, b_bcast).result
         if isinstance(acc_elem, ir.FloatType):
@@ -62,7 +64,7 @@ def _products(ctx: LoweringContext, op, lhs: Operand, rhs: Operand, acc, m, n, k
     return acc
 
 
-def _convert(v: ir.Value, to: ir.Type) -> ir.Value:
+def _convert(v: ir.Value, to: ir.Type, signed: bool) -> ir.Value:
     src = ir.VectorType(v.type).element_type
     if src == to:
         return v
@@ -71,11 +73,13 @@ def _convert(v: ir.Value, to: ir.Type) -> ir.Value:
         wider = ir.FloatType(to).width > ir.FloatType(src).width
         return (arith.ExtFOp(t, v) if wider else arith.TruncFOp(t, v)).result
     if isinstance(src, ir.IntegerType) and isinstance(to, ir.IntegerType):
-        return (arith.ExtSIOp(t, v) if to.width > src.width else arith.TruncIOp(t, v)).result
+        if to.width <= src.width:
+            return arith.TruncIOp(t, v).result
+        return (arith.ExtSIOp(t, v) if signed else arith.ExtUIOp(t, v)).result
     if isinstance(to, ir.FloatType):
         if byte_converts(src, to):
-            return byte_to_float(v, to, signed=True)
-        return arith.SIToFPOp(t, v).result
+            return byte_to_float(v, to, signed=signed)
+        return (arith.SIToFPOp(t, v) if signed else arith.UIToFPOp(t, v)).result
     return arith.FPToSIOp(t, v).result
 
 

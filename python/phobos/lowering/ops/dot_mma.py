@@ -36,7 +36,15 @@ from phobos.lowering.errors import LoweringError
 from phobos.lowering.ir_helpers import target_ptx
 from phobos.lowering.layout import WARP_SIZE
 from phobos.lowering.mma import K_STEP, TF32_K_STEP, a_fragment_registers
-from phobos.lowering.mma8 import K_STEP8, byte_fragment, fp8_refusal, is_eight_bit, is_fp8, ldmatrix_words
+from phobos.lowering.mma8 import (
+    K_STEP8,
+    byte_fragment,
+    fp8_refusal,
+    is_eight_bit,
+    is_fp8,
+    ldmatrix_words,
+    operand_element,
+)
 from phobos.lowering.mma8 import a_offsets as a8_offsets
 from phobos.lowering.mma8 import b_offsets as b8_offsets
 from phobos.lowering.mma8 import mma as mma8
@@ -81,7 +89,7 @@ class MmaEmitter:
         wm, wn = L.warps_per_cta
         rows = m // (8 * wm)  # the thread's row wraps
         cols = n // (8 * wn)  # its column wraps (two registers each)
-        elem = ir.RankedTensorType(op.operands[0].type).element_type  # f16 where an operand is widened
+        elem = operand_element(op)  # f16 where an operand is widened; ui8 for u8 operands
         acc_elem = ir.VectorType(acc.type).element_type
         lane = self._lane()
         lane8 = ctx.at_entry(lambda: arith.RemUIOp(lane, ctx.index(8)).result)

@@ -48,7 +48,7 @@ from mlir.dialects import arith, llvm, memref, nvvm, vector
 
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.mma import a_fragment_registers
-from phobos.lowering.mma8 import is_fp8, ptx_type
+from phobos.lowering.mma8 import is_fp8, operand_element, ptx_type
 from phobos.lowering.registry import lowers
 from phobos.lowering.shared_checks import check_ring_stage
 from phobos.lowering.wgmma import ATOM, K_STEP, SWIZZLE, WARPGROUP
@@ -95,7 +95,7 @@ class WgmmaDot:
         i64 = ir.IntegerType.get_signless(64)
         m, n = ir.RankedTensorType(op.results[0].type).shape
         k = ir.RankedTensorType(op.operands[0].type).shape[1]
-        elem = ir.RankedTensorType(op.operands[0].type).element_type
+        elem = operand_element(op)  # ui8 for u8 operands (the instruction's type)
         # a k step is 32 bytes of a swizzled row for 1-, 2- and 4-byte elements alike (wgmma8.py)
         k_step = k_step_of(elem) if is_wgmma8(elem) else K_STEP
         tiles = m // (16 * (ctx.threads // 32))
@@ -200,12 +200,12 @@ class WgmmaDot:
         would make ptxas serialise the wgmmas left in flight across iterations (C7515)."""
         n, k_step = shape
         count = n // 2
-        integer = str(elem) == "i8"
+        integer = isinstance(elem, ir.IntegerType)
         acc_t = ir.IntegerType.get_signless(32) if integer else ir.F32Type.get()
         accs = [llvm.ExtractValueOp(acc_t, d, [x]).result for x in range(count)]
         outs = ", ".join(f"${x}" for x in range(count))
         if integer:
-            kind, tail = "s32.s8.s8", ""
+            kind, tail = f"s32.{ptx_type(elem)}.{ptx_type(elem)}", ""
         elif isinstance(elem, ir.F32Type):  # tf32: no transposes, scale-a/b immediates only
             kind, tail = "f32.tf32.tf32", ", 1, 1"
         elif is_fp8(elem):  # fp8 under @fastmath (unpromoted sums): K-major only, like tf32
