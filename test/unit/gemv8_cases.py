@@ -12,12 +12,14 @@ Y[T, N] from X f16 [T, K] and 8-bit weights [N, K], f32 accumulation, f16 out:
   q8_0r the same sum, BR rows of W at once and one token per CTA (gemv_q8_0_rows.ph)
   i8tc  i8's sum on the tensor cores, 16 tokens per CTA (gemv_tc_i8.ph: f16(W) widened in registers)
   fp8tc fp8's the same way (gemv_tc_fp8.ph)
+  q8tc  q8_0's sum the same way, a dot per block scaled by its d (gemv_tc_q8_0.ph; d passed as [K/32, N])
 
 How the arguments are passed (views of the [T, K], [N, K], [N] or [N, K/32] arrays, no copies):
 i8 and fp8 take W as it is stored, [N, K], and X as [T, 1, K] (its tile broadcasts against W's,
 gemv_i8.ph); q8_0 takes X as [T, K/32, 32], q as [N, K/32, 32] and d as [N, K/32, 1] (tiles have
 rank 3 at most: the block is a dimension, gemv_q8_0.ph); q8_0r the same, and Y as [T, N, 1] (y[:, :, None]);
-i8tc and fp8tc take every array as it is stored.
+i8tc and fp8tc take every array as it is stored; q8tc too, but its scales transposed, [K/32, N]
+(kernel_scales: a copy made once, as a repacking of the weights would be).
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ from gemv_cases import bound
 
 BLOCK = 32
 KERNEL = {"i8": "gemv_i8", "fp8": "gemv_fp8", "q8_0": "gemv_q8_0", "q8_0r": "gemv_q8_0_rows", "i8tc": "gemv_tc_i8",
-          "fp8tc": "gemv_tc_fp8"}  # fmt: skip
-WDTYPE = {"i8": "i8", "fp8": "f8e4m3", "q8_0": "i8", "q8_0r": "i8", "i8tc": "i8", "fp8tc": "f8e4m3"}
+          "fp8tc": "gemv_tc_fp8", "q8tc": "gemv_tc_q8_0"}  # fmt: skip
+WDTYPE = {"i8": "i8", "fp8": "f8e4m3", "q8_0": "i8", "q8_0r": "i8", "i8tc": "i8", "fp8tc": "f8e4m3",
+          "q8tc": "i8"}  # fmt: skip
 FP8 = ("fp8", "fp8tc")
-Q8 = ("q8_0", "q8_0r")  # the Q8_0 families: a scale per 32-element block
-STAGED = ("i8tc", "fp8tc")  # the tensor-core families: operands copied into shared memory by cp.async
+Q8 = ("q8_0", "q8_0r", "q8tc")  # the Q8_0 families: a scale per 32-element block
+STAGED = ("i8tc", "fp8tc", "q8tc")  # the tensor-core families: operands copied into shared memory by cp.async
 
 # (family, defines) the tests launch: each kernel's first @autotune values and a multi-token,
 # multi-chunk form (T = 3 is ragged for TT = 4); for q8_0 also TT = 2 (a T = 16 candidate).
@@ -48,6 +51,8 @@ TESTED = [
     ("i8tc", {"BN": 64, "BK": 256, "W": 128, "STAGES": 4}),
     ("i8tc", {"BN": 32, "BK": 128, "W": 128, "STAGES": 3}),
     ("fp8tc", {"BN": 64, "BK": 256, "W": 128, "STAGES": 4}),
+    ("q8tc", {"BN": 64, "W": 128, "STAGES": 4}),
+    ("q8tc", {"BN": 32, "W": 128, "STAGES": 3}),
 ]
 
 # (T, N, K): ragged N and K (rows not 16-byte pitched: the generic variant), 16-byte pitched rows
@@ -87,6 +92,13 @@ def weights(rng, family: str, n: int, k: int):
     return q, q.astype(np.float64), scales
 
 
+def kernel_scales(family: str, s):
+    """The scales as `family`'s kernel takes them: q8tc's transposed, [K/32, N] (a contiguous copy)."""
+    if family != "q8tc":
+        return s
+    return np.ascontiguousarray(s.T) if isinstance(s, np.ndarray) else s.t().contiguous()
+
+
 def dequantised(family: str, wvals: np.ndarray, scales: np.ndarray) -> np.ndarray:
     """The weights the kernel multiplies by, in float64: w s[n], or q d[n, k / 32]."""
     s = scales.astype(np.float64)
@@ -121,13 +133,14 @@ def _split_last(view, parts: int, width: int):
 
 def kernel_args(family: str, x, w, s, y) -> tuple:
     """The arguments of one launch from x [T, K], w [N, K] (i8, or fp8 codes / float8 tensor),
-    s ([N] or [N, K/32]) and y [T, N] (numpy arrays or torch tensors, views allowed)."""
+    s ([N] or [N, K/32]; kernel_scales for q8tc) and y [T, N] (numpy arrays or torch tensors, views
+    allowed)."""
+    if family in STAGED:
+        return (x, w, s, y)
     if family in Q8:
         kb = x.shape[1] // BLOCK
         out = y[:, :, None] if family == "q8_0r" else y
         return (_split_last(x, kb, BLOCK), _split_last(w, kb, BLOCK), s[:, :, None], out)
-    if family in STAGED:
-        return (x, w, s, y)
     return (x[:, None, :], w, s, y)
 
 
@@ -136,7 +149,9 @@ def layouts(family: str, shape, like) -> list[tuple]:
     bench/aot_build.py (the benchmark's and the pitched test cases' layouts)."""
     t, n, k = shape
     wd = WDTYPE[family]
-    if family in Q8:
+    if family == "q8tc":
+        args = (like("f16", (t, k)), like(wd, (n, k)), like("f32", (k // BLOCK, n)), like("f16", (t, n)))
+    elif family in Q8:
         kb = k // BLOCK
         out = like("f16", (t, n, 1)) if family == "q8_0r" else like("f16", (t, n))
         args = (like("f16", (t, kb, BLOCK)), like(wd, (n, kb, BLOCK)), like("f32", (n, kb, 1)), out)
@@ -159,7 +174,8 @@ def run_case(kernel, family: str, shape, framework: str = "torch", plant: bool =
     wq, wvals, scales = weights(RNG, family, n, k)
     x = Guarded(framework, (t, k), dtype=np.float16, pad=0 if flat else 3, misalign=0)
     w = Guarded(framework, (n, k), dtype=wq.dtype, pad=0 if flat else 5, values=wq)
-    s = Guarded(framework, scales.shape, dtype=np.float32, pad=0 if flat else 1, values=scales)
+    passed = kernel_scales(family, scales)
+    s = Guarded(framework, passed.shape, dtype=np.float32, pad=0 if flat else 1, values=passed)
     y = Guarded(framework, (t, n), dtype=np.float16, pad=0 if flat else 7, poison=True)
     wv = w.view
     if family in FP8 and framework == "torch":

@@ -220,6 +220,7 @@ UNCOVERED = {
     "bench/kernels/gemv_q8_0_rows.ph",
     "bench/kernels/gemv_tc_i8.ph",
     "bench/kernels/gemv_tc_fp8.ph",
+    "bench/kernels/gemv_tc_q8_0.ph",
     # residual add + RMSNorm: test_add_norm_interp.py (ragged rows and columns, R = 1, 2, 4)
     "bench/kernels/add_rmsnorm_f16.ph",
 }
