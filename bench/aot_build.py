@@ -205,7 +205,8 @@ def q8_jobs():
 
     jobs = [("q8_qdot", {}, [], True), ("q8_qmma", {}, [], True)]
     shapes = [(like("i8", (m, k)), like("f32", (m, -(-k // 32))), like("i8", (n, k)), like("f32", (-(-k // 32), n)),
-               like("f32", (m, n))) for m, n, k in b.SHAPES]  # fmt: skip
+               like("f32", (m, n))) for m, n, k in b.SHAPES + [(64, 64, 64)]]  # fmt: skip
+    # (64, 64, 64): test_qmma_runs_on_the_integer_tensor_cores's aligned launch, whose variant has the ring
     return jobs + [("q8_qmma_ring", d, shapes, True) for d in b.RING]
 
 

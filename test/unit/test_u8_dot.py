@@ -109,3 +109,11 @@ def test_the_builder_marks_u8_dots():
             params = [(n, tb.Tensor(t, 16, 16)) for n, t in (("A", tb.i8), ("B", tb.i8), ("C", tb.i32))]
             tb.build_kernel("k", params, body, launch=128)
         assert "{tile.unsigned}" in str(module)
+
+
+def test_tma_takes_u8_tensors():
+    """wgmma_u8's operands travel by TMA: a u8 parameter needs a tensor map element type (the H100
+    run of f17a1c1 failed every wgmma_u8 launch without it)."""
+    from phobos.runtime import tensor_maps
+
+    assert tensor_maps._ELEMENT["u8"] == tensor_maps._ELEMENT["i8"] == ("UINT8", 1)

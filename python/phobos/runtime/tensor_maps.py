@@ -37,6 +37,7 @@ _ELEMENT = {
     "bf16": ("BFLOAT16", 2),
     "f32": ("FLOAT32", 4),
     "i8": ("UINT8", 1),
+    "u8": ("UINT8", 1),
     "f8e4m3": ("UINT8", 1),
     "f8e5m2": ("UINT8", 1),
 }
