@@ -52,12 +52,6 @@ from phobos.lowering.registry import lowers
 from phobos.lowering.widened_fragments import WidenedReader
 
 
-def _zeros(t: ir.Type) -> ir.Attribute:
-    elem = ir.VectorType(t).element_type
-    zero = ir.FloatAttr.get(elem, 0.0) if isinstance(elem, ir.FloatType) else ir.IntegerAttr.get(elem, 0)
-    return ir.DenseElementsAttr.get_splat(ir.VectorType(t), zero)
-
-
 @lowers(role="dot.mma")
 def lower_dot(ctx: LoweringContext, op: ir.Operation) -> None:
     elem = ir.RankedTensorType(op.operands[0].type).element_type
@@ -103,8 +97,13 @@ class MmaEmitter:
         half = ctx.at_entry(lambda: arith.RemUIOp(quarter, ctx.index(2)).result)
         upper = ctx.at_entry(lambda: arith.DivUIOp(quarter, ctx.index(2)).result)
         warp_m, warp_n = ctx.lane_and_warp(0)[1], ctx.lane_and_warp(1)[1]
+        # the C fragments, out of the accumulator's registers
         width = 2 * cols
-        frags = self._c_fragments(acc, rows, cols, acc_elem)
+        frags = {}
+        for i in range(rows // 2):
+            for j in range(cols):
+                firsts = [(2 * i + half_row) * width + 2 * j for half_row in range(2)]
+                frags[(i, j)] = self._pairs(acc, firsts, acc_elem)
         if isinstance(elem, ir.F32Type):
             return self._tf32(op, lhs, rhs, acc, frags, rows, cols, width, lane, warp_m, warp_n, k_extent)
         eight = is_eight_bit(elem)
@@ -130,10 +129,7 @@ class MmaEmitter:
         a_k = arith.MulIOp(upper, ctx.index(piece)).result
         b_col0 = arith.MulIOp(warp_n, ctx.index(8)).result
         lane16 = arith.RemUIOp(lane, ctx.index(16)).result
-        steps = range(0, k_extent, K_STEP8 if eight else K_STEP)
-        chains = self._chains(frags, len(steps))
-        for s, k0 in enumerate(steps):
-            frags = chains[s % len(chains)]
+        for k0 in range(0, k_extent, K_STEP8 if eight else K_STEP):
             a_frags = []
             for i in range(rows // 2):
                 if lhs.widened is not None:
@@ -165,34 +161,7 @@ class MmaEmitter:
             for i in range(rows // 2):
                 for j in range(cols):
                     frags[(i, j)] = self._mma(a_frags[i], b_frags[j], frags[(i, j)], elem)
-        return self._registers(self._joined(chains, acc_elem), rows, width, acc)
-
-    def _c_fragments(self, acc, rows: int, cols: int, acc_elem) -> dict:
-        """The C fragments (i, j), out of the accumulator's registers (a thread's row-major block)."""
-        width, frags = 2 * cols, {}
-        for i in range(rows // 2):
-            for j in range(cols):
-                firsts = [(2 * i + half_row) * width + 2 * j for half_row in range(2)]
-                frags[(i, j)] = self._pairs(acc, firsts, acc_elem)
-        return frags
-
-    @staticmethod
-    def _chains(frags: dict, steps: int) -> list[dict]:
-        """The accumulator sets the k steps alternate between: a thread with one or two C fragments
-        would otherwise run one mma after another on the same registers, each waiting for the
-        last (a 16-token GEMV's warp has one or two n8 tiles); a second set, from zero, gives the
-        tensor cores two independent chains, joined after the last step (_joined)."""
-        if len(frags) > 2 or steps < 2:
-            return [frags]
-        zero = {key: arith.ConstantOp(f.type, _zeros(f.type)).result for key, f in frags.items()}
-        return [frags, zero]
-
-    @staticmethod
-    def _joined(chains: list[dict], acc_elem) -> dict:
-        if len(chains) == 1:
-            return chains[0]
-        add = arith.AddFOp if isinstance(acc_elem, ir.FloatType) else arith.AddIOp
-        return {key: add(f, chains[1][key]).result for key, f in chains[0].items()}
+        return self._registers(frags, rows, width, acc)
 
     def _a8_offsets(self):
         """The A fragment's element offsets with the tile's rows 8 wm apart (the warps' rows interleave)."""
