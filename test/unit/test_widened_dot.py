@@ -6,6 +6,7 @@ operands are widened, and why wgmma is not taken) and the PTX (bytes staged by 1
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -98,6 +99,16 @@ def test_the_plan_says_why_not_wgmma():
     text = render_text(explain_source(KERNELS / "widened_i8_lhs.ph", key=key, chip="sm_90a"))
     assert "not wgmma" in text and "its lhs is widened from 8 bits in registers" in text
     assert "tile 64x32 x i8" in text and "staged: the dot lowering copies this tile" in text
+    assert "its lhs is widened in registers: i8 bytes staged as they are" in text and "(prmt, xor, sub.f16x2)" in text
+
+
+def test_the_contract_names_the_widened_operands(capsys):
+    from phobos.cli.driver import main as phobos_main
+
+    assert phobos_main(["compile", str(KERNELS / "gemv_tc_fp8.ph"), "--emit", "contract", "--chip", "sm_90a"]) == 0
+    widened = json.loads(capsys.readouterr().out)["shared_memory"]["tensor_cores"]["widened"]
+    assert [(w["operand"], w["at"].split(":")[0].endswith("gemv_tc_fp8.ph")) for w in widened] == [("rhs", True)]
+    assert widened[0]["reads"].startswith("f8e4m3 bytes") and "cvt.rn.f16x2" in widened[0]["reads"]
 
 
 _ORIENTED = """

@@ -59,7 +59,7 @@ from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, plan_copies, row_ele
 from phobos.lowering.wgmma8 import instruction as wgmma8_instruction
 from phobos.lowering.wgmma8 import is_wgmma8
 from phobos.lowering.wgmma_overlap import DEPTH, overlapped_dot
-from phobos.lowering.widened_fragments import widens
+from phobos.lowering.widened_fragments import widened_report, widens
 from phobos.target import max_shared_bytes
 
 SMEM_SYMBOL = "__phobos_smem"
@@ -160,6 +160,9 @@ class DotPlan:
             out.append({"at": where(dot), "instruction": instruction(a, b), "reads": reads})
         return out
 
+    def widened_operands(self) -> list[dict]:
+        return widened_report(self.operands)
+
     def wgmma8_dots(self) -> list[dict]:
         """For each dot of 8-bit operands on wgmma: its instruction (both operands by descriptor)."""
         out = []
@@ -189,6 +192,8 @@ class DotPlan:
                 path["tensor_maps"] = [m.to_json() for m in self.tensor_maps]
             if not self.wgmma and self.eight_bit_dots():
                 path["dots"] = self.eight_bit_dots()
+            if self.widened_operands():
+                path["widened"] = self.widened_operands()
             elif self.wgmma and self.wgmma8_dots():
                 path["dots"] = self.wgmma8_dots()
             out["tensor_cores"] = path

@@ -26,10 +26,11 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, memref, nvvm, vector
 
+from phobos.dialect.fp8 import FP8_TYPES
 from phobos.lowering.byte_to_float import byte_pair_to_f16x2, is_byte_to_float
 from phobos.lowering.errors import LoweringError
-from phobos.lowering.fp8 import conversion_refusal, is_fp8_conversion
-from phobos.lowering.ir_helpers import element_type
+from phobos.lowering.fp8 import conversion_refusal, is_fp8_conversion, language_name
+from phobos.lowering.ir_helpers import element_type, where
 
 
 def widens(op: ir.Operation) -> bool:
@@ -38,6 +39,20 @@ def widens(op: ir.Operation) -> bool:
     if not isinstance(element_type(op.results[0].type), ir.F16Type):
         return False
     return is_byte_to_float(op) or (isinstance(op.opview, arith.ExtFOp) and is_fp8_conversion(op))
+
+
+def widened_report(operands: dict) -> list[dict]:
+    """For each planned dot operand ((dot, role) -> shared_plan.Operand) widened in registers: where
+    its dot is, which operand, how it is read (the contract's tensor_cores.widened, phobos explain)."""
+    out = []
+    for (dot, role), o in operands.items():
+        if o.widened is None:
+            continue
+        elem = element_type(o.value.type)
+        how = "cvt.rn.f16x2 per pair" if isinstance(elem, FP8_TYPES) else "prmt, xor, sub.f16x2"
+        reads = f"{language_name(elem)} bytes staged as they are, each fragment pair one 2-byte ld.shared"
+        out.append({"at": where(dot), "operand": role, "reads": f"{reads} widened to f16 ({how})"})
+    return out
 
 
 class WidenedReader:

@@ -336,6 +336,8 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
         for d in plan.eight_bit_dots():
             reads = ", ".join(f"{role}: {how}" for role, how in d["reads"].items())
             report.notes.append(f"the dot at {d['at']}: {d['instruction']} ({reads})")
+        for w in plan.widened_operands():
+            report.notes.append(f"the dot at {w['at']}: its {w['operand']} is widened in registers: {w['reads']}")
     elif plan.fma_note:
         report.notes.append(f"@tensorcore: the dots run on CUDA cores (fma), not mma.sync: {plan.fma_note}")
     report.shared_buffers = [
