@@ -26,7 +26,7 @@ from phobos.lowering.ir_helpers import element_type
 _MAGIC = {32: (0x4B000000, 8388608.0), 16: (0x6400, 1024.0)}
 
 
-def _withelement_type(t: ir.Type, elem: ir.Type) -> ir.Type:
+def _with_element(t: ir.Type, elem: ir.Type) -> ir.Type:
     return ir.VectorType.get(ir.VectorType(t).shape, elem) if isinstance(t, ir.VectorType) else elem
 
 
@@ -62,10 +62,10 @@ def byte_to_float(value: ir.Value, to: ir.Type, signed: bool) -> ir.Value:
     byte_t = value.type
     if signed:  # v + 128 as an unsigned byte
         value = arith.XOrIOp(value, _splat(byte_t, -128)).result
-    int_t = _withelement_type(byte_t, ir.IntegerType.get_signless(width))
+    int_t = _with_element(byte_t, ir.IntegerType.get_signless(width))
     wide = arith.ExtUIOp(int_t, value).result
     placed = arith.OrIOp(wide, _splat(int_t, bits)).result
-    float_t = _withelement_type(byte_t, to)
+    float_t = _with_element(byte_t, to)
     as_float = arith.BitcastOp(float_t, placed).result
     return arith.SubFOp(as_float, _splat(float_t, base + 128.0 if signed else base)).result
 

@@ -18,7 +18,8 @@ pieces of the emitter that differ from the 16-bit path (ops/dot_mma.py):
     says which one a dot uses;
   * i8 runs `nvvm.mma.sync` (s8, wrapping: the interpreter's integer dot
     wraps too), u8 (a dot marked tile.unsigned) the same with u8; MLIR 22's
-    nvvm.mma.sync refuses e4m3 / e5m2 at m16n8k32, so fp8 is the PTX instruction as inline assembly. ptxas takes fp8 mma
+    nvvm.mma.sync refuses e4m3 / e5m2 at m16n8k32, so fp8 is the PTX
+    instruction as inline assembly. ptxas takes fp8 mma
     from sm_89 and PTX ISA 8.4 only (checked: .version 8.3 is refused), so
     fp8 on the tensor cores needs `--features +ptx84`.
 """
@@ -143,7 +144,7 @@ def mma(a_words: list, b_words: list, c: ir.Value, a: ir.Type, b: ir.Type) -> ir
         constraints = ",".join(["=f"] * 4 + ["r"] * 6 + ["0", "1", "2", "3"])
         d = llvm.InlineAsmOp(struct, [*a_words, *b_words, *cs], text, constraints).result
     else:
-        s8 = ir.Attribute.parse(f"#nvvm.mma_type<{ptx_type(a)}>")
+        int8 = ir.Attribute.parse(f"#nvvm.mma_type<{ptx_type(a)}>")  # s8, or u8
         d = nvvm.MmaOp(
             struct,
             ir.Attribute.parse("#nvvm.shape<m = 16, n = 8, k = 32>"),
@@ -152,8 +153,8 @@ def mma(a_words: list, b_words: list, c: ir.Value, a: ir.Type, b: ir.Type) -> ir
             a_words,
             b_words,
             cs,
-            multiplicandAPtxType=s8,
-            multiplicandBPtxType=s8,
+            multiplicandAPtxType=int8,
+            multiplicandBPtxType=int8,
             intOverflowBehavior=ir.Attribute.parse("#nvvm.mma_int_overflow<wrapped>"),
         ).result
     parts = [llvm.ExtractValueOp(acc, d, [x]).result for x in range(4)]

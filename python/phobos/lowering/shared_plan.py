@@ -160,9 +160,6 @@ class DotPlan:
             out.append({"at": where(dot), "instruction": instruction(a, b), "reads": reads})
         return out
 
-    def widened_operands(self) -> list[dict]:
-        return widened_report(self.operands)
-
     def wgmma8_dots(self) -> list[dict]:
         """For each dot of 8-bit operands on wgmma: its instruction (both operands by descriptor)."""
         out = []
@@ -192,8 +189,9 @@ class DotPlan:
                 path["tensor_maps"] = [m.to_json() for m in self.tensor_maps]
             if not self.wgmma and self.eight_bit_dots():
                 path["dots"] = self.eight_bit_dots()
-            if self.widened_operands():
-                path["widened"] = self.widened_operands()
+            widened = widened_report(self.operands)
+            if widened:
+                path["widened"] = widened
             elif self.wgmma and self.wgmma8_dots():
                 path["dots"] = self.wgmma8_dots()
             out["tensor_cores"] = path

@@ -50,6 +50,7 @@ class SharedRegion:
         self.ctx = ctx
         self.plan = plan
         self.views: dict[int, ir.Value] = {}
+        self._typed_views: dict[tuple[int, str], ir.Value] = {}  # view_as
         self.region: ir.Value | None = None  # the whole region as bytes (TMA copies view it)
         self.stage_offset: dict[ir.Operation, ir.Value] = {}  # staged load -> element offset of its stage
         self.stage_index: dict[ir.Operation, ir.Value] = {}  # staged load -> its ring stage (wgmma)
@@ -86,13 +87,20 @@ class SharedRegion:
             raw = memref.GetGlobalOp(raw_t, SMEM_SYMBOL).result
             region = memref.ReinterpretCastOp(region_t, raw, [], [], [], [0], [total], [1]).result
             for i, b in enumerate(self.plan.buffers):
-                elem = self.plan.elements[i]
-                view_t = ir.MemRefType.get([b.bytes // b.element_bytes], elem, memory_space=space)
-                offset = arith.ConstantOp(ir.IndexType.get(), b.offset).result
-                self.views[i] = memref.ViewOp(view_t, region, offset, []).result
+                self.views[i] = _view(region, b, self.plan.elements[i], b.element_bytes)
             return region
 
         self.region = ctx.at_entry(build)
+
+    def view_as(self, index: int, elem: ir.Type, elem_bytes: int) -> ir.Value:
+        """Buffer `index` as elements of `elem` (`elem_bytes` each), made once at the kernel's entry:
+        the bytes of 8-bit operands (ldmatrix and byte loads take no fp8 memrefs), the 2-byte words
+        of widened ones."""
+        key = (index, str(elem))
+        if key not in self._typed_views:
+            b = self.plan.buffers[index]
+            self._typed_views[key] = self.ctx.at_entry(lambda: _view(self.region, b, elem, elem_bytes))
+        return self._typed_views[key]
 
     def barrier_if(self, event_id) -> None:
         sync = self.plan.sync
@@ -282,3 +290,11 @@ class SharedRegion:
         self.barrier_if((op, "read"))
         self.barrier_if((op, "read-ring"))
         return lhs, rhs
+
+
+def _view(region: ir.Value, buffer, elem: ir.Type, elem_bytes: int) -> ir.Value:
+    """`buffer` (a planned Buffer) of the shared region as a 1-D memref of `elem`."""
+    space = ir.MemRefType(region.type).memory_space
+    view_t = ir.MemRefType.get([buffer.bytes // elem_bytes], elem, memory_space=space)
+    offset = arith.ConstantOp(ir.IndexType.get(), buffer.offset).result
+    return memref.ViewOp(view_t, region, offset, []).result

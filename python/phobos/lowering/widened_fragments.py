@@ -69,7 +69,9 @@ class WidenedReader:
             if refusal is not None:
                 raise LoweringError(convert, refusal)
         self.half_ld = smem.plan.buffers[operand.buffer].ld // 2  # rows in 2-byte words (padded_ld: whole)
-        self.view = ctx.at_entry(lambda: _word_view(smem, operand.buffer))
+        self.view = smem.view_as(
+            operand.buffer, ir.IntegerType.get_signless(16), 2
+        )  # its offset and rows are whole 16 bytes
         self.stage = None if stage is None else arith.DivUIOp(stage, ctx.index(2)).result
         lane = ctx.at_entry(lambda: arith.RemUIOp(ctx.tid, ctx.index(32)).result)
         self.group = ctx.at_entry(lambda: arith.DivUIOp(lane, ctx.index(4)).result)  # g: the row a lane holds
@@ -109,12 +111,3 @@ class WidenedReader:
         codes = vector.BitCastOp(ir.VectorType.get([2], i8), vector.BroadcastOp(ir.VectorType.get([1], i16), pair))
         f16x2 = ir.VectorType.get([2], ir.F16Type.get())
         return nvvm.ConvertF8x2ToF16x2Op(f16x2, codes.result, ir.TypeAttr.get(self.fp8)).result  # cvt.rn.f16x2.e4m3x2
-
-
-def _word_view(smem, index: int) -> ir.Value:
-    """Buffer `index` as 2-byte words (its offset and row length are multiples of 16 bytes)."""
-    buffer = smem.plan.buffers[index]
-    space = ir.MemRefType(smem.views[index].type).memory_space
-    view_t = ir.MemRefType.get([buffer.bytes // 2], ir.IntegerType.get_signless(16), memory_space=space)
-    offset = arith.ConstantOp(ir.IndexType.get(), buffer.offset).result
-    return memref.ViewOp(view_t, smem.region, offset, []).result

@@ -315,6 +315,7 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
     from phobos.lowering.errors import LoweringError
     from phobos.lowering.exchange_plan import plan_scratch
     from phobos.lowering.shared_plan import copy_width, folded_transpose, plan_dots
+    from phobos.lowering.widened_fragments import widened_report
     from phobos.target import DEFAULT_CHIP
 
     try:
@@ -336,7 +337,7 @@ def _staged_loads(fn: ir.Operation, layout: Blocked, placement, report: KernelRe
         for d in plan.eight_bit_dots():
             reads = ", ".join(f"{role}: {how}" for role, how in d["reads"].items())
             report.notes.append(f"the dot at {d['at']}: {d['instruction']} ({reads})")
-        for w in plan.widened_operands():
+        for w in widened_report(plan.operands):
             report.notes.append(f"the dot at {w['at']}: its {w['operand']} is widened in registers: {w['reads']}")
     elif plan.fma_note:
         report.notes.append(f"@tensorcore: the dots run on CUDA cores (fma), not mma.sync: {plan.fma_note}")

@@ -70,7 +70,6 @@ class MmaEmitter:
     def __init__(self, smem):
         self.smem = smem
         self.ctx = smem.ctx
-        self._byte_views: dict[int, ir.Value] = {}
         self._readers: dict[tuple, WidenedReader] = {}
 
     def _lane(self):
@@ -179,17 +178,7 @@ class MmaEmitter:
         """The buffer's view; for 8-bit operands one of i8 (ldmatrix and the bytes take no fp8 memrefs)."""
         if not eight or isinstance(self.smem.plan.elements[buffer], ir.IntegerType):
             return self.smem.views[buffer]
-        if buffer not in self._byte_views:
-            b = self.smem.plan.buffers[buffer]
-
-            def build():
-                space = ir.MemRefType(self.smem.views[buffer].type).memory_space
-                view_t = ir.MemRefType.get([b.bytes], ir.IntegerType.get_signless(8), memory_space=space)
-                offset = arith.ConstantOp(ir.IndexType.get(), b.offset).result
-                return memref.ViewOp(view_t, self.smem.region, offset, []).result
-
-            self._byte_views[buffer] = self.ctx.at_entry(build)
-        return self._byte_views[buffer]
+        return self.smem.view_as(buffer, ir.IntegerType.get_signless(8), 1)
 
     def _b_fragments(self, rhs, k0: int, cols: int, elem, lanes, b_col0) -> list:
         """The B fragments of the thread's n8 tiles at k0, by ldmatrix from the operand's buffer
