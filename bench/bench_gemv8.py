@@ -180,7 +180,8 @@ def run_family(family, n, k, args, loaded) -> list[dict]:
     copy_ms = statistics.median(B.batched_ms(lambda i: dst.copy_(ws[i % len(ws)]), args.batch, args.reps)
                                 for _ in range(args.rounds))  # fmt: skip
     copy_gbs = 2 * w0.nbytes / copy_ms / 1e6
-    scales = {fam: G.kernel_scales(fam, s) for fam, _, _ in CANDIDATES}  # q8tc's transposed copy, made once
+    # the scales as each family timed here takes them (q8tc's transposed copy), made once per family
+    scales = {fam: G.kernel_scales(fam, s) for fam in {f for f, _, _ in CANDIDATES if TIMED_WITH.get(f, f) == family}}
     out = []
     for t in args.tokens:
         x = x16[:t].contiguous()
