@@ -454,6 +454,9 @@ def _record_lowering_facts(module: ir.Module, contract: dict) -> None:
         if is_op(op, gpu.GPUFuncOp) and "phobos.shared_bytes" in op.attributes:
             contract["shared_bytes"] = ir.IntegerAttr(op.attributes["phobos.shared_bytes"]).value
             contract["shared_memory"] = json.loads(ir.StringAttr(op.attributes["phobos.shared_plan"]).value)
+        if is_op(op, gpu.GPUFuncOp) and "phobos.threads" in op.attributes:
+            # a producer warp beside the kernel's own threads (lowering/warp_roles.py)
+            contract["threads"] = ir.IntegerAttr(op.attributes["phobos.threads"]).value
         if is_op(op, gpu.GPUFuncOp) and "phobos.checks" in op.attributes:
             # check mode: the sites of the kernel's device-side checks (lowering/device_checks.py)
             contract["checks"] = json.loads(ir.StringAttr(op.attributes["phobos.checks"]).value)

@@ -32,6 +32,7 @@ from phobos.lowering.registry import handler_for
 from phobos.lowering.shared_plan import folded_transpose, plan_dots
 from phobos.lowering.shared_region import SharedRegion
 from phobos.lowering.signature import flat_view
+from phobos.lowering.warp_roles import launched_threads
 from phobos.nesting import nesting_message, too_deep
 from phobos.target import DEFAULT_CHIP
 
@@ -90,6 +91,9 @@ class LoweringContext:
         plan = plan_dots(fn, layout, self.threads, chip, scratch)
         # The kernel's shared memory (dot operands and exchange scratch), as planned.
         self.smem = SharedRegion(self, plan) if plan is not None else None
+        # the CTA's threads: the kernel's own (`threads`, the consumers), and a producer warp's
+        self.launch_threads = launched_threads(self.threads, plan is not None and plan.producer)
+        self.taken: set = set()  # ops an emitter lowered in a region of its own (lower_block skips them)
 
     @property
     def layout(self) -> Blocked:
@@ -308,7 +312,8 @@ class LoweringContext:
 
     def lower_block(self, block: ir.Block) -> None:
         for op in block.operations:
-            self.lower_op(op.operation)
+            if op.operation not in self.taken:
+                self.lower_op(op.operation)
 
     def lower_op(self, op: ir.Operation) -> None:
         handler = handler_for(op, self.role(op))

@@ -55,6 +55,7 @@ from phobos.lowering.mma8 import (
 )
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
+from phobos.lowering.warp_roles import plan_roles, producer_reason
 from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, plan_copies, row_elements, whole_a, why_not
 from phobos.lowering.wgmma8 import instruction as wgmma8_instruction
 from phobos.lowering.wgmma8 import is_wgmma8
@@ -70,8 +71,7 @@ SMALL_SCRATCH = 1024  # bytes: exchange buffers up to this size are not shared w
 
 
 def _single_use(v: ir.Value, user: ir.Operation) -> bool:
-    """Whether `user` is the only use of `v` (a value the dot also reads as its other operand
-    or accumulator must stay in registers)."""
+    """Whether `user` is the only use of `v` (one the dot also reads elsewhere stays in registers)."""
     uses = list(v.uses)
     return len(uses) == 1 and uses[0].owner == user
 
@@ -132,6 +132,7 @@ class DotPlan:
     tensorcore_refused: tuple[ir.Operation, str] | None = None
     # @fastmath: fp8 wgmma sums stay in the tensor cores' own accumulation (no promotion into f32)
     fast_fp8: bool = False
+    producer: bool = False  # the ring's copies come from a producer warp (warp_roles.py)
 
     @property
     def fma_note(self) -> str | None:
@@ -249,6 +250,7 @@ def plan_dots(
     program = _allocate(plan, fn, layout, chip, scratch, dots)
     if upto == "allocation":
         return plan
+    plan_roles(plan, fn, threads)
     _place_barriers(plan, fn, program)
     return plan
 
@@ -358,6 +360,7 @@ def _place_barriers(plan: DotPlan, fn: ir.Operation, program: list) -> None:
                 "every warpgroup has waited for the wgmma group that read the stage the TMA copies refill "
                 "next (one group stays in flight)"
             )
+        why = producer_reason(why) if plan.producer else why
         place = "the end" if p.overlapped is not None else "the start"
         plan.sync.decisions.append(
             Decision(

@@ -54,9 +54,12 @@ def stored_params(fn: ir.Operation, noalias: bool) -> set[int]:
     return stored
 
 
-def kernel_function(fn: ir.Operation, abi: list[dict], stored: set[int], tensor_maps: int) -> gpu.GPUFuncOp:
+def kernel_function(
+    fn: ir.Operation, abi: list[dict], stored: set[int], tensor_maps: int, threads: int
+) -> gpu.GPUFuncOp:
     """The gpu.func of kernel `fn`: its ABI's parameters (abi.py) with their LLVM attributes, then one
-    pointer per TMA tensor map; the launch bounds of `tile.launch`."""
+    pointer per TMA tensor map; the launch bounds of `tile.launch`, with `threads` in the CTA (the
+    kernel's own, and a producer warp's under warp roles: warp_roles.py)."""
     types, attrs = [], []
     for entry in abi:
         p = entry["param"]
@@ -85,7 +88,7 @@ def kernel_function(fn: ir.Operation, abi: list[dict], stored: set[int], tensor_
         ir.FunctionType.get(types, []),
         sym_name=K.kernel_name(fn),
         kernel=True,
-        known_block_size=[K.launch(fn)["threads"], 1, 1],
+        known_block_size=[threads, 1, 1],
     )
     func.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
     # tile.launch: PTX .maxntid (the CTA size), .minnctapersm and .maxnreg.

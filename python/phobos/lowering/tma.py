@@ -25,7 +25,8 @@ class TmaRing:
         self.ctx = smem.ctx
         self.maps: list[ir.Value] = []  # the tensor-map descriptors, in plan.tensor_maps order
         self.map_params: list[ir.Value] = []  # the same maps as the kernel's !llvm.ptr parameters
-        self.barriers: dict[int, ir.Value] = {}  # ring -> its mbarrier group
+        self.barriers: dict[int, ir.Value] = {}  # ring -> its mbarrier group (a stage's copies landed)
+        self.empties: dict[int, ir.Value] = {}  # ring -> its consumers' group (a stage is free), warp roles only
         self._leader: ir.Value | None = None  # thread 0's predicate, made on first use
 
     # ------------------------------------------------------------------ setup
@@ -47,15 +48,24 @@ class TmaRing:
         return str(ir.MemRefType(arg.type).element_type)
 
     def barrier_group(self, ring: int, stages: int) -> ir.Value:
-        if ring not in self.barriers:
+        return self._group(self.barriers, ring, stages)
+
+    def empty_group(self, ring: int, stages: int) -> ir.Value:
+        """The ring's second mbarrier group under warp roles (warp_roles.py): stage s's barrier
+        completes a phase once every consumer warp is done reading the stage."""
+        return self._group(self.empties, ring, stages)
+
+    def _group(self, groups: dict, ring: int, stages: int) -> ir.Value:
+        if ring not in groups:
             t = ir.Type.parse(
                 f"!nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = {stages}>"
             )
-            self.barriers[ring] = self.ctx.at_entry(lambda: nvgpu.MBarrierCreateOp(t).result)
-        return self.barriers[ring]
+            groups[ring] = self.ctx.at_entry(lambda: nvgpu.MBarrierCreateOp(t).result)
+        return groups[ring]
 
-    def init_ring(self, ring: int, stages: int) -> None:
-        """One thread arms the stages' mbarriers (one arrival each) and prefetches the maps."""
+    def init_ring(self, ring: int, stages: int, consumer_warps: int = 0) -> None:
+        """One thread arms the stages' mbarriers (one arrival each; with `consumer_warps`, the
+        empty barriers too, one arrival per consumer warp) and prefetches the maps."""
         ctx = self.ctx
         group = self.barrier_group(ring, stages)
         leader = self.leader()
@@ -63,6 +73,10 @@ class TmaRing:
         with ir.InsertionPoint(branch.then_block):
             for s in range(stages):
                 nvgpu.MBarrierInitOp(group, ctx.index(1), ctx.index(s))
+            if consumer_warps:
+                empty = self.empty_group(ring, stages)
+                for s in range(stages):
+                    nvgpu.MBarrierInitOp(empty, ctx.index(consumer_warps), ctx.index(s))
             nvvm.FenceMbarrierInitOp()
             for m, param in zip(self.maps, self.map_params):
                 # an empty tensor has no map (runtime/tensor_maps.py passes null): nothing to prefetch
@@ -136,6 +150,18 @@ class TmaRing:
         shape = "x".join(str(b) for b in reversed(tm.box))
         return ir.Type.parse(f"memref<{shape}x{self._element(tm.param)}, #gpu.address_space<workgroup>>")
 
-    def wait(self, ring: int, stages: int, stage: ir.Value, phase: ir.Value) -> None:
-        group = self.barrier_group(ring, stages)
+    def wait(self, ring: int, stages: int, stage: ir.Value, phase: ir.Value, empty: bool = False) -> None:
+        """Wait until `stage`'s barrier has completed the phase of parity `phase` (of the empty
+        group with `empty`: a fresh barrier counts its parity-1 phase as completed, so the
+        producer's first pass over the ring does not wait)."""
+        group = self.empty_group(ring, stages) if empty else self.barrier_group(ring, stages)
         nvgpu.MBarrierTryWaitParityOp(group, phase, self.ctx.index(SPIN_TICKS), stage)
+
+    def release(self, ring: int, stages: int, stage: ir.Value) -> None:
+        """The calling warp is done reading `stage`: its first lane arrives on the empty barrier."""
+        ctx = self.ctx
+        lane = arith.RemUIOp(ctx.tid, ctx.index(32)).result
+        first = scf.IfOp(arith.CmpIOp(arith.CmpIPredicate.eq, lane, ctx.index(0)).result)
+        with ir.InsertionPoint(first.then_block):
+            nvgpu.MBarrierArriveOp(self.empty_group(ring, stages), stage)
+            scf.YieldOp([])

@@ -44,7 +44,7 @@ def lower_kernel(
         module = gpu.GPUModuleOp(f"{ctx.name}_module", targets=ir.ArrayAttr.get([target]))
         module.bodyRegion.blocks.append()
         with ir.InsertionPoint(module.bodyRegion.blocks[0]):
-            func = kernel_function(fn, abi, stored, len(ctx.tensor_maps()))
+            func = kernel_function(fn, abi, stored, len(ctx.tensor_maps()), ctx.launch_threads)
         if ctx.smem is not None:
             ctx.smem.declare(module.bodyRegion.blocks[0])
     with ir.InsertionPoint(func.body.blocks[0]), fn.location:
@@ -54,6 +54,8 @@ def lower_kernel(
         ctx.lower_block(fn.regions[0].blocks[0])
     if ctx.smem is not None:
         ctx.smem.annotate(func)
+    if ctx.launch_threads != ctx.threads:  # the contract launches the producer warp too
+        func.attributes["phobos.threads"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), ctx.launch_threads)
     check_shared_accesses(ctx, func)
     ctx.checks.annotate(func)
     fn.erase()

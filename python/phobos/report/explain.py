@@ -415,13 +415,16 @@ def _wgmma_schedules(plan) -> list[str]:
         if not note.get("applied"):
             continue
         depth = note.get("wgmma groups in flight", 0)
+        roles = note.get("warp roles")
+        refill = "each warp frees the stage on its empty mbarrier" if roles else "the CTA barrier and refill"
         how = (
-            f"{depth} wgmma group in flight across iterations, the CTA barrier and refill after its wait"
+            f"{depth} wgmma group in flight across iterations, {refill} after its wait"
             if depth
             else f"each iteration waits for its wgmmas ({note.get('why not in flight', 'no overlap')})"
         )
+        who = roles or f"every warp issuing (no producer warp: {note.get('why no producer warp', 'not planned')})"
         out.append(
             f"schedule of the loop at {note['loop']}: a {note['stages']}-stage TMA ring, {how}; "
-            "one CTA per output tile, every warp issuing (no producer warp, no persistent grid)"
+            f"one CTA per output tile (no persistent grid), {who}"
         )
     return out

@@ -40,6 +40,7 @@ from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
 from phobos.lowering.plan_records import SYNC
 from phobos.lowering.registry import lowers
+from phobos.lowering.warp_roles import PRODUCER_REGISTERS, consumer_registers
 from phobos.lowering.wgmma_overlap import carried_position, copied_out
 
 PROXY_FENCE = ("#nvvm.proxy_kind<async.shared>", "#nvvm.shared_space<cta>")
@@ -72,7 +73,8 @@ def _backward_slice(loads: list[ir.Operation], body: ir.Block) -> list[ir.Operat
 
 @lowers(role="pipelined")
 def lower_pipelined_for(ctx: LoweringContext, op: ir.Operation) -> None:
-    _Ring(ctx.shared, op, ctx.shared.plan.pipelined[op]).emit()
+    ring = _RolesRing if ctx.shared.plan.producer else _Ring
+    ring(ctx.shared, op, ctx.shared.plan.pipelined[op]).emit()
 
 
 class _Ring:
@@ -224,3 +226,120 @@ class _Ring:
         bumped = arith.AddIOp(stage, ctx.index(1)).result
         wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, bumped, ctx.index(self.stages)).result
         return arith.SelectOp(wrapped, ctx.index(0), bumped).result
+
+
+class _RolesRing(_Ring):
+    """The ring under warp roles (warp_roles.py): the producer warpgroup's first thread issues every
+    iteration's copies into a stage its consumers freed; the consumer warps wait for each stage,
+    run the body, free the stage the previous wgmma group read, then run the rest of the kernel
+    (lowered here, inside their branch), whose CTA barriers become named barriers of theirs."""
+
+    def emit(self) -> None:
+        ctx, op, o, tma, S = self.ctx, self.op, self.op.opview, self.tma, self.stages
+        with op.location:
+            lb, self.ub, step = (ctx.get(v, op) for v in (o.lowerBound, o.upperBound, o.step))
+            self.lb = lb
+            self.smem.barrier_if((op, "prologue"))
+            tma.init_ring(self.plan.ring, S, consumer_warps=ctx.threads // 32)
+            gpu.BarrierOp()  # every warp, the producer's too: the barriers are armed
+            kind, space = (ir.Attribute.parse(a) for a in PROXY_FENCE)
+            ir.Operation.create("nvvm.fence.proxy", attributes={"kind": kind, "space": space})
+            consumer = arith.CmpIOp(arith.CmpIPredicate.ult, ctx.tid, ctx.index(ctx.threads)).result
+            roles = scf.IfOp(consumer, [], has_else=True)
+            with ir.InsertionPoint(roles.else_block):
+                nvvm.SetMaxRegisterOp(PRODUCER_REGISTERS, nvvm.SetMaxRegisterAction.decrease)
+                issuer = arith.CmpIOp(arith.CmpIPredicate.eq, ctx.tid, ctx.index(ctx.threads)).result
+                first_lane = scf.IfOp(issuer)
+                with ir.InsertionPoint(first_lane.then_block):
+                    self.produce(lb, step)
+                    scf.YieldOp([])
+                scf.YieldOp([])
+            with ir.InsertionPoint(roles.then_block):
+                nvvm.SetMaxRegisterOp(consumer_registers(ctx.threads), nvvm.SetMaxRegisterAction.increase)
+                self.consume(lb, step)
+                self.rest_of_kernel()
+                scf.YieldOp([])
+            _name_barriers(roles.then_block, ctx.threads)
+
+    def produce(self, lb: ir.Value, step: ir.Value) -> None:
+        """The producer's loop: wait for the stage to be free, then its copies (armed on its full barrier)."""
+        ctx, S = self.ctx, self.stages
+        loop = scf.ForOp(lb, self.ub, step, [ctx.index(0), arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result])
+        with ir.InsertionPoint(loop.body):
+            stage, phase = loop.inner_iter_args
+            free = arith.XOrIOp(phase, arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result).result
+            self.tma.wait(self.plan.ring, S, stage, free, empty=True)
+            self.issue(loop.induction_variable, stage)
+            following = self.advance(stage)
+            wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, following, ctx.index(0)).result
+            scf.YieldOp([following, arith.XOrIOp(phase, wrapped).result])
+
+    def consume(self, lb: ir.Value, step: ir.Value) -> None:
+        """The consumers' loop: wait for the stage, the body, free the stage the previous group read."""
+        ctx, op, o = self.ctx, self.op, self.op.opview
+        inits = [ctx.get(v, op) for v in o.initArgs]
+        zero_sum = inits[self.sum_at]
+        inits[self.sum_at] = llvm.UndefOp(zero_sum.type).result  # the first wgmma starts from zero
+        inits += [ctx.index(0), arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result]
+        loop = scf.ForOp(lb, self.ub, step, inits)
+        with ir.InsertionPoint(loop.body):
+            iv = loop.induction_variable
+            carried = list(loop.inner_iter_args)
+            stage, phase = carried[-2:]
+            ctx.values[self.iv_old] = iv
+            for old, new in zip(list(self.body.arguments)[1:], carried[:-2]):
+                ctx.values[old] = new
+            self.tma.wait(self.plan.ring, self.stages, stage, phase)
+            self.smem.stage_index.update({ld: stage for ld in self.plan.loads})
+            self.smem.stage_offset.update(self.stage_offsets(stage))
+            again = arith.CmpIOp(arith.CmpIPredicate.ne, iv, lb).result
+            self.smem.accumulate[self.plan.overlapped] = arith.ExtUIOp(ir.IntegerType.get_signless(32), again).result
+            ops = [x.operation for x in self.body.operations]
+            for inner in ops[:-1]:
+                ctx.lower_op(inner)
+            # the body's wgmma.wait_group 1 finished the previous iteration's group: its stage is free
+            previous = scf.IfOp(again)
+            with ir.InsertionPoint(previous.then_block):
+                before = arith.SubIOp(arith.AddIOp(stage, ctx.index(self.stages)).result, ctx.index(1)).result
+                self.tma.release(self.plan.ring, self.stages, arith.RemUIOp(before, ctx.index(self.stages)).result)
+                scf.YieldOp([])
+            yields = [ctx.get(v, ops[-1]) for v in ops[-1].operands]
+            following = self.advance(stage)
+            wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, following, ctx.index(0)).result
+            scf.YieldOp(yields + [following, arith.XOrIOp(phase, wrapped).result])
+        for ld in self.plan.loads:
+            self.smem.stage_offset.pop(ld, None)
+            self.smem.stage_index.pop(ld, None)
+        for old, new in zip(op.results, list(loop.results)[:-2]):
+            ctx.values[old] = new
+        nvvm.WgmmaWaitGroupSyncOp(0)  # the last group, before anything reads the sum
+        ran = arith.CmpIOp(arith.CmpIPredicate.slt, lb, self.ub).result
+        total = op.results[self.sum_at]
+        ctx.values[total] = arith.SelectOp(ran, copied_out(ctx.values[total]), zero_sum).result
+
+    def rest_of_kernel(self) -> None:
+        """The ops after the loop (its terminator aside), lowered here on the consumers only."""
+        ops = [x.operation for x in self.op.parent.regions[0].blocks[0].operations]
+        for later in ops[ops.index(self.op) + 1 : -1]:
+            self.ctx.lower_op(later)
+            self.ctx.taken.add(later)
+
+
+def _name_barriers(block: ir.Block, threads: int) -> None:
+    """The CTA barriers in `block` as named barrier 1 of its `threads` (the producer warp is not there)."""
+    found = []
+
+    def visit(inner):
+        if isinstance(inner.opview, gpu.BarrierOp):
+            found.append(inner)
+        return ir.WalkResult.ADVANCE
+
+    for op in block.operations:
+        op.operation.walk(visit)
+    i32 = ir.IntegerType.get_signless(32)
+    for barrier in found:
+        with ir.InsertionPoint(barrier), barrier.location:
+            ident = arith.ConstantOp(i32, 1).result
+            count = arith.ConstantOp(i32, threads).result
+            nvvm.BarrierOp(None, barrierId=ident, numberOfThreads=count)
+        barrier.erase()
