@@ -135,16 +135,6 @@ def test_wgmma_on_repacked_operands(name, defines, shape):
     _check(kernel, *shape, dtype=dtype_of(name), transposed=name == "hgemm_nt", instruction="wgmma")
 
 
-@pytest.mark.parametrize("name,defines", [("hgemm", {"TN": 256, "TK": 64}), ("bgemm", {"TN": 256, "TK": 64})], ids=str)
-def test_wgmma_tile_loop_walks_more_tiles_than_ctas(name, defines):
-    """128 x 256 tiles take warp roles and a tile loop (lowering/warp_roles.py): at 4100 x 4112 the
-    rule's grid has 33 x 17 = 561 tiles, so each resident CTA walks four or five of them, the ring's
-    stages and phases carried from tile to tile, edge tiles included."""
-    kernel = aot(name, defines, chip="sm_90a")
-    _check(kernel, 4100, 4112, 208, dtype=dtype_of(name), instruction="wgmma")
-    assert kernel._last.contract.get("tile_loop") is True
-
-
 def test_wgmma_with_no_k_writes_zeros():
     """K = 0: the main loop, which keeps a wgmma group in flight and starts its sum by the first
     wgmma's scale-d, runs no iteration; C must be the zero the sum starts from, not the undefined

@@ -120,8 +120,7 @@ def test_the_roles_in_the_ptx():
     # two groups of three mbarriers: full (one arrival: the producer's expect_tx) and empty
     # (one arrival per consumer warp, mbarrier.arrive)
     assert len(re.findall(r"mbarrier\.init\.shared\.b64", ptx)) == 6
-    # each warp frees a stage after the next group's wait, and the tile's last once its sum is complete
-    assert len(re.findall(r"mbarrier\.arrive\.shared\.b64", ptx)) == 2
+    assert len(re.findall(r"mbarrier\.arrive\.shared\.b64", ptx)) == 1
     # the only CTA barrier left is the one after the mbarriers are armed, before the roles split
     assert len(re.findall(r"\bbar\.sync\b", ptx)) == 1
     consumers, producer = _roles(stages["gpu"])
@@ -192,56 +191,3 @@ def test_explain_names_the_schedule():
     text = render_text(explain_source(KERNELS / "hgemm.ph", key=KEY, chip="sm_90a", defines={"TK": 64, "TN": 256}))
     assert "a producer warpgroup (40 registers) issues the TMA copies; 8 consumer warps" in text
     assert "each warp frees the stage on its empty mbarrier after its wait" in text
-
-
-# the same GEMM with a transposed copy of C: an epilogue with shared memory of its own
-_TRANSPOSED_TOO = (
-    _COLSUM.replace("gemm_colsum", "gemm_both")
-    .replace("S: tensor<f32>[MB, N]", "CT: tensor<f32>[N, M]")
-    .replace("S[ctx.block.x, n0 :+ 256] = sum(acc, 0)", "CT[n0 :+ 256, m0 :+ 128] = transpose(acc)")
-)
-
-
-def test_a_known_grid_rule_gets_a_tile_loop(capsys):
-    """Both roles walk the tiles t = block.x, block.x + grid.x, ... of the rule's grid: the
-    contract says so, and the block ids come from the loop's tile in the grouped order."""
-    contract = _contract(capsys, KERNELS / "hgemm.ph", KEY, "TK=64", "TN=256")
-    assert contract["tile_loop"] is True and contract["grid"][:2] == [
-        {"symbol": "M", "tile": 128},
-        {"symbol": "N", "tile": 256},
-    ]
-    ptx = _stages(KERNELS / "hgemm.ph", KEY, {"TK": 64, "TN": 256})["ptx"]
-    assert len(re.findall(r"mov\.u32 \t%r\d+, %nctaid\.x;", ptx)) == 2  # each role's tile loop strides by it
-    assert "%nctaid.y" not in ptx and "%ctaid.y" not in ptx
-
-
-@pytest.mark.parametrize(
-    "source,key,defines,why",
-    [
-        (KERNELS / "hgemm_splitk.ph", KEY, ["TN=256", "TM=128", "W=256"], "no rule along x and y alone"),
-        (_TRANSPOSED_TOO, KEY + ";CT=a16.e16x16.s16", [], "shared memory besides the ring's"),
-    ],
-    ids=["split-k", "epilogue-scratch"],
-)
-def test_roles_without_a_tile_loop(capsys, tmp_path, source, key, defines, why):
-    if isinstance(source, str):
-        path = tmp_path / "k.ph"
-        path.write_text(source)
-        source = path
-    contract = _contract(capsys, source, key, *defines)
-    note = contract["shared_memory"]["pipeline"][0]
-    assert "warp roles" in note and "tile_loop" not in contract and why in note["why no tile loop"]
-
-
-def test_the_tile_loop_launches_the_resident_ctas(monkeypatch):
-    """At most one CTA per tile, as many as fit at once; a caller's grid other than the rule's
-    is refused (every tile of the rule is computed)."""
-    from phobos.runtime import persistent
-
-    monkeypatch.setattr(persistent, "resident_ctas", lambda device, function, threads, shared: (1, 132))
-    grid = persistent.tile_loop_grid
-    assert grid("k", None, None, 384, 147456, (32, 16, 1), (32, 16, 1)) == (132, 1, 1)
-    assert grid("k", None, None, 384, 147456, (5, 3, 1), (5, 3, 1)) == (15, 1, 1)
-    assert grid("k", None, None, 384, 147456, (0, 3, 1), (0, 3, 1)) == (0, 1, 1)
-    with pytest.raises(ValueError, match=r"the grid \(4, 16, 1\) is not the kernel's own \(32, 16, 1\)"):
-        grid("k", None, None, 384, 147456, (4, 16, 1), (32, 16, 1))

@@ -457,8 +457,6 @@ def _record_lowering_facts(module: ir.Module, contract: dict) -> None:
         if is_op(op, gpu.GPUFuncOp) and "phobos.threads" in op.attributes:
             # a producer warp beside the kernel's own threads (lowering/warp_roles.py)
             contract["threads"] = ir.IntegerAttr(op.attributes["phobos.threads"]).value
-        if is_op(op, gpu.GPUFuncOp) and "phobos.tile_loop" in op.attributes:
-            contract["tile_loop"] = True  # the CTAs walk the grid rule's tiles: launch the resident ones
         if is_op(op, gpu.GPUFuncOp) and "phobos.checks" in op.attributes:
             # check mode: the sites of the kernel's device-side checks (lowering/device_checks.py)
             contract["checks"] = json.loads(ir.StringAttr(op.attributes["phobos.checks"]).value)

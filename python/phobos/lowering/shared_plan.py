@@ -55,7 +55,7 @@ from phobos.lowering.mma8 import (
 )
 from phobos.lowering.shared_memory import Buffer, choose_padding, place
 from phobos.lowering.shared_sync import Access, Barrier, Branch, Decision, Loop, SyncPlan, plan_barriers
-from phobos.lowering.warp_roles import Roles, plan_roles, producer_reason
+from phobos.lowering.warp_roles import plan_roles, producer_reason
 from phobos.lowering.wgmma import ATOM, SWIZZLE, TensorMap, plan_copies, row_elements, whole_a, why_not
 from phobos.lowering.wgmma8 import instruction as wgmma8_instruction
 from phobos.lowering.wgmma8 import is_wgmma8
@@ -132,7 +132,7 @@ class DotPlan:
     tensorcore_refused: tuple[ir.Operation, str] | None = None
     # @fastmath: fp8 wgmma sums stay in the tensor cores' own accumulation (no promotion into f32)
     fast_fp8: bool = False
-    roles: Roles | None = None  # a producer warpgroup issues the ring's copies (warp_roles.py)
+    producer: bool = False  # the ring's copies come from a producer warp (warp_roles.py)
 
     @property
     def fma_note(self) -> str | None:
@@ -360,7 +360,7 @@ def _place_barriers(plan: DotPlan, fn: ir.Operation, program: list) -> None:
                 "every warpgroup has waited for the wgmma group that read the stage the TMA copies refill "
                 "next (one group stays in flight)"
             )
-        why = producer_reason(why) if plan.roles else why
+        why = producer_reason(why) if plan.producer else why
         place = "the end" if p.overlapped is not None else "the start"
         plan.sync.decisions.append(
             Decision(

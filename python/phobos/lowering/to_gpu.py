@@ -54,10 +54,8 @@ def lower_kernel(
         ctx.lower_block(fn.regions[0].blocks[0])
     if ctx.smem is not None:
         ctx.smem.annotate(func)
-    if ctx.launch_threads != ctx.threads:  # the contract launches the producer warpgroup too
+    if ctx.launch_threads != ctx.threads:  # the contract launches the producer warp too
         func.attributes["phobos.threads"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), ctx.launch_threads)
-    if ctx.smem is not None and ctx.smem.plan.roles is not None and ctx.smem.plan.roles.tile_grid is not None:
-        func.attributes["phobos.tile_loop"] = ir.UnitAttr.get()  # the runtime launches the resident CTAs
     check_shared_accesses(ctx, func)
     ctx.checks.annotate(func)
     fn.erase()

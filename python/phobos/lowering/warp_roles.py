@@ -34,16 +34,12 @@ producer warpgroup, 128 x 256 tiles (one CTA of 144 KB) -1% to +3%.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from mlir import ir
 from mlir.dialects import arith, index, memref
 
-from phobos.analysis.abi import describe_params
-from phobos.analysis.grid import infer_grid
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
-from phobos.dialect.tile import ops_of, upstream_ops
+from phobos.dialect.tile import upstream_ops
 from phobos.lowering.ir_helpers import where
 from phobos.lowering.layout import WARP_SIZE
 
@@ -109,50 +105,19 @@ def launched_threads(threads: int, specialised: bool) -> int:
     return threads + (PRODUCER_WARPS * WARP_SIZE if specialised else 0)
 
 
-@dataclass(frozen=True)
-class Roles:
-    """The warp roles of a kernel's ring: the consumers are its own `threads`; with `tile_grid`
-    (the grid rule's x and y: {"symbol", "tile"} or a count) a tile loop walks that grid."""
-
-    threads: int
-    tile_grid: tuple | None = None
-
-
-def tile_loop(plan, fn: ir.Operation) -> tuple[tuple | None, str | None]:
-    """(the grid rule's x and y, None) when the roles' CTAs walk the output tiles themselves (a
-    grid of the resident CTAs, each taking tiles t, t + grid, ... in the grouped order, its
-    producer filling the next tile's stages during the epilogue), else (None, why not)."""
-    if K.PERSISTENT in fn.attributes or ops_of(fn, (T.GridDimOp,)):
-        return None, "the kernel reads its grid (ctx.grid or @persistent)"
-    rule = infer_grid(fn, describe_params(fn))
-    if rule[2] != 1 or rule[0] is None or rule[1] is None:
-        return None, "its grid has no rule along x and y alone (the launch gives it)"
-    ring = next(iter(plan.pipelined.values()))
-    if {plan.staged[ld].buffer for ld in ring.loads} != set(range(len(plan.buffers))):
-        return None, "shared memory besides the ring's (the next tile's copies would meet it)"
-    return (rule[0], rule[1]), None
-
-
 def plan_roles(plan, fn: ir.Operation, threads: int) -> None:
     """Decides the warp roles of `plan`'s ring and says so in its pipeline note."""
     if not plan.wgmma or not plan.pipelined:
         return
-    producer, why = producer_warp(plan, fn, threads)
+    plan.producer, why = producer_warp(plan, fn, threads)
     ring = next(iter(plan.pipelined.values()))
     note = next((n for n in plan.pipeline_notes if n.get("applied") and n["loop"] == where(ring.loop)), None)
-    if not producer:
-        if note is not None:
-            note["why no producer warp"] = why
-        return
-    grid, no_loop = tile_loop(plan, fn)
-    plan.roles = Roles(threads, grid)
     if note is None:
         return
-    note["warp roles"] = (
-        f"a producer warpgroup ({PRODUCER_REGISTERS} registers) issues the TMA copies; "
-        f"{threads // WARP_SIZE} consumer warps ({consumer_registers(threads)} registers)"
-    )
-    if grid is not None:
-        note["tile loop"] = "the resident CTAs walk the output tiles in the grouped order"
+    if plan.producer:
+        note["warp roles"] = (
+            f"a producer warpgroup ({PRODUCER_REGISTERS} registers) issues the TMA copies; "
+            f"{threads // WARP_SIZE} consumer warps ({consumer_registers(threads)} registers)"
+        )
     else:
-        note["why no tile loop"] = no_loop
+        note["why no producer warp"] = why

@@ -423,10 +423,8 @@ def _wgmma_schedules(plan) -> list[str]:
             else f"each iteration waits for its wgmmas ({note.get('why not in flight', 'no overlap')})"
         )
         who = roles or f"every warp issuing (no producer warp: {note.get('why no producer warp', 'not planned')})"
-        tiles = (
-            "the resident CTAs walk the output tiles (a tile loop)"
-            if note.get("tile loop")
-            else f"one CTA per output tile (no tile loop: {note.get('why no tile loop', 'no producer warp')})"
+        out.append(
+            f"schedule of the loop at {note['loop']}: a {note['stages']}-stage TMA ring, {how}; "
+            f"one CTA per output tile (no persistent grid), {who}"
         )
-        out.append(f"schedule of the loop at {note['loop']}: a {note['stages']}-stage TMA ring, {how}; {tiles}, {who}")
     return out

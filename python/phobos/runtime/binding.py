@@ -142,7 +142,6 @@ class Signature:
         self.abi = [dict(a) for a in contract["abi"]]
         self.grid_rule = list(contract.get("grid") or [None, 1, 1])
         self.persistent = bool(contract.get("persistent"))  # the grid is the resident count (persistent.py)
-        self.tile_loop = bool(contract.get("tile_loop"))  # the resident CTAs walk the rule's grid (persistent.py)
         while len(self.grid_rule) < 3:
             self.grid_rule.append(1)
         self.promises = [(p["symbol"], int(p["divisor"])) for p in contract.get("promises", [])]

@@ -209,11 +209,6 @@ class Plan:
         if sig.persistent:  # as many CTAs as fit at once, or the caller's grid checked to fit
             cap = sig.rule_limit(binding.symbols)
             self.grid = persistent.grid(sig.name, device, self.function, sig.threads, sig.shared_bytes, self.grid, cap)
-        elif sig.tile_loop:  # the tiles of the rule's grid, walked by the CTAs that fit at once
-            rule = sig.grid(binding.symbols)
-            self.grid = persistent.tile_loop_grid(
-                sig.name, device, self.function, sig.threads, sig.shared_bytes, self.grid, rule
-            )
         self.grid_callable = grid_callable  # then the grid is evaluated per launch
         self._grid_meta: dict | None = None  # what a callable grid is called with (a copy of it)
         self._grid_seen: tuple = (_UNSEEN, None)  # the callable's last result and its checked grid
@@ -337,9 +332,6 @@ class Plan:
         if sig.persistent:
             cap = sig.rule_limit(self.binding.symbols)
             g = persistent.grid(sig.name, self.device, self.function, sig.threads, sig.shared_bytes, g, cap)
-        elif sig.tile_loop:
-            rule = sig.grid(self.binding.symbols)
-            g = persistent.tile_loop_grid(sig.name, self.device, self.function, sig.threads, sig.shared_bytes, g, rule)
         if type(value) is tuple or type(value) is int:  # immutable: safe to compare with later
             self._grid_seen = (value, g)
         return g

@@ -85,23 +85,6 @@ def grid(
     return tuple(requested)
 
 
-def tile_loop_grid(
-    name: str, device, function, threads: int, shared_bytes: int, requested, rule
-) -> tuple[int, int, int]:
-    """The launch grid of a kernel the compiler gave a tile loop (lowering/warp_roles.py): its CTAs
-    walk the tiles of its grid rule themselves, so as many CTAs as fit at once, at most one per
-    tile. A caller's grid other than the rule's is refused: every tile of the rule is computed."""
-    if tuple(requested) != tuple(rule):
-        raise ValueError(
-            f"{name}: the grid {tuple(requested)} is not the kernel's own {tuple(rule)}: its CTAs walk "
-            "all the tiles of its grid rule (a tile loop on sm_90a), so it takes no other grid "
-            "(give none, or compile for sm_90 to launch one CTA per tile)"
-        )
-    per_sm, sms = resident_ctas(device, function, threads, shared_bytes)
-    tiles = rule[0] * rule[1] * rule[2]
-    return (max(1, min(tiles, max(per_sm, 1) * sms)) if tiles else 0, 1, 1)
-
-
 def interpreted(requested, cap: int | None = None) -> tuple[int, int, int]:
     """The grid the interpreter runs a persistent kernel on (at most `cap`, as on the GPU)."""
     if tuple(requested) != RESIDENT:

@@ -15,9 +15,9 @@ from mlir.dialects import arith, gpu
 
 from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
-from phobos.lowering.launch_order import grouped
 from phobos.lowering.registry import lowers
 
+GROUP_M = 8  # row tiles per group in the launch order of dot kernels
 _DIMS = (gpu.Dimension.x, gpu.Dimension.y, gpu.Dimension.z)
 
 
@@ -59,13 +59,23 @@ def block_index(ctx: LoweringContext, d: int) -> ir.Value:
 
 
 def _grouped_block_index(ctx: LoweringContext, d: int) -> ir.Value:
-    """Dot kernels: CTAs in the grouped launch order (launch_order.py) over the hardware grid."""
+    """Dot kernels: CTAs in groups of GROUP_M rows of tiles (Triton's grouped
+    order). With l = x + y * nctaid.x, each run of GROUP_M * nctaid.y
+    consecutive CTAs covers GROUP_M row tiles by every column tile, column
+    by column, so the CTAs resident at once share operand tiles in L2. A
+    bijection onto the same grid: only the launch order changes."""
 
     def build():
         x, y = gpu.BlockIdOp(gpu.Dimension.x).result, gpu.BlockIdOp(gpu.Dimension.y).result
         nx, ny = gpu.GridDimOp(gpu.Dimension.x).result, gpu.GridDimOp(gpu.Dimension.y).result
         linear = arith.AddIOp(x, arith.MulIOp(y, nx).result).result
-        ctx.block_ids[0], ctx.block_ids[1] = grouped(ctx, linear, nx, ny)
+        per_group = arith.MulIOp(ny, ctx.index(GROUP_M)).result
+        group = arith.DivUIOp(linear, per_group).result
+        first = arith.MulIOp(group, ctx.index(GROUP_M)).result
+        rows = arith.MinUIOp(arith.SubIOp(nx, first).result, ctx.index(GROUP_M)).result
+        within = arith.RemUIOp(linear, per_group).result
+        ctx.block_ids[0] = arith.AddIOp(first, arith.RemUIOp(within, rows).result).result
+        ctx.block_ids[1] = arith.DivUIOp(within, rows).result
         return ctx.block_ids[d]
 
     return ctx.at_entry(build)

@@ -36,10 +36,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm, nvvm, scf
 
-from phobos.dialect import tile as T
 from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
-from phobos.lowering.launch_order import grouped
 from phobos.lowering.plan_records import SYNC
 from phobos.lowering.registry import lowers
 from phobos.lowering.warp_roles import PRODUCER_REGISTERS, consumer_registers
@@ -75,7 +73,7 @@ def _backward_slice(loads: list[ir.Operation], body: ir.Block) -> list[ir.Operat
 
 @lowers(role="pipelined")
 def lower_pipelined_for(ctx: LoweringContext, op: ir.Operation) -> None:
-    ring = _RolesRing if ctx.shared.plan.roles is not None else _Ring
+    ring = _RolesRing if ctx.shared.plan.producer else _Ring
     ring(ctx.shared, op, ctx.shared.plan.pipelined[op]).emit()
 
 
@@ -233,20 +231,19 @@ class _Ring:
 class _RolesRing(_Ring):
     """The ring under warp roles (warp_roles.py): the producer warpgroup's first thread issues every
     iteration's copies into a stage its consumers freed; the consumer warps wait for each stage,
-    run the body, free the stage once its wgmma group is done, then run the rest of the kernel
-    (lowered here, inside their branch), whose CTA barriers become named barriers of theirs.
-    With a tile loop both roles walk the CTA's output tiles, the ring's stage and phase carried
-    from one tile to the next, so the producer fills the next tile's stages during the epilogue."""
+    run the body, free the stage the previous wgmma group read, then run the rest of the kernel
+    (lowered here, inside their branch), whose CTA barriers become named barriers of theirs."""
 
     def emit(self) -> None:
-        ctx, op, tma, S = self.ctx, self.op, self.tma, self.stages
+        ctx, op, o, tma, S = self.ctx, self.op, self.op.opview, self.tma, self.stages
         with op.location:
+            lb, self.ub, step = (ctx.get(v, op) for v in (o.lowerBound, o.upperBound, o.step))
+            self.lb = lb
             self.smem.barrier_if((op, "prologue"))
             tma.init_ring(self.plan.ring, S, consumer_warps=ctx.threads // 32)
             gpu.BarrierOp()  # every warp, the producer's too: the barriers are armed
             kind, space = (ir.Attribute.parse(a) for a in PROXY_FENCE)
             ir.Operation.create("nvvm.fence.proxy", attributes={"kind": kind, "space": space})
-            start = [ctx.index(0), arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result]  # stage, phase
             consumer = arith.CmpIOp(arith.CmpIPredicate.ult, ctx.tid, ctx.index(ctx.threads)).result
             roles = scf.IfOp(consumer, [], has_else=True)
             with ir.InsertionPoint(roles.else_block):
@@ -254,94 +251,37 @@ class _RolesRing(_Ring):
                 issuer = arith.CmpIOp(arith.CmpIPredicate.eq, ctx.tid, ctx.index(ctx.threads)).result
                 first_lane = scf.IfOp(issuer)
                 with ir.InsertionPoint(first_lane.then_block):
-                    self.per_tile(self.produce, start)
+                    self.produce(lb, step)
                     scf.YieldOp([])
                 scf.YieldOp([])
             with ir.InsertionPoint(roles.then_block):
                 nvvm.SetMaxRegisterOp(consumer_registers(ctx.threads), nvvm.SetMaxRegisterAction.increase)
-                self.per_tile(self.consume, start)
+                self.consume(lb, step)
+                self.rest_of_kernel()
                 scf.YieldOp([])
             _name_barriers(roles.then_block, ctx.threads)
-        for later in self.after_loop():
-            ctx.taken.add(later)
 
-    def per_tile(self, work, start: list) -> None:
-        """work(stage, phase) -> (stage, phase) once, on the CTA's own tile; under a tile loop for
-        each tile t = block.x, block.x + grid.x, ... of the kernel's grid rule (its block ids, in
-        the grouped order, and the index arithmetic before the ring made again for it)."""
-        ctx, grid = self.ctx, self.smem.plan.roles.tile_grid
-        if grid is None:
-            work(*start)
-            return
-        nx, ny = (self._tiles(rule) for rule in grid)
-        first, stride = gpu.BlockIdOp(gpu.Dimension.x).result, gpu.GridDimOp(gpu.Dimension.x).result
-        loop = scf.ForOp(first, arith.MulIOp(nx, ny).result, stride, start)
-        with ir.InsertionPoint(loop.body):
-            hardware = dict(ctx.block_ids)
-            ctx.block_ids.clear()
-            ctx.block_ids.update(enumerate(grouped(ctx, loop.induction_variable, nx, ny)))
-            for before in self.before_loop():
-                ctx.lower_op(before)
-            scf.YieldOp(list(work(*loop.inner_iter_args)))
-            ctx.block_ids.clear()
-            ctx.block_ids.update(hardware)
-
-    def _tiles(self, rule) -> ir.Value:
-        """The grid rule's CTA count along one axis: a count, or cdiv(extent, tile)."""
-        ctx = self.ctx
-        if isinstance(rule, int):
-            return ctx.index(rule)
-        extent = next(
-            ctx.extents[(p, param.dims.index(rule["symbol"]))]
-            for p, param in enumerate(ctx.params)
-            if rule["symbol"] in getattr(param, "dims", ())
-        )
-        tile = ctx.index(int(rule["tile"]))
-        return arith.DivUIOp(arith.AddIOp(extent, ctx.index(int(rule["tile"]) - 1)).result, tile).result
-
-    def before_loop(self) -> list[ir.Operation]:
-        """The kernel's ops before the ring (index arithmetic, block ids, constants; warp_roles.py),
-        but its entry checks, which ran once before the roles split."""
-        ops = [x.operation for x in self.op.parent.regions[0].blocks[0].operations]
-        return [x for x in ops[: ops.index(self.op)] if not isinstance(x.opview, T.CheckMultipleOp)]
-
-    def after_loop(self) -> list[ir.Operation]:
-        """The kernel's ops after the ring but its terminator: the consumers' (lowered in consume)."""
-        ops = [x.operation for x in self.op.parent.regions[0].blocks[0].operations]
-        return ops[ops.index(self.op) + 1 : -1]
-
-    def bounds(self) -> tuple[ir.Value, ir.Value, ir.Value]:
-        o = self.op.opview
-        return tuple(self.ctx.get(v, self.op) for v in (o.lowerBound, o.upperBound, o.step))
-
-    def produce(self, stage: ir.Value, phase: ir.Value) -> tuple[ir.Value, ir.Value]:
+    def produce(self, lb: ir.Value, step: ir.Value) -> None:
         """The producer's loop: wait for the stage to be free, then its copies (armed on its full barrier)."""
-        S = self.stages
-        lb, ub, step = self.bounds()
-        loop = scf.ForOp(lb, ub, step, [stage, phase])
+        ctx, S = self.ctx, self.stages
+        loop = scf.ForOp(lb, self.ub, step, [ctx.index(0), arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result])
         with ir.InsertionPoint(loop.body):
             stage, phase = loop.inner_iter_args
             free = arith.XOrIOp(phase, arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result).result
             self.tma.wait(self.plan.ring, S, stage, free, empty=True)
             self.issue(loop.induction_variable, stage)
-            scf.YieldOp(self.advance_phase(stage, phase))
-        return loop.results[0], loop.results[1]
+            following = self.advance(stage)
+            wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, following, ctx.index(0)).result
+            scf.YieldOp([following, arith.XOrIOp(phase, wrapped).result])
 
-    def advance_phase(self, stage: ir.Value, phase: ir.Value) -> list[ir.Value]:
-        """The next stage, and the phase flipped where the ring wraps."""
-        following = self.advance(stage)
-        wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, following, self.ctx.index(0)).result
-        return [following, arith.XOrIOp(phase, wrapped).result]
-
-    def consume(self, stage: ir.Value, phase: ir.Value) -> tuple[ir.Value, ir.Value]:
-        """The consumers' loop (wait for the stage, the body, free the previous group's stage), the
-        last stage freed once the sum is complete, then the rest of the kernel."""
+    def consume(self, lb: ir.Value, step: ir.Value) -> None:
+        """The consumers' loop: wait for the stage, the body, free the stage the previous group read."""
         ctx, op, o = self.ctx, self.op, self.op.opview
-        lb, ub, step = self.bounds()
         inits = [ctx.get(v, op) for v in o.initArgs]
         zero_sum = inits[self.sum_at]
         inits[self.sum_at] = llvm.UndefOp(zero_sum.type).result  # the first wgmma starts from zero
-        loop = scf.ForOp(lb, ub, step, inits + [stage, phase])
+        inits += [ctx.index(0), arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result]
+        loop = scf.ForOp(lb, self.ub, step, inits)
         with ir.InsertionPoint(loop.body):
             iv = loop.induction_variable
             carried = list(loop.inner_iter_args)
@@ -358,31 +298,31 @@ class _RolesRing(_Ring):
             for inner in ops[:-1]:
                 ctx.lower_op(inner)
             # the body's wgmma.wait_group 1 finished the previous iteration's group: its stage is free
-            self.release_before(stage, again)
+            previous = scf.IfOp(again)
+            with ir.InsertionPoint(previous.then_block):
+                before = arith.SubIOp(arith.AddIOp(stage, ctx.index(self.stages)).result, ctx.index(1)).result
+                self.tma.release(self.plan.ring, self.stages, arith.RemUIOp(before, ctx.index(self.stages)).result)
+                scf.YieldOp([])
             yields = [ctx.get(v, ops[-1]) for v in ops[-1].operands]
-            scf.YieldOp(yields + self.advance_phase(stage, phase))
+            following = self.advance(stage)
+            wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, following, ctx.index(0)).result
+            scf.YieldOp(yields + [following, arith.XOrIOp(phase, wrapped).result])
         for ld in self.plan.loads:
             self.smem.stage_offset.pop(ld, None)
             self.smem.stage_index.pop(ld, None)
         for old, new in zip(op.results, list(loop.results)[:-2]):
             ctx.values[old] = new
         nvvm.WgmmaWaitGroupSyncOp(0)  # the last group, before anything reads the sum
-        ran = arith.CmpIOp(arith.CmpIPredicate.slt, lb, ub).result
-        self.release_before(loop.results[-2], ran)  # its stage too: the next tile's copies need it
+        ran = arith.CmpIOp(arith.CmpIPredicate.slt, lb, self.ub).result
         total = op.results[self.sum_at]
         ctx.values[total] = arith.SelectOp(ran, copied_out(ctx.values[total]), zero_sum).result
-        for later in self.after_loop():
-            ctx.lower_op(later)
-        return loop.results[-2], loop.results[-1]
 
-    def release_before(self, stage: ir.Value, when: ir.Value) -> None:
-        """Where `when`, each warp frees the stage before `stage` on its empty mbarrier."""
-        ctx, S = self.ctx, self.stages
-        branch = scf.IfOp(when)
-        with ir.InsertionPoint(branch.then_block):
-            before = arith.RemUIOp(arith.AddIOp(stage, ctx.index(S - 1)).result, ctx.index(S)).result
-            self.tma.release(self.plan.ring, S, before)
-            scf.YieldOp([])
+    def rest_of_kernel(self) -> None:
+        """The ops after the loop (its terminator aside), lowered here on the consumers only."""
+        ops = [x.operation for x in self.op.parent.regions[0].blocks[0].operations]
+        for later in ops[ops.index(self.op) + 1 : -1]:
+            self.ctx.lower_op(later)
+            self.ctx.taken.add(later)
 
 
 def _name_barriers(block: ir.Block, threads: int) -> None:
