@@ -93,8 +93,22 @@ CANDIDATES += [
     ("q8tc", {"BN": bn, "W": w, "STAGES": st}, (1, 16))
     for bn, w, st in ((64, 128, 4), (32, 128, 4), (128, 256, 4), (64, 128, 6), (32, 128, 6))
 ]
+# i8 and fp8 on the tensor cores with K split S ways (gemv_tc_split_*.ph, then gemv_reduce_f16.ph):
+# for 4096-row weights, where BN-row tiles give 128 or 64 CTAs of 4 warps. "S" is the split count
+# (the extent of the partials), not a define of the kernel.
+CANDIDATES += [
+    (fam, {"BN": bn, "BK": bk, "W": 128, "STAGES": st, "S": sp}, (16,))
+    for fam in ("i8tcs", "fp8tcs")
+    for bn, bk, st, sp in ((32, 256, 4, 2), (32, 512, 4, 2), (64, 256, 4, 4), (32, 256, 6, 4), (64, 512, 3, 2))
+]
 # A family whose candidates are timed in another's cases (the same weights and sum).
-TIMED_WITH = {"q8_0r": "q8_0", "i8tc": "i8", "fp8tc": "fp8", "q8tc": "q8_0"}
+TIMED_WITH = {"q8_0r": "q8_0", "i8tc": "i8", "fp8tc": "fp8", "q8tc": "q8_0", "i8tcs": "i8", "fp8tcs": "fp8"}
+SPLIT_SHAPES = [(4096, 14336)]  # the split families run where a tile of rows per CTA leaves SMs idle
+
+
+def _kernel_defines(defines: dict) -> dict:
+    """A candidate's defines as its kernel takes them (a split family's S is the partials' extent)."""
+    return {k: v for k, v in defines.items() if k != "S"}
 
 
 def label(family: str, defines: dict) -> str:
@@ -107,9 +121,17 @@ def aot_jobs(like) -> list[tuple]:
     test_gemv8_gpu.py's pitched cases and the generic variant (its ragged ones)."""
     jobs = []
     for family, defines, tokens in CANDIDATES:
-        for n, k in SHAPES:
+        for n, k in SPLIT_SHAPES if family in G.SPLIT else SHAPES:
             for t in tokens:
-                jobs += [(name, defines, [args], True) for name, args in G.layouts(family, (t, n, k), like)]
+                launches = G.layouts(family, (t, n, k), like, splits=defines.get("S", 1))
+                jobs += [(name, _kernel_defines(defines) if name != G.REDUCE[0] else G.REDUCE[1], [args], True)
+                         for name, args in launches]  # fmt: skip
+    for family, defines in G.SPLIT_TESTED:  # the split tests: the generic variants, and the pitched layouts
+        jobs += [(G.KERNEL[family], defines, [], True), (G.REDUCE[0], G.REDUCE[1], [], True)]
+        for t, n, k in G.gpu_shapes(family):
+            if G.pitched(n, k):
+                jobs += [(name, defines if name != G.REDUCE[0] else G.REDUCE[1], [args], True)
+                         for name, args in G.layouts(family, (t, n, k), like)]  # fmt: skip
     for family, defines in G.TESTED:
         jobs.append((G.KERNEL[family], defines, [], True))
         for t, n, k in G.gpu_shapes(family):
@@ -119,13 +141,19 @@ def aot_jobs(like) -> list[tuple]:
 
 
 def load(family: str, defines: dict):
+    """The candidate's kernel from its ahead-of-time folder (a split family's: gemv8_cases.Split over
+    it and the reduction), or None."""
     import phobos
 
-    folder = common.aot_folder(G.KERNEL[family], defines)
-    if not folder.is_dir():
-        print(f"  (no ahead-of-time folder {folder}: run bench/aot_build.py --only gemv)")
+    folders = [common.aot_folder(G.KERNEL[family], _kernel_defines(defines))]
+    if family in G.SPLIT:
+        folders.append(common.aot_folder(*G.REDUCE))
+    missing = [f for f in folders if not f.is_dir()]
+    if missing:
+        print(f"  (no ahead-of-time folder {missing[0]}: run bench/aot_build.py --only gemv)")
         return None
-    return phobos.load(folder)
+    kernels = [phobos.load(f) for f in folders]
+    return G.Split(kernels[0], kernels[1], defines["S"]) if family in G.SPLIT else kernels[0]
 
 
 def make_weights(family: str, n: int, k: int):
@@ -189,7 +217,8 @@ def run_family(family, n, k, args, loaded) -> list[dict]:
         cands = {"torch f16": lambda i, x=x: torch.nn.functional.linear(x, deqs[i % len(deqs)])}
         for fam, defines, tokens in CANDIDATES:
             kernel = loaded.get(label(fam, defines))
-            if TIMED_WITH.get(fam, fam) == family and t in tokens and kernel:
+            runs_here = (n, k) in SPLIT_SHAPES if fam in G.SPLIT else True
+            if TIMED_WITH.get(fam, fam) == family and t in tokens and kernel and runs_here:
                 cands[label(fam, defines)] = lambda i, kernel=kernel, fam=fam, x=x, y=y: kernel(
                     *G.kernel_args(fam, x, ws[i % len(ws)], scales[fam], y)
                 )

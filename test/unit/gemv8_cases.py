@@ -25,16 +25,20 @@ i8tc and fp8tc take every array as it is stored; q8tc too, but its scales transp
 from __future__ import annotations
 
 import numpy as np
-from gemv_cases import bound
+from gemv_cases import REDUCE, bound
 
 BLOCK = 32
 KERNEL = {"i8": "gemv_i8", "fp8": "gemv_fp8", "q8_0": "gemv_q8_0", "q8_0r": "gemv_q8_0_rows", "i8tc": "gemv_tc_i8",
-          "fp8tc": "gemv_tc_fp8", "q8tc": "gemv_tc_q8_0"}  # fmt: skip
+          "fp8tc": "gemv_tc_fp8", "q8tc": "gemv_tc_q8_0", "i8tcs": "gemv_tc_split_i8",
+          "fp8tcs": "gemv_tc_split_fp8"}  # fmt: skip
 WDTYPE = {"i8": "i8", "fp8": "f8e4m3", "q8_0": "i8", "q8_0r": "i8", "i8tc": "i8", "fp8tc": "f8e4m3",
-          "q8tc": "i8"}  # fmt: skip
-FP8 = ("fp8", "fp8tc")
+          "q8tc": "i8", "i8tcs": "i8", "fp8tcs": "f8e4m3"}  # fmt: skip
+FP8 = ("fp8", "fp8tc", "fp8tcs")
 Q8 = ("q8_0", "q8_0r", "q8tc")  # the Q8_0 families: a scale per 32-element block
-STAGED = ("i8tc", "fp8tc", "q8tc")  # the tensor-core families: operands copied into shared memory by cp.async
+# the tensor-core families: operands copied into shared memory by cp.async
+STAGED = ("i8tc", "fp8tc", "q8tc", "i8tcs", "fp8tcs")
+SPLIT = ("i8tcs", "fp8tcs")  # K split S ways: f32 partials P [S, T, N], then gemv_reduce_f16 (Split)
+TEST_SPLITS = 3  # the splits the tests run (a ragged count: K's chunks do not divide evenly)
 
 # (family, defines) the tests launch: each kernel's first @autotune values and a multi-token,
 # multi-chunk form (T = 3 is ragged for TT = 4); for q8_0 also TT = 2 (a T = 16 candidate).
@@ -53,6 +57,11 @@ TESTED = [
     ("fp8tc", {"BN": 64, "BK": 256, "W": 128, "STAGES": 4}),
     ("q8tc", {"BN": 64, "W": 128, "STAGES": 4}),
     ("q8tc", {"BN": 32, "W": 128, "STAGES": 3}),
+]
+# The split families' tested configurations (test_gemv8_split.py: their launches are two kernels).
+SPLIT_TESTED = [
+    ("i8tcs", {"BN": 32, "BK": 256, "W": 128, "STAGES": 4}),
+    ("fp8tcs", {"BN": 64, "BK": 256, "W": 128, "STAGES": 3}),
 ]
 
 # (T, N, K): ragged N and K (rows not 16-byte pitched: the generic variant), 16-byte pitched rows
@@ -114,12 +123,31 @@ def reference(x: np.ndarray, family: str, wvals, scales) -> tuple[np.ndarray, np
     return x64 @ deq.T, np.abs(x64) @ np.abs(deq).T
 
 
-def error_bound(want: np.ndarray, size: np.ndarray, k: int) -> np.ndarray:
+def error_bound(want: np.ndarray, size: np.ndarray, k: int, splits: int = 1) -> np.ndarray:
     """gemv_cases.bound with one more rounding per term: each f16 x i8 (or x f8e4m3) product is
     exact in f32, the scale costs one rounding (i8, fp8: the row sum times s[n]; q8_0: q d before
-    the fma), the f32 sums one per addition (a chain of at most K plus the reduction tree), then
-    one rounding to f16."""
-    return bound(want, size, k + 1)
+    the fma), the f32 sums one per addition (a chain of at most K plus the reduction tree, and
+    the `splits` partials' sum), then one rounding to f16."""
+    return bound(want, size, k + 1 + (splits - 1))
+
+
+class Split:
+    """One launch of a split family, called as the unsplit kernel is (x, w, s, y): the split kernel
+    writes `splits` f32 partials (NaN-poisoned first) and gemv_reduce_f16 adds them into y."""
+
+    def __init__(self, kernel, reduce, splits: int):
+        self.kernel, self.reduce, self.splits = kernel, reduce, splits
+
+    def __call__(self, x, w, s, y):
+        shape = (self.splits, y.shape[0], y.shape[1])
+        if isinstance(y, np.ndarray):
+            p = np.full(shape, np.nan, np.float32)
+        else:
+            import torch
+
+            p = torch.full(shape, float("nan"), dtype=torch.float32, device=y.device)
+        self.kernel(x, w, s, p)
+        self.reduce(p, y)
 
 
 def _split_last(view, parts: int, width: int):
@@ -144,7 +172,7 @@ def kernel_args(family: str, x, w, s, y) -> tuple:
     return (x[:, None, :], w, s, y)
 
 
-def layouts(family: str, shape, like) -> list[tuple]:
+def layouts(family: str, shape, like, splits: int = TEST_SPLITS) -> list[tuple]:
     """(kernel, args) of a launch at shape (T, N, K) on contiguous, 16-byte aligned tensors, for
     bench/aot_build.py (the benchmark's and the pitched test cases' layouts)."""
     t, n, k = shape
@@ -155,6 +183,10 @@ def layouts(family: str, shape, like) -> list[tuple]:
         kb = k // BLOCK
         out = like("f16", (t, n, 1)) if family == "q8_0r" else like("f16", (t, n))
         args = (like("f16", (t, kb, BLOCK)), like(wd, (n, kb, BLOCK)), like("f32", (n, kb, 1)), out)
+    elif family in SPLIT:
+        p = like("f32", (splits, t, n))
+        args = (like("f16", (t, k)), like(wd, (n, k)), like("f32", (n,)), p)
+        return [(KERNEL[family], args), (REDUCE[0], (p, like("f16", (t, n))))]
     elif family in STAGED:
         args = (like("f16", (t, k)), like(wd, (n, k)), like("f32", (n,)), like("f16", (t, n)))
     else:
@@ -193,7 +225,8 @@ def run_case(kernel, family: str, shape, framework: str = "torch", plant: bool =
         if family in Q8:
             scales = np.roll(scales, 1, axis=1)
     want, size = reference(x.values, family, wvals, scales)
-    y.check(want, rtol=1.0, size=error_bound(want, size, k))
+    splits = kernel.splits if isinstance(kernel, Split) else 1
+    y.check(want, rtol=1.0, size=error_bound(want, size, k, splits))
     x.unchanged()
     w.unchanged()
     s.unchanged()

@@ -221,6 +221,9 @@ UNCOVERED = {
     "bench/kernels/gemv_tc_i8.ph",
     "bench/kernels/gemv_tc_fp8.ph",
     "bench/kernels/gemv_tc_q8_0.ph",
+    # the split ones: test_gemv8_split.py (with gemv_reduce_f16.ph, a planted error)
+    "bench/kernels/gemv_tc_split_i8.ph",
+    "bench/kernels/gemv_tc_split_fp8.ph",
     # residual add + RMSNorm: test_add_norm_interp.py (ragged rows and columns, R = 1, 2, 4)
     "bench/kernels/add_rmsnorm_f16.ph",
 }
