@@ -194,6 +194,16 @@ def layouts(family: str, shape, like, splits: int = TEST_SPLITS) -> list[tuple]:
     return [(KERNEL[family], args)]
 
 
+def skip_without_fp8(family: str) -> None:
+    """Skip a GPU test of an fp8 family where torch has no float8 dtypes."""
+    if family in FP8:
+        import pytest
+
+        torch = pytest.importorskip("torch")
+        if not hasattr(torch, "float8_e4m3fn"):
+            pytest.skip(f"torch {torch.__version__} has no float8 dtypes")
+
+
 def run_case(kernel, family: str, shape, framework: str = "torch", plant: bool = False) -> None:
     """Launch one kernel on fresh random data inside guard zones (Y poisoned) and check Y against
     float64 and that no input changed. shape = (T, N, K). `plant` checks against a reference with

@@ -27,8 +27,5 @@ def _id(case) -> str:
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_gemv8_against_float64(case):
     family, defines, shape = case
-    if family in G.FP8:
-        torch = pytest.importorskip("torch")
-        if not hasattr(torch, "float8_e4m3fn"):
-            pytest.skip(f"torch {torch.__version__} has no float8 dtypes")
+    G.skip_without_fp8(family)
     G.run_case(aot(G.KERNEL[family], defines), family, shape)

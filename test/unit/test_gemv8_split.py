@@ -54,9 +54,6 @@ def test_split_gemv8_against_float64(case):
     from aot_folders import aot
 
     family, defines, shape = case
-    if family in G.FP8:
-        torch = pytest.importorskip("torch")
-        if not hasattr(torch, "float8_e4m3fn"):
-            pytest.skip(f"torch {torch.__version__} has no float8 dtypes")
+    G.skip_without_fp8(family)
     kernel = G.Split(aot(G.KERNEL[family], defines), aot(*G.REDUCE), G.TEST_SPLITS)
     G.run_case(kernel, family, shape)

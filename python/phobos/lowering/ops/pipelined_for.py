@@ -21,6 +21,12 @@ iteration waits on its stage's barrier phase (which flips each time the
 ring wraps) instead of wait_group, and the copies of the stage refilled next
 go out after the iteration's CTA barrier, as before.
 
+Under warp roles (warp_roles.py) the TMA ring is split between a producer
+warpgroup, which alone waits for free stages and issues their copies, and the
+kernel's own warps, which wait for full stages, run the body and free each
+stage after the next wgmma group's wait (_RolesRing): two mbarriers per stage
+and no CTA barrier in the loop.
+
 Copies are `nvgpu.device_async_copy` of 4, 8 or 16 bytes (16 bypasses L1);
 masked chunks copy zero source bytes, so the stage holds zeros there (the
 src-size form of cp.async). The starts of the next iteration's loads are the
