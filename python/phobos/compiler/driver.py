@@ -455,7 +455,7 @@ def _record_lowering_facts(module: ir.Module, contract: dict) -> None:
             contract["shared_bytes"] = ir.IntegerAttr(op.attributes["phobos.shared_bytes"]).value
             contract["shared_memory"] = json.loads(ir.StringAttr(op.attributes["phobos.shared_plan"]).value)
         if is_op(op, gpu.GPUFuncOp) and "phobos.threads" in op.attributes:
-            # a producer warp beside the kernel's own threads (lowering/warp_roles.py)
+            # a producer warpgroup beside the kernel's own threads (lowering/warp_roles.py)
             contract["threads"] = ir.IntegerAttr(op.attributes["phobos.threads"]).value
         if is_op(op, gpu.GPUFuncOp) and "phobos.checks" in op.attributes:
             # check mode: the sites of the kernel's device-side checks (lowering/device_checks.py)

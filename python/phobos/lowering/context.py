@@ -91,7 +91,7 @@ class LoweringContext:
         plan = plan_dots(fn, layout, self.threads, chip, scratch)
         # The kernel's shared memory (dot operands and exchange scratch), as planned.
         self.smem = SharedRegion(self, plan) if plan is not None else None
-        # the CTA's threads: the kernel's own (`threads`, the consumers), and a producer warp's
+        # the CTA's threads: the kernel's own (`threads`, the consumers), and a producer warpgroup's
         self.launch_threads = launched_threads(self.threads, plan is not None and plan.producer)
         self.taken: set = set()  # ops an emitter lowered in a region of its own (lower_block skips them)
 

@@ -132,7 +132,7 @@ class DotPlan:
     tensorcore_refused: tuple[ir.Operation, str] | None = None
     # @fastmath: fp8 wgmma sums stay in the tensor cores' own accumulation (no promotion into f32)
     fast_fp8: bool = False
-    producer: bool = False  # the ring's copies come from a producer warp (warp_roles.py)
+    producer: bool = False  # the ring's copies come from a producer warpgroup (warp_roles.py)
 
     @property
     def fma_note(self) -> str | None:

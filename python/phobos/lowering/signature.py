@@ -59,7 +59,7 @@ def kernel_function(
 ) -> gpu.GPUFuncOp:
     """The gpu.func of kernel `fn`: its ABI's parameters (abi.py) with their LLVM attributes, then one
     pointer per TMA tensor map; the launch bounds of `tile.launch`, with `threads` in the CTA (the
-    kernel's own, and a producer warp's under warp roles: warp_roles.py)."""
+    kernel's own, and a producer warpgroup's under warp roles: warp_roles.py)."""
     types, attrs = [], []
     for entry in abi:
         p = entry["param"]

@@ -54,7 +54,7 @@ def lower_kernel(
         ctx.lower_block(fn.regions[0].blocks[0])
     if ctx.smem is not None:
         ctx.smem.annotate(func)
-    if ctx.launch_threads != ctx.threads:  # the contract launches the producer warp too
+    if ctx.launch_threads != ctx.threads:  # the contract launches the producer warpgroup too
         func.attributes["phobos.threads"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), ctx.launch_threads)
     check_shared_accesses(ctx, func)
     ctx.checks.annotate(func)

@@ -1,4 +1,4 @@
-"""Whether a TMA + wgmma ring runs warp-specialised: a producer warp beside the consumer warps.
+"""Whether a TMA + wgmma ring runs warp-specialised: a producer warpgroup beside the consumer warps.
 
 The plain ring (ops/pipelined_for.py) has one thread of the consumers issue each
 stage's TMA copies, after a CTA barrier per iteration that tells it every warp
@@ -60,7 +60,7 @@ _BEFORE_RING = upstream_ops(arith, index) + (
 
 
 def producer_warp(plan, fn: ir.Operation, threads: int) -> tuple[bool, str | None]:
-    """(True, None) when the kernel's ring runs with a producer warp, else (False, why not)."""
+    """(True, None) when the kernel's ring runs with a producer warpgroup, else (False, why not)."""
     if not plan.wgmma:
         return False, "the dots do not run on wgmma"
     rings = list(plan.pipelined.values())
@@ -84,7 +84,7 @@ def producer_warp(plan, fn: ir.Operation, threads: int) -> tuple[bool, str | Non
         if op == ring.loop:
             return True, None
         if not isinstance(op.opview, _BEFORE_RING):
-            return False, f"the kernel runs '{op.name}' before the loop (the producer warp would run it too)"
+            return False, f"the kernel runs '{op.name}' before the loop (the producer warpgroup would run it too)"
     return False, "the pipelined loop is not in the kernel's body"
 
 
@@ -101,7 +101,7 @@ def consumer_registers(threads: int) -> int:
 
 
 def launched_threads(threads: int, specialised: bool) -> int:
-    """The CTA's thread count: the consumers' (the kernel's @launch), and the producer warp's."""
+    """The CTA's thread count: the consumers' (the kernel's @launch), and the producer warpgroup's."""
     return threads + (PRODUCER_WARPS * WARP_SIZE if specialised else 0)
 
 

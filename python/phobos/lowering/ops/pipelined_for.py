@@ -276,9 +276,13 @@ class _RolesRing(_Ring):
             free = arith.XOrIOp(phase, arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result).result
             self.tma.wait(self.plan.ring, S, stage, free, empty=True)
             self.issue(loop.induction_variable, stage)
-            following = self.advance(stage)
-            wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, following, ctx.index(0)).result
-            scf.YieldOp([following, arith.XOrIOp(phase, wrapped).result])
+            scf.YieldOp(self.advance_phase(stage, phase))
+
+    def advance_phase(self, stage: ir.Value, phase: ir.Value) -> list[ir.Value]:
+        """The next stage, and the phase flipped where the ring wraps."""
+        following = self.advance(stage)
+        wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, following, self.ctx.index(0)).result
+        return [following, arith.XOrIOp(phase, wrapped).result]
 
     def consume(self, lb: ir.Value, step: ir.Value) -> None:
         """The consumers' loop: wait for the stage, the body, free the stage the previous group read."""
@@ -310,9 +314,7 @@ class _RolesRing(_Ring):
                 self.tma.release(self.plan.ring, self.stages, arith.RemUIOp(before, ctx.index(self.stages)).result)
                 scf.YieldOp([])
             yields = [ctx.get(v, ops[-1]) for v in ops[-1].operands]
-            following = self.advance(stage)
-            wrapped = arith.CmpIOp(arith.CmpIPredicate.eq, following, ctx.index(0)).result
-            scf.YieldOp(yields + [following, arith.XOrIOp(phase, wrapped).result])
+            scf.YieldOp(yields + self.advance_phase(stage, phase))
         for ld in self.plan.loads:
             self.smem.stage_offset.pop(ld, None)
             self.smem.stage_index.pop(ld, None)
@@ -332,7 +334,7 @@ class _RolesRing(_Ring):
 
 
 def _name_barriers(block: ir.Block, threads: int) -> None:
-    """The CTA barriers in `block` as named barrier 1 of its `threads` (the producer warp is not there)."""
+    """The CTA barriers in `block` as named barrier 1 of its `threads` (the producer warpgroup is not there)."""
     found = []
 
     def visit(inner):
