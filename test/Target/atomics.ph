@@ -29,7 +29,7 @@ kernel adds(A: tensor<f32>[N], B: tensor<f16>[N], C: tensor<bf16>[N], D: tensor<
 // ADDS: red.release.cta.global.add.u32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
 // ADDS: red.relaxed.sys.global.add.u64 [%rd{{[0-9]+}}], %rd{{[0-9]+}};
 // ADDS: atom.acquire.gpu.global.add.f64 %rd{{[0-9]+}}, [%rd{{[0-9]+}}], %rd{{[0-9]+}};
-// SM80: error: 'tile.atomic_rmw' op: atomic add on bf16 needs sm_90 or later, not sm_80
+// SM80: error: 'atomic_add' on bf16 needs sm_90 or later (atom/red .add.noftz.bf16); the target is sm_80
 
 kernel used(X: tensor<i32>[N], Y: tensor<i32>[N]) {
   Y[ctx.block.x * 256 :+ 256] = atomic_add(X[ctx.block.x * 256 :+ 256], 3)

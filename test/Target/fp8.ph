@@ -97,8 +97,8 @@ kernel decode(A: tensor<f8e4m3>[N], B: tensor<f8e5m2>[N], AF: tensor<f32>[N], BH
 // CONTRACT-NEXT: "kind": "tensor",
 // CONTRACT-NEXT: "name": "B",
 
-// SM80: fp8.ph:22:18: error: 'arith.truncf' op: converting f32 to f8e4m3 needs cvt.rn.satfinite.e4m3x2.f32, which needs sm_89 or later; the target is sm_80
+// SM80: fp8.ph:22:18: error: converting f32 to f8e4m3 needs cvt.rn.satfinite.e4m3x2.f32, which needs sm_89 or later; the target is sm_80
 // SM80-NEXT: A[s :+ 1024] = X[s :+ 1024]
 // SM80-NEXT: {{^ *}}^
 
-// SM89: fp8.ph:29:19: error: 'arith.extf' op: converting f8e4m3 to f32 needs cvt.rn.f16x2.e4m3x2, which sm_89 has from PTX ISA 8.1: compile with the features +ptx81
+// SM89: fp8.ph:29:19: error: converting f8e4m3 to f32 needs cvt.rn.f16x2.e4m3x2, which sm_89 has from PTX ISA 8.1: compile with the features +ptx81

@@ -10,7 +10,7 @@ pytest.importorskip("mlir")
 
 from test_interpreter import programs  # noqa: E402
 
-from phobos.compiler import CompileError  # noqa: E402
+from phobos.compiler import CompileError, compile_stages  # noqa: E402
 from phobos.frontend import check_source  # noqa: E402
 from phobos.interpreter import run_program  # noqa: E402
 
@@ -156,3 +156,52 @@ def test_vectorised_integer_adds_equal_the_sequence_of_single_atomics():
         got = A._vectorised(op, cta, fast, offsets, mask, "add", values)
         np.testing.assert_array_equal(fast, one)
         np.testing.assert_array_equal(got, want)
+
+
+def gpu_errors(src, chip="sm_90"):
+    with pytest.raises(CompileError) as info:
+        compile_stages(src, until="ptx", chip=chip, source_name="bad.ph")
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    "decl,call,chip,where,message",
+    [
+        (
+            "tensor<bf16>[N]",
+            "atomic_add(X[0 :+ 256], V[0 :+ 256])",
+            "sm_80",
+            "bad.ph:2:3:",
+            "'atomic_add' on bf16 needs sm_90 or later (atom/red .add.noftz.bf16); the target is sm_80",
+        ),
+        (
+            "tensor<f32>[N]",
+            "V[0 :+ 128] = atomic_add(X[0 :+ 128], V[0 :+ 128])",
+            "sm_90",
+            "bad.ph:2:17:",
+            "the old values of 'atomic_add' on a tile of [128] are not available on the GPU yet: the tile is "
+            "smaller than the CTA's layout (256 threads)",
+        ),
+        (
+            "tensor<i32>[N]",
+            "V[0] = atomic_max(X[0], 1)",
+            "sm_80",
+            "bad.ph:2:10:",
+            "the old value of 'atomic_max' on a single element is not available on the GPU yet",
+        ),
+        (
+            "tensor<i32>[N]",
+            "V[0 :+ 64] = atomic_cas(X[0 :+ 64], 0, 1)",
+            "sm_90",
+            "bad.ph:2:16:",
+            "the old values of 'atomic_cas' on a tile of [64]",
+        ),
+    ],
+)
+def test_gpu_atomic_errors_name_the_call(decl, call, chip, where, message):
+    """What only the GPU lowering refuses is said in the language's words, at the call, not as a
+    tile.atomic_rmw / tile.atomic_cas op."""
+    text = gpu_errors(f"kernel k(X: {decl}, V: {decl}) {{\n  {call}\n}}\n", chip)
+    assert where in text and message in text, text
+    assert "' op" not in text and "tile.atomic" not in text, text
+    assert text.splitlines()[1].strip() == call and text.splitlines()[2].strip() == "^", text

@@ -191,6 +191,32 @@ def test_conversions_need_sm89(chip, features, wanted):
     assert wanted in diag[4] and diag[1] == 7  # the first conversion: `A[...] = x`
 
 
+@pytest.mark.parametrize(
+    "line, column, message",
+    [
+        ("  let y = f8e4m3(X[s :+ 256])", 11, "converting f32 to f8e4m3 needs cvt.rn.satfinite.e4m3x2.f32"),
+        ("  let y = f32(B[s :+ 256])", 11, "converting f8e5m2 to f32 needs cvt.rn.f16x2.e5m2x2"),
+        ("  let y = f16(B[s])", 11, "converting f8e5m2 to f16 needs cvt.rn.f16x2.e5m2x2"),
+    ],
+)
+def test_conversions_before_sm89_are_refused_in_the_language_words(line, column, message):
+    """`f8e4m3(x)`, `f32(b)` of fp8 on sm_80: the conversion and the types, at the call, not an arith op."""
+    source = (
+        "kernel k(X: tensor<f32>[N], B: tensor<f8e5m2>[N], Y: tensor<f32>[N]) {\n"
+        "  let s = ctx.block.x * 256\n"
+        f"{line}\n"
+        "  Y[s :+ 256] = f32(y)\n"
+        "}\n"
+    )
+    with pytest.raises(CompileError) as caught:
+        compile_stages(source, until="ptx", chip="sm_80", source_name="bad.ph")
+    text = str(caught.value)
+    wanted = f"bad.ph:3:{column}: error: {message}, which needs sm_89 or later; the target is sm_80"
+    assert text.startswith(wanted), text
+    assert "' op" not in text and "arith." not in text, text
+    assert text.splitlines()[1] == line and text.splitlines()[2] == " " * (column - 1) + "^", text
+
+
 # ----------------------------------------------------------------------------- runtime
 
 

@@ -50,14 +50,14 @@ def language_name(t: ir.Type) -> str:
     return elements.language_name(str(t))
 
 
-def conversion_refusal(op: ir.Operation, chip: str, src: ir.Type, dst: ir.Type) -> str | None:
+def conversion_refusal(chip: str, src: ir.Type, dst: ir.Type) -> str | None:
     """Why the target cannot convert `src` to `dst` (one of them fp8), or None."""
     sm = chip_number(chip)
     if sm >= 90 or (sm == MIN_SM and target_ptx() >= SM89_PTX):
         return None
     fp8 = src if _is_fp8(src) else dst
     instruction = f"cvt.rn.f16x2.{_ptx_name(fp8)}x2" if _is_fp8(src) else f"cvt.rn.satfinite.{_ptx_name(fp8)}x2.f32"
-    what = f"'{op.name}' op: converting {language_name(src)} to {language_name(dst)} needs {instruction}"
+    what = f"converting {language_name(src)} to {language_name(dst)} needs {instruction}"
     if sm == MIN_SM:
         return f"{what}, which sm_89 has from PTX ISA 8.1: compile with the features +ptx{SM89_PTX}"
     return f"{what}, which needs sm_89 or later; the target is {chip}"
@@ -66,7 +66,7 @@ def conversion_refusal(op: ir.Operation, chip: str, src: ir.Type, dst: ir.Type) 
 def lower_fp8_conversion(ctx: LoweringContext, op: ir.Operation, value: ir.Value) -> None:
     """The registers of `op` (is_fp8_conversion) from `value`, the registers of its operand."""
     src, dst = element_type(op.operands[0].type), element_type(op.results[0].type)
-    refusal = conversion_refusal(op, ctx.chip, src, dst)
+    refusal = conversion_refusal(ctx.chip, src, dst)
     if refusal is not None:
         raise LoweringError(op, refusal)
     scalar = not isinstance(value.type, ir.VectorType)

@@ -65,7 +65,7 @@ class WidenedReader:
         self.signed = isinstance(convert.opview, arith.SIToFPOp)
         self.fp8 = element_type(convert.operands[0].type) if isinstance(convert.opview, arith.ExtFOp) else None
         if self.fp8 is not None:
-            refusal = conversion_refusal(convert, ctx.chip, self.fp8, ir.F16Type.get())
+            refusal = conversion_refusal(ctx.chip, self.fp8, ir.F16Type.get())
             if refusal is not None:
                 raise LoweringError(convert, refusal)
         self.half_ld = smem.plan.buffers[operand.buffer].ld // 2  # rows in 2-byte words (padded_ld: whole)

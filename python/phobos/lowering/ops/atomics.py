@@ -142,13 +142,35 @@ def _used(op: ir.Operation) -> bool:
 
 
 def _check(ctx: LoweringContext, op: ir.Operation, kind: str, name: str) -> None:
+    """Refuses, in the language's words (`atomic_add` on bf16), a type the GPU or the target chip lacks."""
     why = unsupported(kind, name)
     if why is not None:
-        raise LoweringError(op, f"'{op.name}' op: {why}")
+        raise LoweringError(op, why)
     sm = MIN_SM.get((kind, name))
     chip = getattr(ctx, "chip", "sm_90")
     if sm is not None and int("".join(ch for ch in chip if ch.isdigit()) or 0) < sm:
-        raise LoweringError(op, f"'{op.name}' op: atomic {kind} on {name} needs sm_{sm} or later, not {chip}")
+        raise LoweringError(
+            op,
+            f"'atomic_{kind}' on {name} needs sm_{sm} or later (atom/red .{atomic_instruction(kind, name)}); "
+            f"the target is {chip}",
+        )
+
+
+def _old_values_refusal(op: ir.Operation, kind: str, threads: int) -> str:
+    """Why the old values of atomic `op` (a tile smaller than the CTA's layout) cannot be used."""
+    shape = list(ir.RankedTensorType(op.opview.value.type).shape)
+    call = f"'atomic_{kind}'"
+    if shape == [1]:
+        return (
+            f"the old value of {call} on a single element is not available on the GPU yet (several of the "
+            f"CTA's {threads} threads hold it); use the call as a statement, or take old values from a tile "
+            f"that fills the CTA's layout"
+        )
+    return (
+        f"the old values of {call} on a tile of {shape} are not available on the GPU yet: the tile is smaller "
+        f"than the CTA's layout ({threads} threads), so several threads hold each element; use the call as a "
+        f"statement, or its old values only on larger tiles"
+    )
 
 
 def _element(ctx, kind, name, o, address, pieces, returns, aggregate=False) -> ir.Value | None:
@@ -204,11 +226,7 @@ def _lower(ctx: LoweringContext, op: ir.Operation, kind: str) -> None:
     dims = ctx.placement.dims_of(o.value)
     guard = ctx.owner_guard(shape, dims)
     if guard is not None and returns:
-        raise LoweringError(
-            op,
-            f"'{op.name}' op: the old values of an atomic on a tile smaller than the CTA's layout "
-            f"({list(ir.RankedTensorType(o.value.type).shape)}) are not available; use its result only on larger tiles",
-        )
+        raise LoweringError(op, _old_values_refusal(op, kind, ctx.layout.threads))
     aggregate = _aggregates(op, kind, name, returns)
     width = atomic_width(op, ctx.layout, shape, dims[-1], ctx.chip)
     if _is_vector(width, elem):
