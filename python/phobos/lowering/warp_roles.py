@@ -60,9 +60,8 @@ _BEFORE_RING = upstream_ops(arith, index) + (
 
 
 def producer_warp(plan, fn: ir.Operation, threads: int) -> tuple[bool, str | None]:
-    """(True, None) when the kernel's ring runs with a producer warpgroup, else (False, why not)."""
-    if not plan.wgmma:
-        return False, "the dots do not run on wgmma"
+    """(True, None) when the kernel's ring (on the wgmma path) runs with a producer warpgroup, else
+    (False, why not)."""
     rings = list(plan.pipelined.values())
     if len(rings) != 1:
         return False, f"the kernel has {len(rings)} rings (one is specialised)"

@@ -148,11 +148,7 @@ class _Ring:
             lb, self.ub, step = (ctx.get(v, op) for v in (o.lowerBound, o.upperBound, o.step))
             self.smem.barrier_if((op, "prologue"))
             if tma is not None:
-                tma.init_ring(self.plan.ring, S)
-                gpu.BarrierOp()  # the barriers are armed for every thread
-                kind, space = (ir.Attribute.parse(a) for a in PROXY_FENCE)
-                # bytes the ring reuses may have been written by ordinary stores before the TMA copies
-                ir.Operation.create("nvvm.fence.proxy", attributes={"kind": kind, "space": space})
+                self.arm()
             for s in range(S - 1):
                 kt = lb if s == 0 else arith.AddIOp(lb, arith.MulIOp(step, ctx.index(s)).result).result
                 self.issue_if(kt, ctx.index(s))
@@ -166,18 +162,60 @@ class _Ring:
             loop = scf.ForOp(lb, self.ub, step, inits)
             with ir.InsertionPoint(loop.body):
                 self.iteration(loop, step)
-            for ld in self.plan.loads:
-                self.smem.stage_offset.pop(ld, None)
-                self.smem.stage_index.pop(ld, None)
-            for old, new in zip(op.results, list(loop.results)[: -self.extra]):
-                ctx.values[old] = new
+            self.leave(loop, self.extra)
             if tma is None:
                 _wait(0)
-            elif self.plan.overlapped is not None:  # the last group, before anything reads the sum
-                nvvm.WgmmaWaitGroupSyncOp(0)
-                ran = arith.CmpIOp(arith.CmpIPredicate.slt, lb, self.ub).result
-                total = op.results[self.sum_at]
-                ctx.values[total] = arith.SelectOp(ran, copied_out(ctx.values[total]), zero_sum).result
+            elif self.plan.overlapped is not None:
+                self.finish_sum(zero_sum)
+
+    def arm(self, consumer_warps: int = 0) -> None:
+        """The TMA ring's mbarriers armed (tma.init_ring) for every thread, then the proxy fence."""
+        self.tma.init_ring(self.plan.ring, self.stages, consumer_warps)
+        gpu.BarrierOp()  # the barriers are armed for every thread
+        kind, space = (ir.Attribute.parse(a) for a in PROXY_FENCE)
+        # bytes the ring reuses may have been written by ordinary stores before the TMA copies
+        ir.Operation.create("nvvm.fence.proxy", attributes={"kind": kind, "space": space})
+
+    def bind(self, iv: ir.Value, carried: list[ir.Value]) -> None:
+        """The body's induction variable and loop-carried values as this loop's."""
+        self.ctx.values[self.iv_old] = iv
+        for old, new in zip(list(self.body.arguments)[1:], carried):
+            self.ctx.values[old] = new
+
+    def use_stage(self, stage: ir.Value) -> None:
+        """The staged loads' buffers at `stage` for the body's dots."""
+        if self.tma is not None:
+            self.smem.stage_index.update({ld: stage for ld in self.plan.loads})
+        self.smem.stage_offset.update(self.stage_offsets(stage))
+
+    def flag_first_pass(self, iv: ir.Value) -> ir.Value:
+        """i32 1 but on the loop's first pass, where the in-flight dot's sum starts from zero."""
+        again = arith.CmpIOp(arith.CmpIPredicate.ne, iv, self.lb).result
+        self.smem.accumulate[self.plan.overlapped] = arith.ExtUIOp(ir.IntegerType.get_signless(32), again).result
+        return again
+
+    def lower_body(self) -> ir.Operation:
+        """The body's ops but its terminator, which is returned."""
+        ops = [x.operation for x in self.body.operations]
+        for inner in ops[:-1]:
+            self.ctx.lower_op(inner)
+        return ops[-1]
+
+    def leave(self, loop, extra: int) -> None:
+        """After the loop: no stage in use, the op's results the loop's (less its `extra` carried values)."""
+        for ld in self.plan.loads:
+            self.smem.stage_offset.pop(ld, None)
+            self.smem.stage_index.pop(ld, None)
+        for old, new in zip(self.op.results, list(loop.results)[:-extra]):
+            self.ctx.values[old] = new
+
+    def finish_sum(self, zero_sum: ir.Value) -> None:
+        """The in-flight dot's last group waited for before anything reads the sum; the zero it
+        starts from where the loop ran no iteration."""
+        nvvm.WgmmaWaitGroupSyncOp(0)
+        ran = arith.CmpIOp(arith.CmpIPredicate.slt, self.lb, self.ub).result
+        total = self.op.results[self.sum_at]
+        self.ctx.values[total] = arith.SelectOp(ran, copied_out(self.ctx.values[total]), zero_sum).result
 
     def iteration(self, loop, step: ir.Value) -> None:
         """The loop body: wait for this stage, refill the one read last, run the body on this stage."""
@@ -185,9 +223,7 @@ class _Ring:
         iv = loop.induction_variable
         carried = list(loop.inner_iter_args)
         read_stage, write_stage = carried[-extra], carried[-extra + 1]
-        ctx.values[self.iv_old] = iv
-        for old, new in zip(list(self.body.arguments)[1:], carried[:-extra]):
-            ctx.values[old] = new
+        self.bind(iv, carried[:-extra])
         if tma is None:
             _wait(S - 2)
         in_flight = self.plan.overlapped is not None
@@ -195,17 +231,12 @@ class _Ring:
             self.refill(iv, step, write_stage)
         if tma is not None:
             tma.wait(self.plan.ring, S, read_stage, carried[-1])
-            self.smem.stage_index.update({ld: read_stage for ld in self.plan.loads})
-        self.smem.stage_offset.update(self.stage_offsets(read_stage))
-        if in_flight:  # i32 1 but on the loop's first pass, where the sum starts from zero
-            again = arith.CmpIOp(arith.CmpIPredicate.ne, iv, self.lb).result
-            self.smem.accumulate[self.plan.overlapped] = arith.ExtUIOp(ir.IntegerType.get_signless(32), again).result
-        ops = [x.operation for x in self.body.operations]
-        for inner in ops[:-1]:
-            ctx.lower_op(inner)
+        self.use_stage(read_stage)
+        if in_flight:
+            self.flag_first_pass(iv)
+        terminator = self.lower_body()
         if in_flight:  # the stage read last is free once every warpgroup waited for its group
             self.refill(iv, step, write_stage)
-        terminator = ops[-1]
         yields = [ctx.get(v, terminator) for v in terminator.operands]
         next_read = self.advance(read_stage)
         yields += [next_read, self.advance(write_stage)]
@@ -241,15 +272,12 @@ class _RolesRing(_Ring):
     (lowered here, inside their branch), whose CTA barriers become named barriers of theirs."""
 
     def emit(self) -> None:
-        ctx, op, o, tma, S = self.ctx, self.op, self.op.opview, self.tma, self.stages
+        ctx, op, o = self.ctx, self.op, self.op.opview
         with op.location:
             lb, self.ub, step = (ctx.get(v, op) for v in (o.lowerBound, o.upperBound, o.step))
             self.lb = lb
             self.smem.barrier_if((op, "prologue"))
-            tma.init_ring(self.plan.ring, S, consumer_warps=ctx.threads // 32)
-            gpu.BarrierOp()  # every warp, the producer's too: the barriers are armed
-            kind, space = (ir.Attribute.parse(a) for a in PROXY_FENCE)
-            ir.Operation.create("nvvm.fence.proxy", attributes={"kind": kind, "space": space})
+            self.arm(consumer_warps=ctx.threads // 32)  # every warp, the producer's too, passes its barrier
             consumer = arith.CmpIOp(arith.CmpIPredicate.ult, ctx.tid, ctx.index(ctx.threads)).result
             roles = scf.IfOp(consumer, [], has_else=True)
             with ir.InsertionPoint(roles.else_block):
@@ -296,34 +324,21 @@ class _RolesRing(_Ring):
             iv = loop.induction_variable
             carried = list(loop.inner_iter_args)
             stage, phase = carried[-2:]
-            ctx.values[self.iv_old] = iv
-            for old, new in zip(list(self.body.arguments)[1:], carried[:-2]):
-                ctx.values[old] = new
+            self.bind(iv, carried[:-2])
             self.tma.wait(self.plan.ring, self.stages, stage, phase)
-            self.smem.stage_index.update({ld: stage for ld in self.plan.loads})
-            self.smem.stage_offset.update(self.stage_offsets(stage))
-            again = arith.CmpIOp(arith.CmpIPredicate.ne, iv, lb).result
-            self.smem.accumulate[self.plan.overlapped] = arith.ExtUIOp(ir.IntegerType.get_signless(32), again).result
-            ops = [x.operation for x in self.body.operations]
-            for inner in ops[:-1]:
-                ctx.lower_op(inner)
+            self.use_stage(stage)
+            again = self.flag_first_pass(iv)
+            terminator = self.lower_body()
             # the body's wgmma.wait_group 1 finished the previous iteration's group: its stage is free
             previous = scf.IfOp(again)
             with ir.InsertionPoint(previous.then_block):
                 before = arith.SubIOp(arith.AddIOp(stage, ctx.index(self.stages)).result, ctx.index(1)).result
                 self.tma.release(self.plan.ring, self.stages, arith.RemUIOp(before, ctx.index(self.stages)).result)
                 scf.YieldOp([])
-            yields = [ctx.get(v, ops[-1]) for v in ops[-1].operands]
+            yields = [ctx.get(v, terminator) for v in terminator.operands]
             scf.YieldOp(yields + self.advance_phase(stage, phase))
-        for ld in self.plan.loads:
-            self.smem.stage_offset.pop(ld, None)
-            self.smem.stage_index.pop(ld, None)
-        for old, new in zip(op.results, list(loop.results)[:-2]):
-            ctx.values[old] = new
-        nvvm.WgmmaWaitGroupSyncOp(0)  # the last group, before anything reads the sum
-        ran = arith.CmpIOp(arith.CmpIPredicate.slt, lb, self.ub).result
-        total = op.results[self.sum_at]
-        ctx.values[total] = arith.SelectOp(ran, copied_out(ctx.values[total]), zero_sum).result
+        self.leave(loop, 2)
+        self.finish_sum(zero_sum)
 
     def rest_of_kernel(self) -> None:
         """The ops after the loop (its terminator aside), lowered here on the consumers only."""
