@@ -79,13 +79,42 @@ def _exp_ftz(ctx: LoweringContext, op: ir.Operation, value: ir.Value) -> None:
     __nv_fast_expf (CUDA's __expf) with results below 2^-126 flushed to zero, as
     nvcc's --use_fast_math gives it. The non-ftz ex2.approx.f32 that __nv_fast_expf
     becomes costs three more instructions per element (a range test and two
-    scalings around MUFU.EX2), a quarter of a flash-attention inner loop."""
+    scalings around MUFU.EX2), a quarter of a flash-attention inner loop.
+
+    exp(a - b) with `b` broadcast (a row maximum: softmax, attention) is ex2 of
+    fma(a, log2(e), -(b * log2(e))), as Triton's and FlashAttention's kernels write
+    it: one FFMA per element instead of an FADD and an FMUL, `b * log2(e)` once per
+    distinct b. The difference is b * log2(e)'s rounding, an absolute error of
+    |b| * 2^-24 in the exponent, inside ex2.approx's own."""
     f32 = ir.F32Type.get()
     with op.location:
         log2e = arith.ConstantOp(f32, ir.FloatAttr.get(f32, 1.4426950408889634)).result
+        shifted = _broadcast_difference(ctx, op)
+        if shifted is not None:
+            a, b = shifted
+            if isinstance(a.type, ir.VectorType):
+                log2e = vector.BroadcastOp(a.type, log2e).result
+            exponent = math.FmaOp(a, log2e, arith.NegFOp(arith.MulFOp(b, log2e).result).result).result
+            _per_element(ctx, op, exponent, lambda x: _call_intrinsic("llvm.nvvm.ex2.approx.ftz.f", x, f32))
+            return
     _per_element(
         ctx, op, value, lambda x: _call_intrinsic("llvm.nvvm.ex2.approx.ftz.f", arith.MulFOp(x, log2e).result, f32)
     )
+
+
+def _broadcast_difference(ctx: LoweringContext, op: ir.Operation) -> tuple[ir.Value, ir.Value] | None:
+    """(a, b) lowered, where exp's operand is `a - b` and b a broadcast, a splat or a scalar."""
+    source = op.operands[0]
+    if not isinstance(source, ir.OpResult) or not isinstance(source.owner.opview, arith.SubFOp):
+        return None
+    sub = source.owner
+    rhs = sub.operands[1]
+    cheap = not isinstance(rhs.type, ir.ShapedType) or (
+        isinstance(rhs, ir.OpResult) and isinstance(rhs.owner.opview, (T.BroadcastOp, tensor.SplatOp))
+    )
+    if not cheap:
+        return None
+    return ctx.get(sub.operands[0], sub), ctx.get(rhs, sub)
 
 
 def _per_element(ctx: LoweringContext, op: ir.Operation, value: ir.Value, one) -> None:
