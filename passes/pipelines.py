@@ -2,7 +2,8 @@
 
     tile   the verified tile IR, its function calls inlined, specialised to a launch key
     gpu    check mode's device checks inserted (PHOBOS_CHECK=1, @checked), masks dropped
-           (the rest compared in 32 bits), layout conversions inserted where
+           (the rest compared in 32 bits, and a select on one skipped where it
+           masks nothing), layout conversions inserted where
            a value is needed in two placements, odd-pitch rows of elementwise
            kernels realigned, layouts assigned (and checked
            for @assert_coalesced), the shared-memory plan made and recorded (dot path,
@@ -57,6 +58,7 @@ STAGES: dict[str, list[Step]] = {
         Step("tile-insert-checks", {"check": "{check}"}),  # check mode (PHOBOS_CHECK=1, @checked)
         Step("tile-elide-masks"),
         Step("tile-narrow-compares"),
+        Step("tile-version-masks"),  # a select on a bounds mask skipped where every position passes
         Step("tile-convert-layouts"),
         Step("tile-realign-rows"),  # 16-byte accesses on odd-pitch rows of elementwise 2-D kernels
         Step("tile-assign-layout", {"chip": "{chip}"}),

@@ -65,9 +65,10 @@
 
 // PTX-NOT: .local
 // PTX: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{\{(%r[0-9]+, ){31}%r[0-9]+\}, \{(%r[0-9]+, ){3}%r[0-9]+\}, %rd[0-9]+, p, 1, 1, 0;}}
-// PTX: ex2.approx.ftz.f32
-// PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{\{(%r[0-9]+, ){31}%r[0-9]+\}, \{(%r[0-9]+, ){3}%r[0-9]+\}, %rd[0-9]+, p, 1, 1, 1;}}
+// (LLVM lays the loop's blocks out in either order: the dots and the exps in any order)
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{\{(%r[0-9]+, ){31}%r[0-9]+\}, \{(%r[0-9]+, ){3}%r[0-9]+\}, %rd[0-9]+, p, 1, 1, 0;}}
+// PTX-DAG: ex2.approx.ftz.f32
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{\{(%r[0-9]+, ){31}%r[0-9]+\}, \{(%r[0-9]+, ){3}%r[0-9]+\}, %rd[0-9]+, p, 1, 1, 1;}}
 
 // WGMMA-NOT: LDL
 // WGMMA-NOT: STL

@@ -8,6 +8,7 @@
 // CHECK-NEXT: {{^        --remarks +- print a remark}}
 // CHECK: {{^      --tile-verify +-   Checks the tile IR rules that IRDL cannot express.$}}
 // CHECK-NEXT: {{^      --tile-verify-barriers +-   Checks the barriers tile-insert-barriers recorded with a hazard analysis of its own.$}}
+// CHECK-NEXT: {{^      --tile-version-masks +-   Skips a select on a bounds mask in a loop where every position passes: one scalar test.$}}
 // CHECK-NEXT: {{^      --topological-sort }}
 // CHECK: Pass Pipelines:
 // CHECK: {{^      --tile-to-gpu +-   Pipeline alias: tile IR through the stages tile -> gpu.$}}
