@@ -145,6 +145,69 @@ def test_the_consumers_barriers_after_the_loop_are_named_barriers():
     assert len(re.findall(r"bar\.sync \t0;", stages["ptx"])) == 1  # before the split
 
 
+def test_what_runs_before_the_loop_runs_on_the_consumers():
+    """A load before the loop (the bias tile) that the copies do not need runs in the consumers'
+    branch only, after their registers are raised: the producer's threads are outside the
+    kernel's layout and must not load."""
+    stages = _stages(_LOAD_FIRST, KEY + ";Bias=a16.e16x16.s16")
+    consumers, producer = _roles(stages["gpu"])
+    assert "vector.load" in consumers or "llvm.load" in consumers
+    assert not [n for n in producer if "load" in n and "tma" not in n]
+    assert ".maxntid 384, 1, 1" in stages["ptx"]
+
+
+_START_FROM_A_LOAD = """
+@launch(256)
+@tensorcore
+@pipeline
+kernel gemm_from(A: tensor<f16>[M, K], B: tensor<f16>[N, K], C: tensor<f32>[M, N], Start: tensor<i32>[G]) {
+  let m0 = ctx.block.x * 128
+  let n0 = ctx.block.y * 256
+  let k0 = Start[ctx.block.x]
+  var acc: tile<f32>[128, 256] = 0.0
+  for k in range(k0, K, 64) {
+    acc += dot_t(A[m0 :+ 128, k :+ 64], B[n0 :+ 256, k :+ 64])
+  }
+  C[m0 :+ 128, n0 :+ 256] = acc
+}
+"""
+
+ATTENTION = ROOT / "examples" / "attention_f16.ph"
+ATTENTION_KEY = ";".join(f"{t}=a16.e16x16x16.s16x16" for t in "QKVO")
+
+
+def test_attention_gets_roles_and_its_warpgroups_take_turns(capsys):
+    """Attention's ring waits for its dots in each iteration; with two consumer warpgroups the
+    roles free them from the ring's CTA barrier, and the warpgroups issue their wgmmas in turn
+    (bar.sync on their own named barrier before each dot, bar.arrive on the other's after it):
+    one's softmax runs beside the other's dots. The stage is freed after the body (no dot in
+    flight), and the Q tile, loaded before the loop, is the consumers' alone."""
+    defines = ["D=64", "BM=128", "BN=128", "W=256"]
+    contract = _contract(capsys, ATTENTION, ATTENTION_KEY, *defines)
+    assert contract["threads"] == 384
+    note = contract["shared_memory"]["pipeline"][0]
+    assert note["wgmma groups in flight"] == 0
+    assert note["warp roles"].endswith("the two consumer warpgroups take turns issuing their wgmmas (ping-pong)")
+    stages = _stages(ATTENTION, ATTENTION_KEY, {d.split("=")[0]: int(d.split("=")[1]) for d in defines})
+    ptx = stages["ptx"]
+    # two dots per iteration: each waits for its turn and hands the next one on; before the
+    # loop the second warpgroup hands the first its first turn, after it the first takes the last
+    assert len(re.findall(r"bar\.sync \t%r\d+, 256;", ptx)) == 2
+    assert len(re.findall(r"bar\.arrive %r\d+, %r\d+;", ptx)) == 2 + 1
+    assert len(re.findall(r"bar\.sync \t2, 256;", ptx)) == 1
+    assert len(re.findall(r"\bbar\.sync \t0;", ptx)) == 1
+    consumers, producer = _roles(stages["gpu"])
+    assert "nvgpu.mbarrier.arrive" in consumers and "gpu.barrier" not in consumers
+    assert not [n for n in producer if "wgmma" in n or n == "vector.load"]
+
+
+def test_one_warpgroup_of_attention_keeps_the_plain_ring(capsys):
+    contract = _contract(capsys, ATTENTION, ATTENTION_KEY, "D=64", "BM=64", "BN=64", "W=128")
+    note = contract["shared_memory"]["pipeline"][0]
+    assert contract["threads"] == 128 and "warp roles" not in note
+    assert "one warpgroup runs them" in note["why no producer warp"]
+
+
 _MANY_THREADS = """
 @launch(1024)
 @tensorcore
@@ -166,10 +229,10 @@ kernel gemm_wide(A: tensor<f16>[M, K], B: tensor<f16>[N, K], C: tensor<f32>[M, N
     [
         (KERNELS / "hgemm.ph", KEY, ["TK=64", "MINB=2"], "several CTAs per SM"),
         (KERNELS / "hgemm.ph", KEY, ["TK=64"], "two CTAs of 98304 bytes of shared memory share an SM"),
-        (_LOAD_FIRST, KEY + ";Bias=a16.e16x16.s16", [], "runs 'tile.load_slice' before the loop"),
+        (_START_FROM_A_LOAD, KEY, [], "the producer's copies need 'tile.load_slice' before the loop"),
         (_MANY_THREADS, KEY, [], "1024 threads leave no room for a producer warpgroup"),
     ],
-    ids=["two-ctas-asked", "two-ctas-fit", "load-before-the-loop", "too-many-threads"],
+    ids=["two-ctas-asked", "two-ctas-fit", "copies-read-a-load", "too-many-threads"],
 )
 def test_kernels_the_rule_refuses_keep_the_plain_ring(capsys, tmp_path, source, key, defines, why):
     if isinstance(source, str):

@@ -157,9 +157,11 @@ def test_fp8_sums_are_promoted_into_f32_after_each_dot(tn):
     accumulator (exact), every step scale-d 1, nothing added."""
     done = _compile("wgmma_fp8", "ptx", "--key", ALIGNED, "-D", f"TN={tn}")
     assert done.returncode == 0, done.stderr
-    scales, after = _wgmma_block(done.stdout)
+    scales, _ = _wgmma_block(done.stdout)
     assert scales == ["0", "1", "1", "1"]  # TK = 128: four k32 steps, the first from zero
-    assert after[: tn // 2] == ["add.rn.f32"] * (tn // 2)
+    # (where the adds are laid out depends on the ring's schedule: under warp roles the stage's
+    # release follows the wait; the kernel's only f32 adds are the promotion's)
+    assert done.stdout.count("add.rn.f32") == tn // 2
     done = _compile("wgmma_i8", "ptx", "--key", ALIGNED)
     assert done.returncode == 0, done.stderr
     scales, after = _wgmma_block(done.stdout)

@@ -32,7 +32,7 @@ from phobos.lowering.registry import handler_for
 from phobos.lowering.shared_plan import folded_transpose, plan_dots
 from phobos.lowering.shared_region import SharedRegion
 from phobos.lowering.signature import flat_view
-from phobos.lowering.warp_roles import launched_threads
+from phobos.lowering.warp_roles import consumer_prologue, launched_threads
 from phobos.nesting import nesting_message, too_deep
 from phobos.target import DEFAULT_CHIP
 
@@ -94,6 +94,11 @@ class LoweringContext:
         # the CTA's threads: the kernel's own (`threads`, the consumers), and a producer warpgroup's
         self.launch_threads = launched_threads(self.threads, plan is not None and plan.producer)
         self.taken: set = set()  # ops an emitter lowered in a region of its own (lower_block skips them)
+        # under warp roles, the ops before the ring that only the consumers run (in their branch)
+        self.consumer_prologue: list = []
+        if plan is not None and plan.producer:
+            self.consumer_prologue = consumer_prologue(next(iter(plan.pipelined.values())), fn)
+            self.taken.update(self.consumer_prologue)
 
     @property
     def layout(self) -> Blocked:

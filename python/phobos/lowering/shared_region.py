@@ -56,6 +56,7 @@ class SharedRegion:
         self.stage_index: dict[ir.Operation, ir.Value] = {}  # staged load -> its ring stage (wgmma)
         self.descriptors: dict[int, ir.Value] = {}  # buffer -> its stage-0 wgmma matrix descriptor
         self.accumulate: dict[ir.Operation, ir.Value] = {}  # in-flight dot -> i32, 0 on its loop's first pass
+        self.turns = None  # while a ring's consumer warpgroups take turns at the wgmmas (pipelined_for._Turns)
         self.tma = TmaRing(self) if plan.wgmma else None  # the TMA ring of the wgmma path
 
     # ------------------------------------------------------------------ module-level

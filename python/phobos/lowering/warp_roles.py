@@ -21,15 +21,24 @@ would cost the consumers as much):
     consumer threads (`bar.sync 1, W`).
 
 The rule, checked on the tile IR: the kernel takes the wgmma path and has one
-ring, whose dot stays in flight (wgmma_overlap.py: the body is the GEMM main
-loop); the ring's loop is a top-level op of the kernel; everything before it
-is index arithmetic, block ids, constants and entry checks, which the producer
-runs too (it must load, store or synchronise nothing); `@launch` asks for
-one CTA per SM and no register cap; and the ring's shared memory already
-keeps a second CTA off the SM. The consumers' raised registers leave no room
-for a second CTA, so a kernel that runs two per SM without roles keeps them:
-on an H100, 128 x 128 tiles (two CTAs of 96 KB) ran 13-15% slower with a
-producer warpgroup, 128 x 256 tiles (one CTA of 144 KB) -1% to +3%.
+ring; the ring's loop is a top-level op of the kernel; `@launch` asks for one
+CTA per SM and no register cap; and either
+  * the ring's dot stays in flight (wgmma_overlap.py: the body is the GEMM main
+    loop) and its shared memory already keeps a second CTA off the SM: the
+    consumers' raised registers leave no room for a second CTA, so a kernel that
+    runs two per SM without roles keeps them (on an H100, 128 x 128 tiles, two
+    CTAs of 96 KB, ran 13-15% slower with a producer warpgroup, 128 x 256 tiles,
+    one CTA of 144 KB, -1% to +3%); or
+  * the body waits for its dots (attention: a softmax between two dots) and two
+    or more consumer warpgroups run it, which the ring's CTA barrier would hold
+    in step; with exactly two, at dots on the body's top level, the warpgroups
+    take turns issuing their wgmmas (FlashAttention-3's ping-pong,
+    ops/pipelined_for.py's _Turns), so that one's softmax runs beside the other's
+    dots.
+What the kernel runs before the loop runs on the consumers only (in their
+branch), but for index arithmetic, block ids, constants and entry checks, which
+every thread runs; the producer may need only those (its copies' starts and the
+loop's bounds).
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ from phobos.lowering.ir_helpers import where
 from phobos.lowering.layout import WARP_SIZE
 
 PRODUCER_WARPS = 4  # one warpgroup
+CONSUMER_WARPGROUP = 4 * WARP_SIZE
 PRODUCER_REGISTERS = 40  # what its one issuing thread needs (CUTLASS's producer warpgroups take 40)
 MAX_CONSUMER_REGISTERS = 240
 REGISTER_FILE = 65536  # 32-bit registers per SM (sm_90)
@@ -66,25 +76,74 @@ def producer_warp(plan, fn: ir.Operation, threads: int) -> tuple[bool, str | Non
     if len(rings) != 1:
         return False, f"the kernel has {len(rings)} rings (one is specialised)"
     ring = rings[0]
-    if ring.overlapped is None:
-        return False, "its dot does not stay in flight (the loop is not a GEMM main loop)"
+    if ring.overlapped is None and threads < 2 * CONSUMER_WARPGROUP:
+        return False, (
+            "its dots are waited for in each iteration and one warpgroup runs them "
+            "(roles pay where two consumer warpgroups would otherwise keep step at the ring's barrier)"
+        )
     if threads + PRODUCER_WARPS * WARP_SIZE > MAX_THREADS:
         return False, f"{threads} threads leave no room for a producer warpgroup"
     launch = K.launch(fn)
     if launch.get("min_blocks", 1) > 1 or launch.get("max_regs"):
         return False, "@launch asks for several CTAs per SM or caps the registers (setmaxnreg moves them in a CTA)"
-    if 2 * (plan.total_bytes + CTA_RESERVED) <= SM_SHARED:
+    if ring.overlapped is not None and 2 * (plan.total_bytes + CTA_RESERVED) <= SM_SHARED:
         return False, f"two CTAs of {plan.total_bytes} bytes of shared memory share an SM without a producer warpgroup"
-    entry = fn.regions[0].blocks[0]
     if ring.loop.parent != fn:
         return False, "the pipelined loop is nested in other control flow"
-    for op in entry.operations:
-        op = op.operation
-        if op == ring.loop:
-            return True, None
-        if not isinstance(op.opview, _BEFORE_RING):
-            return False, f"the kernel runs '{op.name}' before the loop (the producer warpgroup would run it too)"
-    return False, "the pipelined loop is not in the kernel's body"
+    deferred = consumer_prologue(ring, fn)
+    return (False, deferred) if isinstance(deferred, str) else (True, None)
+
+
+def consumer_prologue(ring, fn: ir.Operation) -> list[ir.Operation] | str:
+    """The ops before the ring's loop that only the consumers run, in order: all but index
+    arithmetic, block ids, constants and entry checks (and what reads the others); or why the
+    producer cannot run without one of them (its copies' starts or the loop's bounds read it)."""
+    entry = fn.regions[0].blocks[0]
+    ops = [op.operation for op in entry.operations]
+    if ring.loop not in ops:
+        return "the pipelined loop is not in the kernel's body"
+    deferred: list[ir.Operation] = []
+    held: set = set()
+    for op in ops[: ops.index(ring.loop)]:
+        if not isinstance(op.opview, _BEFORE_RING) or any(v in held for v in op.operands):
+            deferred.append(op)
+            held.update(op.results)
+    needed = _producer_reads(ring)
+    for op in deferred:
+        if op in needed:
+            return f"the producer's copies need '{op.name}' before the loop (only the consumers may run it)"
+    return deferred
+
+
+def _producer_reads(ring) -> set:
+    """The ops whose values the producer's loop reads: its bounds and its copies' starts."""
+    work = list(ring.loop.operands)[:3] + [v for ld in ring.loads for v in ld.operands]
+    found: set = set()
+    while work:
+        v = work.pop()
+        if isinstance(v, ir.OpResult) and v.owner.operation not in found:
+            found.add(v.owner.operation)
+            work.extend(v.owner.operation.operands)
+    return found
+
+
+def takes_turns(ring, threads: int) -> bool:
+    """Whether the ring's two consumer warpgroups take turns issuing their wgmmas (FlashAttention-3's
+    ping-pong), so that one's softmax runs beside the other's dots: a body that waits for its dots
+    (no dot in flight), every dot at the body's top level (each warpgroup issues the same ones)."""
+    if ring.overlapped is not None or threads != 2 * CONSUMER_WARPGROUP:
+        return False
+    body = ring.loop.regions[0].blocks[0]
+    tops = {op.operation for op in body.operations}
+    found: list = []
+
+    def visit(op):
+        if isinstance(op.opview, T.DotOp):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    ring.loop.walk(visit)
+    return bool(found) and all(op in tops for op in found)
 
 
 def producer_reason(why: str) -> str:
@@ -118,5 +177,7 @@ def plan_roles(plan, fn: ir.Operation, threads: int) -> None:
             f"a producer warpgroup ({PRODUCER_REGISTERS} registers) issues the TMA copies; "
             f"{threads // WARP_SIZE} consumer warps ({consumer_registers(threads)} registers)"
         )
+        if takes_turns(ring, threads):
+            note["warp roles"] += "; the two consumer warpgroups take turns issuing their wgmmas (ping-pong)"
     else:
         note["why no producer warp"] = why

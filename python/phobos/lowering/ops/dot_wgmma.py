@@ -121,6 +121,8 @@ class WgmmaDot:
         # a main-loop dot leaves its group running and waits for the previous one; its first
         # step says at run time whether to add to the carried sum (wgmma_overlap.py)
         accumulate = self.smem.accumulate.get(op)
+        if self.smem.turns is not None:
+            self.smem.turns.wait()
         nvvm.WgmmaFenceAlignedOp()
         out = [None] * ((2 * tiles) * width)
         for i in range(tiles):
@@ -146,6 +148,8 @@ class WgmmaDot:
                     for c in range(2):
                         out[register(i, h, j, c)] = llvm.ExtractValueOp(f32, d, [4 * j + 2 * h + c]).result
         nvvm.WgmmaGroupSyncAlignedOp()
+        if self.smem.turns is not None:
+            self.smem.turns.pass_on()
         nvvm.WgmmaWaitGroupSyncOp(DEPTH if accumulate is not None else 0)
         if promote:
             out = [arith.AddFOp(vector.ExtractOp(acc, [], [r]).result, x).result for r, x in enumerate(out)]

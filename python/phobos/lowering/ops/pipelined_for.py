@@ -46,7 +46,7 @@ from phobos.lowering.context import LoweringContext
 from phobos.lowering.errors import LoweringError
 from phobos.lowering.plan_records import SYNC
 from phobos.lowering.registry import lowers
-from phobos.lowering.warp_roles import PRODUCER_REGISTERS, consumer_registers
+from phobos.lowering.warp_roles import CONSUMER_WARPGROUP, PRODUCER_REGISTERS, consumer_registers, takes_turns
 from phobos.lowering.wgmma_overlap import carried_position, copied_out
 
 PROXY_FENCE = ("#nvvm.proxy_kind<async.shared>", "#nvvm.shared_space<cta>")
@@ -290,6 +290,8 @@ class _RolesRing(_Ring):
                 scf.YieldOp([])
             with ir.InsertionPoint(roles.then_block):
                 nvvm.SetMaxRegisterOp(consumer_registers(ctx.threads), nvvm.SetMaxRegisterAction.increase)
+                for before in ctx.consumer_prologue:  # what the kernel runs before the loop, the producer aside
+                    ctx.lower_op(before)
                 self.consume(lb, step)
                 self.rest_of_kernel()
                 scf.YieldOp([])
@@ -313,32 +315,49 @@ class _RolesRing(_Ring):
         return [following, arith.XOrIOp(phase, wrapped).result]
 
     def consume(self, lb: ir.Value, step: ir.Value) -> None:
-        """The consumers' loop: wait for the stage, the body, free the stage the previous group read."""
+        """The consumers' loop: wait for the stage, the body, free the stage read last: the previous
+        iteration's where the body's dot stays in flight, else this iteration's."""
         ctx, op, o = self.ctx, self.op, self.op.opview
+        in_flight = self.plan.overlapped is not None
         inits = [ctx.get(v, op) for v in o.initArgs]
-        zero_sum = inits[self.sum_at]
-        inits[self.sum_at] = llvm.UndefOp(zero_sum.type).result  # the first wgmma starts from zero
+        if in_flight:
+            zero_sum = inits[self.sum_at]
+            inits[self.sum_at] = llvm.UndefOp(zero_sum.type).result  # the first wgmma starts from zero
         inits += [ctx.index(0), arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result]
+        turns = _Turns(ctx) if takes_turns(self.plan, ctx.threads) else None
         loop = scf.ForOp(lb, self.ub, step, inits)
         with ir.InsertionPoint(loop.body):
+            self.smem.turns = turns
             iv = loop.induction_variable
             carried = list(loop.inner_iter_args)
             stage, phase = carried[-2:]
             self.bind(iv, carried[:-2])
             self.tma.wait(self.plan.ring, self.stages, stage, phase)
             self.use_stage(stage)
-            again = self.flag_first_pass(iv)
+            if in_flight:
+                again = self.flag_first_pass(iv)
             terminator = self.lower_body()
-            # the body's wgmma.wait_group 1 finished the previous iteration's group: its stage is free
-            previous = scf.IfOp(again)
-            with ir.InsertionPoint(previous.then_block):
-                before = arith.SubIOp(arith.AddIOp(stage, ctx.index(self.stages)).result, ctx.index(1)).result
-                self.tma.release(self.plan.ring, self.stages, arith.RemUIOp(before, ctx.index(self.stages)).result)
-                scf.YieldOp([])
+            if in_flight:  # the body's wgmma.wait_group 1 finished the previous iteration's group
+                self.release_previous(again, stage)
+            else:  # the body waited for all its wgmmas
+                self.tma.release(self.plan.ring, self.stages, stage)
             yields = [ctx.get(v, terminator) for v in terminator.operands]
             scf.YieldOp(yields + self.advance_phase(stage, phase))
+            self.smem.turns = None
+        if turns is not None:
+            turns.finish()
         self.leave(loop, 2)
-        self.finish_sum(zero_sum)
+        if in_flight:
+            self.finish_sum(zero_sum)
+
+    def release_previous(self, again: ir.Value, stage: ir.Value) -> None:
+        """The stage before `stage` freed, but on the loop's first pass (there is none)."""
+        ctx = self.ctx
+        previous = scf.IfOp(again)
+        with ir.InsertionPoint(previous.then_block):
+            before = arith.SubIOp(arith.AddIOp(stage, ctx.index(self.stages)).result, ctx.index(1)).result
+            self.tma.release(self.plan.ring, self.stages, arith.RemUIOp(before, ctx.index(self.stages)).result)
+            scf.YieldOp([])
 
     def rest_of_kernel(self) -> None:
         """The ops after the loop (its terminator aside), lowered here on the consumers only."""
@@ -346,6 +365,46 @@ class _RolesRing(_Ring):
         for later in ops[ops.index(self.op) + 1 : -1]:
             self.ctx.lower_op(later)
             self.ctx.taken.add(later)
+
+
+class _Turns:
+    """Two consumer warpgroups issuing their wgmmas in turn (FlashAttention-3's ping-pong), so that
+    while one runs its softmax the other's dots have the tensor cores: before each dot a warpgroup
+    waits on its own named barrier (2 or 3), which the other warpgroup's arrival after issuing its
+    dot completes. The second warpgroup gives the first its first turn; after the loop the first
+    takes the turn the second gave after its last dot, so every barrier phase completes."""
+
+    FIRST, SECOND = 2, 3  # named barriers (0 is the CTA's, 1 the consumers' after the loop)
+
+    def __init__(self, ctx):
+        i32 = ir.IntegerType.get_signless(32)
+        self.ctx = ctx
+        group = arith.IndexCastOp(i32, arith.DivUIOp(ctx.tid, ctx.index(CONSUMER_WARPGROUP)).result).result
+        self.second = arith.CmpIOp(arith.CmpIPredicate.ne, group, ctx.const(0, i32)).result
+        self.mine = arith.AddIOp(group, ctx.const(self.FIRST, i32)).result
+        self.other = arith.SubIOp(ctx.const(self.SECOND, i32), group).result
+        self.count = ctx.const(2 * CONSUMER_WARPGROUP, i32)
+        self._on(self.second, lambda: nvvm.BarrierArriveOp(self.count, barrierId=ctx.const(self.FIRST, i32)))
+
+    def _on(self, cond: ir.Value, emit) -> None:
+        branch = scf.IfOp(cond)
+        with ir.InsertionPoint(branch.then_block):
+            emit()
+            scf.YieldOp([])
+
+    def wait(self) -> None:
+        """Before a dot: this warpgroup's turn."""
+        nvvm.BarrierOp(None, barrierId=self.mine, numberOfThreads=self.count)
+
+    def pass_on(self) -> None:
+        """After issuing a dot: the other warpgroup's turn."""
+        nvvm.BarrierArriveOp(self.count, barrierId=self.other)
+
+    def finish(self) -> None:
+        """After the loop: the first warpgroup takes the turn the second handed on last."""
+        first = arith.XOrIOp(self.second, arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result).result
+        ident = self.ctx.const(self.FIRST, ir.IntegerType.get_signless(32))
+        self._on(first, lambda: nvvm.BarrierOp(None, barrierId=ident, numberOfThreads=self.count))
 
 
 def _name_barriers(block: ir.Block, threads: int) -> None:
