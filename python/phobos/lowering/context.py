@@ -97,8 +97,10 @@ class LoweringContext:
         # under warp roles, the ops before the ring that only the consumers run (in their branch)
         self.consumer_prologue: list = []
         if plan is not None and plan.producer:
-            self.consumer_prologue = consumer_prologue(next(iter(plan.pipelined.values())), fn)
-            self.taken.update(self.consumer_prologue)
+            prologue = consumer_prologue(next(iter(plan.pipelined.values())), fn)
+            assert not isinstance(prologue, str), prologue  # plan_roles chose the roles: the producer needs none
+            self.consumer_prologue = prologue
+            self.taken.update(prologue)
 
     @property
     def layout(self) -> Blocked:
