@@ -20,6 +20,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,8 +53,12 @@ def _shape(builds, d: int, causal: bool, heads: int, s: int, reps: int) -> list[
 
     q, k, v = (torch.randn(heads, s, d, device="cuda", dtype=torch.float16) for _ in range(3))
     scale = 1.0 / math.sqrt(d)
-    sdpa = functools.partial(torch.nn.functional.scaled_dot_product_attention, q, k, v, is_causal=causal, scale=scale)
-    ref = sdpa()
+    # SDPA reads [batch, heads, S, D]: on [heads, S, D] it takes its math path (30x slower)
+    q4, k4, v4 = (t.unsqueeze(0) for t in (q, k, v))
+    sdpa = functools.partial(
+        torch.nn.functional.scaled_dot_product_attention, q4, k4, v4, is_causal=causal, scale=scale
+    )
+    ref = sdpa()[0]
     flops = 4 * heads * s * s * d / (2 if causal else 1)
     shape = f"S={s} D={d} {'causal' if causal else 'full'}"
     o = torch.empty_like(q)
@@ -62,7 +67,10 @@ def _shape(builds, d: int, causal: bool, heads: int, s: int, reps: int) -> list[
     base = {"triton": _time(triton_fn, reps), "sdpa": _time(sdpa, reps)}
     print(f"== {shape}: triton {base['triton']:.4f} ms, sdpa {base['sdpa']:.4f} ms", flush=True)
     kernel = "attention_fwd_causal" if causal else "attention_fwd"
-    rows = []
+    rows = [
+        _tuned(build, artifacts, kernel, d, (q, k, v, scale), ref, base, flops, shape, reps)
+        for build, artifacts in builds
+    ]
     for build, artifacts in builds:
         for config, folder in _candidates(artifacts, kernel, d):
             out = torch.full_like(q, float("nan"))
@@ -87,6 +95,44 @@ def _shape(builds, d: int, causal: bool, heads: int, s: int, reps: int) -> list[
     return rows
 
 
+def _tuned(build, artifacts, kernel, d, inputs, ref, base, flops, shape, reps) -> dict:
+    """The tuner's pick from the build's autotune folder (tuned on this launch), and why it
+    rejected the candidates it did not time."""
+    import functools
+
+    import torch
+    from aot_folders import folder_name
+    from bench_tutorials import _time
+
+    import phobos
+
+    q, k, v, scale = inputs
+    out = torch.full_like(q, float("nan"))
+    os.environ["PHOBOS_CACHE_DIR"] = tempfile.mkdtemp()  # each build tunes afresh (no stored winner)
+    fn = phobos.load(artifacts / "aot" / folder_name(f"06_fused_attention.{kernel}", {"D": d}, CHIP))
+    launch = functools.partial(fn, q, k, v, out, scale)
+    launch()
+    torch.cuda.synchronize()
+    ok = bool(torch.allclose(out.float(), ref.float(), atol=2e-2))
+    ms = _time(launch, reps)
+    tuning = getattr(fn, "tuning", None)
+    rejected = [
+        f"{c.name}: {c.status}: {c.reason}"
+        for c in getattr(tuning, "candidates", [])
+        if c.status not in ("ok", "reference", "best")
+    ]
+    cfg = " ".join(f"{n}={fn.best_config[n]}" for n in ("BM", "BN", "W")) if getattr(fn, "best_config", None) else "?"
+    print(
+        f"  {build:5s} tuned: {cfg:18s} {ms:8.4f} ms {flops / ms / 1e9:6.1f} TFLOP/s  x{base['triton'] / ms:5.2f} triton  x{base['sdpa'] / ms:5.2f} sdpa  {'ok' if ok else 'WRONG'}; {len(rejected)} rejected",
+        flush=True,
+    )
+    for why in rejected[:6]:
+        print(f"      {why[:160]}", flush=True)
+    return {"shape": shape, "build": build, "config": "tuned", "picked": getattr(fn, "best_config", None), "ms": ms,
+            "TFLOP/s": flops / ms / 1e9, "vs_triton": base["triton"] / ms, "vs_sdpa": base["sdpa"] / ms, "correct": ok,
+            "rejected": rejected, "triton_ms": base["triton"], "sdpa_ms": base["sdpa"]}  # fmt: skip
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("builds", nargs="+", help="NAME=ARTIFACTS")
@@ -107,7 +153,11 @@ def main() -> int:
     print("\nfastest candidate per shape and build:")
     for shape in dict.fromkeys(r["shape"] for r in rows):
         for build, _ in builds:
-            mine = [r for r in rows if r["shape"] == shape and r["build"] == build and r["correct"]]
+            mine = [
+                r
+                for r in rows
+                if r["shape"] == shape and r["build"] == build and r["correct"] and r["config"] != "tuned"
+            ]
             if mine:
                 best = min(mine, key=lambda r: r["ms"])
                 cfg = " ".join(f"{n}={best['config'][n]}" for n in ("BM", "BN", "W"))

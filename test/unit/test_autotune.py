@@ -789,3 +789,16 @@ def test_fp8_outputs_through_evaluate():
     best, _, _ = at.evaluate(cands, runner, FakeTimer(times), reference=lambda X, Y, a: X.astype(np.float32))
     assert [c.status for c in cands] == ["ok", "best", "wrong"]
     assert "first at 9" in cands[2].reason
+
+
+def test_reordered_sums_agree_relative_to_the_largest_magnitude():
+    # Attention's candidates sum their key blocks in other orders: an output near zero amid ones
+    # near 1 may differ by a unit of the large ones (here 4e-4 on 1e-3: 40% of itself), which the
+    # default tolerance allows; ten such units, or a wrong value, do not pass.
+    want = np.array([1.0, -0.8, 1e-3], np.float16)
+    assert at.compare("O", "f16", np.array([1.0, -0.8, 1.4e-3], np.float16), want) is None
+    assert "1 of 3" in at.compare("O", "f16", np.array([1.0, -0.8, 1.1e-2], np.float16), want)
+    # the largest element keeps its own relative tolerance (not twice it)
+    assert "1 of 3" in at.compare("O", "f16", np.array([1.0025, -0.8, 1e-3], np.float16), want)
+    # a caller's atol is taken as given: no floor from the largest magnitude
+    assert "1 of 3" in at.compare("O", "f16", np.array([1.0, -0.8, 1.4e-3], np.float16), want, atol=1e-5)

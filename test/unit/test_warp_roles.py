@@ -201,11 +201,30 @@ def test_attention_gets_roles_and_its_warpgroups_take_turns(capsys):
     assert not [n for n in producer if "wgmma" in n or n == "vector.load"]
 
 
-def test_one_warpgroup_of_attention_keeps_the_plain_ring(capsys):
-    contract = _contract(capsys, ATTENTION, ATTENTION_KEY, "D=64", "BM=64", "BN=64", "W=128")
+@pytest.mark.parametrize(
+    "defines,threads,why",
+    [
+        (["D=64", "BM=64", "BN=64", "W=128"], 128, "one warpgroup runs them"),
+        # 96 registers of dots (S and O sums, Q and P fragments): two CTAs of 256 threads fit
+        (["D=64", "BM=128", "BN=64", "W=256"], 256, "two CTAs share an SM without a producer warpgroup"),
+    ],
+    ids=["one-warpgroup", "two-ctas-fit"],
+)
+def test_attention_that_runs_two_ctas_or_one_warpgroup_keeps_the_plain_ring(capsys, defines, threads, why):
+    contract = _contract(capsys, ATTENTION, ATTENTION_KEY, *defines)
     note = contract["shared_memory"]["pipeline"][0]
-    assert contract["threads"] == 128 and "warp roles" not in note
-    assert "one warpgroup runs them" in note["why no producer warp"]
+    assert contract["threads"] == threads and "warp roles" not in note
+    assert why in note["why no producer warp"]
+
+
+def test_promoted_fp8_sums_that_would_spill_keep_the_plain_ring(capsys):
+    """wgmma_fp8 at TN = 256 holds its f32 sum and each dot's fp8 partial: 256 registers a thread,
+    more than the consumers' 232 (it ran at half speed with roles); at TN = 128 it takes them."""
+    fp8 = KERNELS / "wgmma_fp8.ph"
+    note = _contract(capsys, fp8, KEY, "TN=256")["shared_memory"]["pipeline"][0]
+    assert "its dots need about 288 registers a thread, more than the consumers' 232" in note["why no producer warp"]
+    note = _contract(capsys, fp8, KEY, "TN=128")["shared_memory"]["pipeline"][0]
+    assert "ping-pong" in note["warp roles"]
 
 
 _MANY_THREADS = """

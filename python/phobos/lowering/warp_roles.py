@@ -51,6 +51,7 @@ from phobos.dialect import tile as T
 from phobos.dialect.tile import upstream_ops
 from phobos.lowering.ir_helpers import where
 from phobos.lowering.layout import WARP_SIZE
+from phobos.lowering.mma8 import is_fp8
 
 PRODUCER_WARPS = 4  # one warpgroup
 CONSUMER_WARPGROUP = 4 * WARP_SIZE
@@ -60,6 +61,9 @@ REGISTER_FILE = 65536  # 32-bit registers per SM (sm_90)
 SM_SHARED = 233472  # bytes of shared memory per SM (sm_90), of which each CTA's runtime takes 1 KB
 CTA_RESERVED = 1024
 MAX_THREADS = 1024
+# Registers a thread needs beside its dots' (addresses, the softmax's row statistics, loop state):
+# attention's 128 x 64 tiles at D = 64 estimate 96 for the dots and take 125.
+SCRATCH_REGISTERS = 32
 # What may run before the ring on every warp, the producer's included: no memory access, no barrier.
 _BEFORE_RING = upstream_ops(arith, index) + (
     T.BlockIdOp,
@@ -76,11 +80,10 @@ def producer_warp(plan, fn: ir.Operation, threads: int) -> tuple[bool, str | Non
     if len(rings) != 1:
         return False, f"the kernel has {len(rings)} rings (one is specialised)"
     ring = rings[0]
-    if ring.overlapped is None and threads < 2 * CONSUMER_WARPGROUP:
-        return False, (
-            "its dots are waited for in each iteration and one warpgroup runs them "
-            "(roles pay where two consumer warpgroups would otherwise keep step at the ring's barrier)"
-        )
+    if ring.overlapped is None:
+        why = _waited_ring_refusal(plan, ring, threads)
+        if why is not None:
+            return False, why
     if threads + PRODUCER_WARPS * WARP_SIZE > MAX_THREADS:
         return False, f"{threads} threads leave no room for a producer warpgroup"
     launch = K.launch(fn)
@@ -92,6 +95,58 @@ def producer_warp(plan, fn: ir.Operation, threads: int) -> tuple[bool, str | Non
         return False, "the pipelined loop is nested in other control flow"
     deferred = consumer_prologue(ring, fn)
     return (False, deferred) if isinstance(deferred, str) else (True, None)
+
+
+def _waited_ring_refusal(plan, ring, threads: int) -> str | None:
+    """Why a ring whose body waits for its dots (attention) keeps the plain schedule, or None.
+    Roles pay where two or more consumer warpgroups would keep step at the ring's CTA barrier
+    and the CTA runs alone on its SM anyway: its shared memory or its dots' registers keep a
+    second one off (on an H100, attention with 128 x 64 tiles at D = 64, two CTAs of 125
+    registers without roles, ran 28% slower with them; 128 x 128 tiles, one CTA, 5-8% faster).
+    The dots' registers must also fit what the consumers raise theirs to."""
+    if threads < 2 * CONSUMER_WARPGROUP:
+        return (
+            "its dots are waited for in each iteration and one warpgroup runs them "
+            "(roles pay where two consumer warpgroups would otherwise keep step at the ring's barrier)"
+        )
+    need = dot_registers(plan, ring, threads) + SCRATCH_REGISTERS
+    if need > consumer_registers(threads):
+        return f"its dots need about {need} registers a thread, more than the consumers' {consumer_registers(threads)}"
+    two_by_shared = 2 * (plan.total_bytes + CTA_RESERVED) <= SM_SHARED
+    if two_by_shared and 2 * threads * need <= REGISTER_FILE:
+        return (
+            f"two CTAs share an SM without a producer warpgroup ({plan.total_bytes} bytes of shared memory, "
+            f"about {need} registers a thread)"
+        )
+    return None
+
+
+def dot_registers(plan, ring, threads: int) -> int:
+    """An estimate of the 32-bit registers a thread holds for the ring's dots: their f32 (or i32)
+    sums, a second copy where an fp8 sum is promoted after each dot, and the operands fed from
+    registers (the A fragments: Q and P in attention)."""
+    total = 0
+    for dot in _dots_in(ring.loop):
+        m, n = ir.RankedTensorType(dot.results[0].type).shape
+        a = ir.RankedTensorType(dot.operands[0].type)
+        promoted = is_fp8(a.element_type) and not plan.fast_fp8
+        total += m * n // threads * (2 if promoted else 1)
+        lhs = plan.operands.get((dot, "lhs"))
+        if lhs is not None and lhs.registers:
+            total += a.shape[0] * a.shape[1] * (a.element_type.width // 8) // 4 // threads
+    return total
+
+
+def _dots_in(loop: ir.Operation) -> list:
+    found: list = []
+
+    def visit(op):
+        if isinstance(op.opview, T.DotOp):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    loop.walk(visit)
+    return found
 
 
 def consumer_prologue(ring, fn: ir.Operation) -> list[ir.Operation] | str:
@@ -133,16 +188,8 @@ def takes_turns(ring, threads: int) -> bool:
     (no dot in flight), every dot at the body's top level (each warpgroup issues the same ones)."""
     if ring.overlapped is not None or threads != 2 * CONSUMER_WARPGROUP:
         return False
-    body = ring.loop.regions[0].blocks[0]
-    tops = {op.operation for op in body.operations}
-    found: list = []
-
-    def visit(op):
-        if isinstance(op.opview, T.DotOp):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    ring.loop.walk(visit)
+    tops = {op.operation for op in ring.loop.regions[0].blocks[0].operations}
+    found = _dots_in(ring.loop)
     return bool(found) and all(op in tops for op in found)
 
 
