@@ -90,7 +90,7 @@ class _Mask:
         if offset is not None and pred.startswith("u"):  # a wrapping sum: no extreme position
             return False
         start, end = (ir.IntegerAttr(rng.attributes[k]).value for k in ("start", "end"))
-        if start >= end:
+        if start >= end:  # (tile-verify also keeps start >= 0: the extremes are the unsigned ones too)
             return False
         self.tests.append((pred, end - 1 if pred in _LAST else start, offset, bound.operands[0]))
         self.chain.extend(op for op in chain + [bound] if op not in self.chain)
