@@ -48,7 +48,7 @@ from mlir.dialects import arith, index, memref
 
 from phobos.dialect import kernel as K
 from phobos.dialect import tile as T
-from phobos.dialect.tile import upstream_ops
+from phobos.dialect.tile import ops_of, upstream_ops
 from phobos.lowering.ir_helpers import where
 from phobos.lowering.layout import WARP_SIZE
 from phobos.lowering.mma8 import is_fp8
@@ -126,7 +126,7 @@ def dot_registers(plan, ring, threads: int) -> int:
     sums, a second copy where an fp8 sum is promoted after each dot, and the operands fed from
     registers (the A fragments: Q and P in attention)."""
     total = 0
-    for dot in _dots_in(ring.loop):
+    for dot in ops_of(ring.loop, (T.DotOp,)):
         m, n = ir.RankedTensorType(dot.results[0].type).shape
         a = ir.RankedTensorType(dot.operands[0].type)
         promoted = is_fp8(a.element_type) and not plan.fast_fp8
@@ -135,18 +135,6 @@ def dot_registers(plan, ring, threads: int) -> int:
         if lhs is not None and lhs.registers:
             total += a.shape[0] * a.shape[1] * (a.element_type.width // 8) // 4 // threads
     return total
-
-
-def _dots_in(loop: ir.Operation) -> list:
-    found: list = []
-
-    def visit(op):
-        if isinstance(op.opview, T.DotOp):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    loop.walk(visit)
-    return found
 
 
 def consumer_prologue(ring, fn: ir.Operation) -> list[ir.Operation] | str:
@@ -189,7 +177,7 @@ def takes_turns(ring, threads: int) -> bool:
     if ring.overlapped is not None or threads != 2 * CONSUMER_WARPGROUP:
         return False
     tops = {op.operation for op in ring.loop.regions[0].blocks[0].operations}
-    found = _dots_in(ring.loop)
+    found = ops_of(ring.loop, (T.DotOp,))
     return bool(found) and all(op in tops for op in found)
 
 
