@@ -536,7 +536,7 @@ def tutorial_jobs():
 
     from phobos.runtime.aot import like
 
-    cols = b.SOFTMAX_COLS + b.LAYER_NORM_COLS + [n for _, n in t.SOFTMAX + t.LAYER_NORM]
+    cols = b.SOFTMAX_COLS + b.LAYER_NORM_COLS + [n for _, n in t.SOFTMAX + t.LAYER_NORM_FUSED]
     softmax, layer_norm = b._tutorial("02_fused_softmax"), b._tutorial("05_layer_norm")
     for n in cols:  # the bench and the tests restate the tutorials' tile rule: it must not drift
         assert b.row_tile(n) == t.softmax_defines(n) == softmax.for_columns(n).defines == layer_norm.tile_for(n), n
@@ -553,7 +553,9 @@ def tutorial_jobs():
     matmul = [t.matmul_args(s, s, s) for s in b.MATMUL] + [t.matmul_args(*s) for s in t.MATMUL_ALIGNED]
     matmul += [repacked_gemm_args(*s, out="f16", c_pad=t.out_pad(s[1])) for s in t.MATMUL_REPACKED]
     jobs.append(("03_matmul.matmul", {}, matmul))
-    fwd, bwd, dwdb = {}, {}, []
+    fwd, bwd, dwdb, fused = {}, {}, [], {}
+    for m, n in [(b.LAYER_NORM_ROWS, n) for n in b.LAYER_NORM_COLS] + t.LAYER_NORM_FUSED:
+        fused.setdefault(b.layer_norm_defines(n)["BN"], []).append(t.layer_norm_bwd_args(m, n))  # W: tuned
     for m, n in [(b.LAYER_NORM_ROWS, n) for n in b.LAYER_NORM_COLS] + t.LAYER_NORM:
         defines = tuple(sorted(b.layer_norm_defines(n).items()))
         fwd.setdefault(defines, []).append(t.layer_norm_fwd_args(m, n))
@@ -564,6 +566,8 @@ def tutorial_jobs():
         jobs.append(("05_layer_norm.layer_norm_fwd", dict(defines), fwd[defines]))
         jobs.append(("05_layer_norm.layer_norm_bwd_dx", dict(defines), bwd[defines]))
     jobs.append(("05_layer_norm.layer_norm_bwd_dwdb", {}, dwdb + [t.layer_norm_dwdb_args(*s) for s in t.DWDB_ALIGNED]))
+    for bn in sorted(fused):
+        jobs.append(("05_layer_norm.layer_norm_bwd", {"BN": bn}, fused[bn]))
     for d in b.ATTENTION_D:
         heads = [(like("f16", (b.ATTENTION_HEADS, s, d)),) * 4 + (d**-0.5,) for s in b.ATTENTION_SEQ]
         heads += [(like("f16", (h, s, d)),) * 4 + (d**-0.5,) for h, s in t.ATTENTION_ALIGNED]

@@ -7,7 +7,7 @@
 Each pair is timed with CUDA events (median of --reps launches after warm-up; Phobos kernels with
 @autotune constants left free are tuned on their first launch, as Triton's are not: the
 Triton side runs the tutorial's configuration) and checked against torch before timing. Layer
-norm's backward has no Triton kernel here: it runs beside torch's own backward.
+norm's backward row also times torch's own backward and Phobos's two-kernel form.
 
 Where the compiler (MLIR) is missing, as on the GPU machine, the kernels are launched from the
 ahead-of-time folders bench/aot_build.py builds (`--only tutorials`; $PHOBOS_GPU_ARTIFACTS/aot,
@@ -220,24 +220,40 @@ def layer_norm(K, reps, n):
 
 
 def layer_norm_backward(K, reps, n):
-    """dx (one row per CTA), then dw and db (a BM x BC block per CTA, added with atomics into zeroed
-    DW and DB), beside torch's backward."""
+    """The fused backward (layer_norm_bwd: dx per row on a resident grid, each CTA's column sums of
+    dy * xhat and dy added into zeroed DW and DB at its end) beside the tutorial's own backward
+    (triton_tutorials.layer_norm_backward: lock-guarded partial sums, then their reduction). Also
+    timed, in the row: torch's backward and the two-kernel form (layer_norm_bwd_dx, then
+    layer_norm_bwd_dwdb, which reads dy and x again)."""
     import torch
+    import triton_tutorials as tt
 
     m = LAYER_NORM_ROWS
+    fused_k = K("05_layer_norm.layer_norm_bwd", {"BN": layer_norm_defines(n)["BN"]})  # W: tuned at the first call
     dx_k = K("05_layer_norm.layer_norm_bwd_dx", layer_norm_defines(n))
     dwdb_k = K("05_layer_norm.layer_norm_bwd_dwdb")
     x, dy = torch.randn(m, n, device="cuda"), torch.randn(m, n, device="cuda")
     w, bias = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
     mean = x.mean(1, keepdim=True)
     rstd = torch.rsqrt(x.var(1, unbiased=False, keepdim=True) + 1e-5)
-    dx, dw, db = torch.empty_like(x), torch.empty(n, device="cuda"), torch.empty(n, device="cuda")
+    outs = {who: (torch.empty_like(x), torch.empty(n, device="cuda"), torch.empty(n, device="cuda"))
+            for who in ("fused", "two", "triton")}  # fmt: skip
 
-    def phobos_fn():
+    def fused_fn():
+        dx, dw, db = outs["fused"]
+        dw.zero_()  # the kernel adds its CTAs' column sums into them (timed: part of the backward)
+        db.zero_()
+        fused_k(dy, x, w, mean, rstd, dx, dw, db)
+
+    def two_fn():
+        dx, dw, db = outs["two"]
         dx_k(dy, x, w, mean, rstd, dx)
-        dw.zero_()  # the dw/db kernel adds its partial column sums into them (timed: part of the backward)
+        dw.zero_()
         db.zero_()
         dwdb_k(dy, x, mean, rstd, dw, db)
+
+    def triton_fn():
+        tt.layer_norm_backward(dy, x, w, mean.view(m), rstd.view(m), *outs["triton"])
 
     backward = torch.ops.aten.native_layer_norm_backward
     flat_mean, flat_rstd = mean.view(m), rstd.view(m)
@@ -245,17 +261,26 @@ def layer_norm_backward(K, reps, n):
     def torch_fn():
         backward(dy, x, [n], flat_mean, flat_rstd, w, bias, [True, True, True])
 
-    def check():
-        x64, dy64, w64 = x.double(), dy.double(), w.double()
-        xhat = (x64 - x64.mean(1, keepdim=True)) * torch.rsqrt(x64.var(1, unbiased=False, keepdim=True) + 1e-5)
-        wdy = w64 * dy64
-        rs = torch.rsqrt(x64.var(1, unbiased=False, keepdim=True) + 1e-5)
-        ref_dx = (wdy - (xhat * (xhat * wdy).mean(1, keepdim=True) + wdy.mean(1, keepdim=True))) * rs
+    x64, dy64, w64 = x.double(), dy.double(), w.double()
+    xhat = (x64 - x64.mean(1, keepdim=True)) * torch.rsqrt(x64.var(1, unbiased=False, keepdim=True) + 1e-5)
+    wdy = w64 * dy64
+    rs = torch.rsqrt(x64.var(1, unbiased=False, keepdim=True) + 1e-5)
+    ref_dx = (wdy - (xhat * (xhat * wdy).mean(1, keepdim=True) + wdy.mean(1, keepdim=True))) * rs
+
+    def check(who):
+        dx, dw, db = outs[who]
         ok = torch.allclose(dx.double(), ref_dx, rtol=1e-4, atol=1e-4)
         ok &= torch.allclose(dw.double(), (dy64 * xhat).sum(0), rtol=1e-4, atol=1e-3)
-        return ok and torch.allclose(db.double(), dy64.sum(0), rtol=1e-4, atol=1e-3)
+        return bool(ok and torch.allclose(db.double(), dy64.sum(0), rtol=1e-4, atol=1e-3))
 
-    return _pair(f"05 layer norm bwd ({m}x{n})", {"M": m, "N": n}, phobos_fn, torch_fn, check, reps, reference="torch")
+    row = _pair(f"05 layer norm bwd ({m}x{n})", {"M": m, "N": n}, fused_fn, triton_fn,
+                lambda: check("fused") and check("triton"), reps)  # fmt: skip
+    two_fn()
+    torch.cuda.synchronize()
+    row["two_kernel_correct"] = check("two")
+    row["two_kernel_ms"], row["torch_ms"] = _time(two_fn, reps), _time(torch_fn, reps)
+    print(f"{'':44s} two kernels {row['two_kernel_ms']:8.4f} ms  torch {row['torch_ms']:8.4f} ms", flush=True)
+    return row
 
 
 def attention(K, reps, causal, s, d, heads=ATTENTION_HEADS):

@@ -1,6 +1,6 @@
 # ruff: noqa: E741
-"""Triton's tutorial kernels 01, 02, 03 (f16), 05 (forward) and 06 (forward), written here from the
-tutorials (triton is only on the GPU machine), for bench/bench_tutorials.py."""
+"""Triton's tutorial kernels 01, 02, 03 (f16), 05 (forward and backward) and 06 (forward), written
+here from the tutorials (triton is only on the GPU machine), for bench/bench_tutorials.py."""
 
 import triton
 import triton.language as tl
@@ -76,6 +76,70 @@ def layer_norm_fwd_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl
         x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
         y = (x - mean) * rstd * tl.load(W + cols, mask=mask) + tl.load(B + cols, mask=mask)
         tl.store(Y + cols, y, mask=mask)
+
+
+@triton.jit
+def layer_norm_bwd_dx_kernel(DX, DY, PDW, PDB, X, W, Mean, Rstd, Lock, stride, N, GROUP: tl.constexpr,
+                             BLOCK_SIZE: tl.constexpr):  # fmt: skip
+    # the tutorial's first backward kernel: dx of one row, and its dy * xhat and dy added into row
+    # (row % GROUP) of the partial sums PDW, PDB under that row's spin lock (Lock[g]; Lock[GROUP + g]
+    # says whether the partial row was written yet)
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < N
+    x = tl.load(X + row * stride + cols, mask=mask, other=0.0)
+    dy = tl.load(DY + row * stride + cols, mask=mask, other=0.0)
+    w = tl.load(W + cols, mask=mask, other=0.0)
+    mean, rstd = tl.load(Mean + row), tl.load(Rstd + row)
+    xhat = tl.where(mask, (x - mean) * rstd, 0.0)
+    wdy = tl.where(mask, w * dy, 0.0)
+    c1 = tl.sum(xhat * wdy, axis=0) / N
+    c2 = tl.sum(wdy, axis=0) / N
+    tl.store(DX + row * stride + cols, (wdy - (xhat * c1 + c2)) * rstd, mask=mask)
+    g = row % GROUP
+    part_dw, part_db = dy * xhat, dy
+    while tl.atomic_cas(Lock + g, 0, 1) == 1:
+        pass
+    if tl.load(Lock + GROUP + g) == 0:
+        tl.atomic_xchg(Lock + GROUP + g, 1)
+    else:
+        part_dw += tl.load(PDW + g * N + cols, mask=mask, other=0.0)
+        part_db += tl.load(PDB + g * N + cols, mask=mask, other=0.0)
+    tl.store(PDW + g * N + cols, part_dw, mask=mask)
+    tl.store(PDB + g * N + cols, part_db, mask=mask)
+    tl.atomic_xchg(Lock + g, 0)
+
+
+@triton.jit
+def layer_norm_bwd_dwdb_kernel(PDW, PDB, DW, DB, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # the tutorial's second backward kernel: the M partial rows summed, BLOCK_N columns per program
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    dw = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    db = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for i in range(0, M, BLOCK_M):
+        rows = i + tl.arange(0, BLOCK_M)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        dw += tl.load(PDW + rows[:, None] * N + cols[None, :], mask=mask, other=0.0)
+        db += tl.load(PDB + rows[:, None] * N + cols[None, :], mask=mask, other=0.0)
+    tl.store(DW + cols, tl.sum(dw, axis=0), mask=cols < N)
+    tl.store(DB + cols, tl.sum(db, axis=0), mask=cols < N)
+
+
+def layer_norm_backward(dy, x, w, mean, rstd, dx, dw, db):
+    """The tutorial's backward as its autograd function launches it: the lock-guarded partial sums
+    (GROUP rows of them, by the tutorial's rule on N), then their reduction."""
+    import torch
+
+    m, n = x.shape
+    group = 256 if n <= 1024 else 128 if n <= 4096 else 96 if n <= 8192 else 64
+    locks = torch.zeros(2 * group, dtype=torch.int32, device=x.device)
+    pdw = torch.empty((group, n), dtype=x.dtype, device=x.device)
+    pdb = torch.empty((group, n), dtype=x.dtype, device=x.device)
+    block = min(65536 // x.element_size(), triton.next_power_of_2(n))
+    warps = min(max(block // 256, 1), 8)
+    layer_norm_bwd_dx_kernel[(m,)](dx, dy, pdw, pdb, x, w, mean, rstd, locks, x.stride(0), n, GROUP=group,
+                                   BLOCK_SIZE=block, num_warps=warps)  # fmt: skip
+    layer_norm_bwd_dwdb_kernel[(triton.cdiv(n, 128),)](pdw, pdb, dw, db, group, n, BLOCK_M=32, BLOCK_N=128)
 
 
 @triton.jit

@@ -2,19 +2,22 @@
 """Triton's tutorial 05 (layer normalization) as Phobos kernels, forward and backward.
 
 forward:  y = (x - mean) * rstd * w + b per row, also storing mean and rstd (as Triton's does);
-backward: dx per row (layer_norm_bwd_dx), then dw = sum over rows of dy * xhat and db = sum of dy
-          (layer_norm_bwd_dwdb): each CTA sums a BM x BC block down its rows and adds the partial
-          sums into DW and DB with atomic_add, so DW and DB must start at zero. Triton's tutorial
-          accumulates partial dw/db with locks and a second reduction kernel; the atomics spread
-          the rows over the whole GPU the same way, in one launch (a CTA per column block alone,
-          walking every row, leaves most of the GPU idle: 8 CTAs for 1024 columns).
+backward: layer_norm_bwd, in one pass over dy and x: the grid is every CTA the GPU holds at once
+          (persistent), each CTA walks the rows b, b + G, b + 2G, ..., writes each row's dx and
+          sums dy * xhat and dy down its rows in registers, then adds those column sums into DW
+          and DB with atomic_add (so DW and DB must start at zero). Triton's tutorial gets the
+          same single pass with one program per row adding into GROUP partial rows under spin
+          locks, and a second kernel to sum them.
+          The two-kernel form reads dy and x twice: dx per row (layer_norm_bwd_dx), then
+          layer_norm_bwd_dwdb, where each CTA sums a BM x BC block down its rows and adds the
+          partial sums into DW and DB with atomic_add.
 Rows longer than one tile (N > BN) are not handled by these kernels (the tutorial's limit too).
 """
 
 import numpy as np
 
 import phobos
-from phobos.lang import arange, atomic_add, ctx, f32, rowsum, span, sqrt, sum, tensor, where
+from phobos.lang import arange, atomic_add, ctx, f32, rowsum, span, sqrt, sum, tensor, tile, where
 
 
 @phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192, 16384], "W": [256, 128, 512, 1024]}, launch="W")
@@ -74,6 +77,39 @@ def layer_norm_bwd_dwdb(
     atomic_add(DB[span(c, BC)], sum(dy, 0))
 
 
+@phobos.kernel(
+    autotune={"BN": [1024, 256, 512, 2048, 4096, 8192, 16384], "W": [256, 128, 512, 1024]}, launch="W", persistent=True
+)
+def layer_norm_bwd(
+    DY: tensor[f32, "M", "N"],
+    X: tensor[f32, "M", "N"],
+    Wt: tensor[f32, "N"],
+    Mean: tensor[f32, "M", 1],
+    Rstd: tensor[f32, "M", 1],
+    DX: tensor[f32, "M", "N"],
+    DW: tensor[f32, "N"],
+    DB: tensor[f32, "N"],
+):
+    b = ctx.block.x
+    g = ctx.grid.x
+    n = f32(N)
+    w = Wt[span(0, BN)]
+    dw: tile[f32, 1, BN] = 0.0
+    db: tile[f32, 1, BN] = 0.0
+    for r in range(b, M, g):
+        rstd = Rstd[span(r, 1), :]
+        xhat = where(arange(BN) < N, (X[span(r, 1), span(0, BN)] - Mean[span(r, 1), :]) * rstd, 0.0)
+        dy = DY[span(r, 1), span(0, BN)]
+        wdy = w * dy
+        c1 = rowsum(xhat * wdy) / n
+        c2 = rowsum(wdy) / n
+        DX[span(r, 1), span(0, BN)] = (wdy - (xhat * c1 + c2)) * rstd
+        dw = dw + dy * xhat
+        db = db + dy
+    atomic_add(DW[span(0, BN)], sum(dw, 0))
+    atomic_add(DB[span(0, BN)], sum(db, 0))
+
+
 def tile_for(n: int) -> dict:
     bn = min(max(256, 1 << (n - 1).bit_length()), 16384)
     return {"BN": bn, "W": min(max(bn // 8, 128), 1024)}
@@ -105,10 +141,12 @@ def run(m: int = 1151, n: int = 1000, interpret: bool = False, seed: int = 0, ep
     launch(fwd)(x, w, b, y, mean, rstd, eps=eps)
     launch(bwd)(dy, x, w, mean, rstd, dx)
     launch(dwdb)(dy, x, mean, rstd, DW=dw, DB=db)
+    fused = (np.full((m, n), np.nan, np.float32), np.zeros(n, np.float32), np.zeros(n, np.float32))
+    launch(layer_norm_bwd.with_defines(**tile_for(n)))(dy, x, w, mean, rstd, *fused)
     want = reference(x, w, b, dy, eps)
-    got = (y, mean, rstd, dx, dw, db)
-    names = ("y", "mean", "rstd", "dx", "dw", "db")
-    return {k: float(np.max(np.abs(g - e) / (1 + np.abs(e)))) for k, g, e in zip(names, got, want)}
+    got = (y, mean, rstd, dx, dw, db, *fused)
+    names = ("y", "mean", "rstd", "dx", "dw", "db", "fused dx", "fused dw", "fused db")
+    return {k: float(np.max(np.abs(g - e) / (1 + np.abs(e)))) for k, g, e in zip(names, got, want + want[3:])}
 
 
 if __name__ == "__main__":

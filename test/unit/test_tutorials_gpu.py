@@ -34,6 +34,8 @@ MATMUL_REPACKED = [(1000, 999, 1001)]  # operands copied to 16-element pitches: 
 MATMUL_ALIGNED = [(256, 384, 128)]
 LAYER_NORM = [(1, 1), (37, 300), (64, 1000), (5, 3001), (3, 8192), (3, 16000)]  # (M, N), N <= 16384 (one tile per row)
 DWDB_ALIGNED = [(256, 1024)]
+# the fused backward's resident grid walks several rows per CTA only where M exceeds it
+LAYER_NORM_FUSED = LAYER_NORM + [(5000, 300), (1030, 4100)]
 ATTENTION = [(1, 1), (3, 100), (2, 1000)]  # (heads, sequence)
 ATTENTION_ALIGNED = [(2, 256)]
 ATTENTION_D = [64, 128]
@@ -75,6 +77,12 @@ def layer_norm_bwd_dx_args(m, n):
     p, q = pad_of(n), out_pad(n)
     rows = _like("f32", (m, 1))
     return (_like("f32", (m, n), p), _like("f32", (m, n), p), _like("f32", (n,)), rows, rows, _like("f32", (m, n), q))
+
+
+def layer_norm_bwd_args(m, n):
+    p, q = pad_of(n), out_pad(n)
+    rows, cols = _like("f32", (m, 1)), _like("f32", (n,))
+    return (_like("f32", (m, n), p), _like("f32", (m, n), p), cols, rows, rows, _like("f32", (m, n), q), cols, cols)
 
 
 def layer_norm_dwdb_args(m, n):
@@ -281,6 +289,31 @@ def test_layer_norm_dw_db(shape):
             g.check(start + want[name], rtol=(m + extra) * EPS, size=size[name] + np.abs(start))
 
     _failures([_run(cfg, lambda k=k: check(k)) for cfg, k in _kernels("05_layer_norm.layer_norm_bwd_dwdb")])
+
+
+@pytest.mark.parametrize("shape", LAYER_NORM_FUSED, ids=str)
+def test_layer_norm_fused_backward(shape):
+    m, n = shape
+    x, w, b, dy = _layer_norm_data(m, n)
+    want, size = _layer_norm_ref(x, w, b, dy)
+    mean = Guarded("torch", (m, 1), values=want["mean"])
+    rstd = Guarded("torch", (m, 1), values=want["rstd"])
+    rows = (64 + 8 * np.log2(n + 1)) * EPS
+
+    def check(k):  # every thread count (the resident grid's size follows it)
+        dx = Guarded("torch", (m, n), pad=out_pad(n), poison=True)
+        dw, db = Guarded("torch", (n,)), Guarded("torch", (n,))  # the kernel adds into them: random starts
+        k(dy.view, x.view, w.view, mean.view, rstd.view, dx.view, dw.view, db.view)
+        dx.check(want["dx"], rtol=4 * rows, size=size["dx"])
+        # each CTA's column sums of its rows, then the CTAs' sums added in any order: m ulps at worst
+        for g, name, extra in ((dw, "dw", 128), (db, "db", 16)):
+            start = g.values.astype(np.float64)
+            g.check(start + want[name], rtol=(m + extra) * EPS, size=size[name] + np.abs(start))
+        for g in (x, w, dy, mean, rstd):
+            g.unchanged()
+
+    bn = {"BN": layer_norm_defines(n)["BN"]}
+    _failures([_run(cfg, lambda k=k: check(k)) for cfg, k in _kernels("05_layer_norm.layer_norm_bwd", bn)])
 
 
 # ----------------------------------------------------------------------------- 06 fused attention (f16, f32 statistics)
