@@ -3,6 +3,11 @@
 
 A row that fits one tile (N <= BN) is read once; a longer one is read in tiles with an online
 maximum and sum. Columns past N read as -inf (padded), so neither the maximum nor the sum sees them.
+
+fastmath=True (@fastmath) is the tutorial's own arithmetic: Triton computes an f32 `tl.exp` as
+ex2.approx of x * log2(e) and an f32 `/` as div.full.f32, both approximate; without it Phobos
+computes the correctly rounded quotient and libdevice's expf, about twice the instructions per
+element (docs/language.md, "Math accuracy", gives both bounds).
 """
 
 import numpy as np
@@ -11,7 +16,9 @@ import phobos
 from phobos.lang import ctx, exp, f32, inf, padded, rowmax, rowsum, span, tensor, tile, tmax
 
 
-@phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192, 16384], "W": [256, 128, 512, 1024]}, launch="W")
+@phobos.kernel(
+    autotune={"BN": [1024, 256, 512, 2048, 4096, 8192, 16384], "W": [256, 128, 512, 1024]}, launch="W", fastmath=True
+)
 def softmax(X: tensor[f32, "M", "N"], Y: tensor[f32, "M", "N"]):
     r = ctx.block.x
     if N <= BN:
