@@ -96,11 +96,24 @@ CANDIDATES += [
 # i8 and fp8 on the tensor cores with K split S ways (gemv_tc_split_*.ph, then gemv_reduce_f16.ph):
 # for 4096-row weights, where BN-row tiles give 128 or 64 CTAs of 4 warps. "S" is the split count
 # (the extent of the partials), not a define of the kernel.
+# ncu on the 16-token i8 kernels (stop 42): 4 to 8 warps per SM, DRAM at 55-65%, the warps issuing
+# every 3.4-5.9 cycles: more warps per SM (W = 256 on 64-row tiles: a [16, 32] tile has too few
+# m16 x n8 tiles for 8 warps; or 128-byte stages that let 4 CTAs share an SM).
 CANDIDATES += [
-    (fam, {"BN": bn, "BK": bk, "W": 128, "STAGES": st, "S": sp}, (16,))
+    (fam, {"BN": bn, "BK": bk, "W": w, "STAGES": st, "S": sp}, (16,))
     for fam in ("i8tcs", "fp8tcs")
-    for bn, bk, st, sp in ((32, 256, 4, 2), (32, 512, 4, 2), (64, 256, 4, 4), (32, 256, 6, 4), (64, 512, 3, 2))
-]
+    for bn, bk, w, st, sp in (
+        (32, 256, 128, 4, 2),
+        (32, 512, 128, 4, 2),
+        (64, 256, 128, 4, 4),
+        (32, 256, 128, 6, 4),
+        (64, 512, 128, 3, 2),
+        (64, 256, 256, 4, 4),
+        (64, 128, 128, 6, 4),
+        (64, 128, 256, 6, 4),
+        (64, 256, 256, 3, 8),
+    )
+]  # fmt: skip
 # A family whose candidates are timed in another's cases (the same weights and sum).
 TIMED_WITH = {"q8_0r": "q8_0", "i8tc": "i8", "fp8tc": "fp8", "q8tc": "q8_0", "i8tcs": "i8", "fp8tcs": "fp8"}
 SPLIT_SHAPES = [(4096, 14336)]  # the split families run where a tile of rows per CTA leaves SMs idle

@@ -3,7 +3,7 @@
 // the row scale, to P[z]; gemv_reduce_f16.ph adds the S partials into Y. A [BN]-row tile per CTA
 // leaves most of the GPU idle on weights of a few thousand rows (4096 x 14336: 128 CTAs of 4 warps,
 // one per SM); S splits make S times as many. Grid: (cdiv(N, BN), cdiv(T, 16), S).
-@autotune(BN in [32, 64], BK in [256, 512], W in [128, 256], STAGES in [4, 3, 6])
+@autotune(BN in [32, 64], BK in [256, 512, 128], W in [128, 256], STAGES in [4, 3, 6])
 @launch(W)
 @tensorcore
 @pipeline(STAGES)
