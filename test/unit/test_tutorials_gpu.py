@@ -273,6 +273,15 @@ def test_layer_norm_forward_and_backward(shape):
         g.unchanged()
 
 
+def _check_column_sums(dw, db, want, size, m):
+    """DW and DB hold their random starting values plus dw and db: a column sum of m terms (m
+    ulps at worst, in any order of the partial sums), each from xhat's roundings, added to the
+    start (one more rounding of its size)."""
+    for g, name, extra in ((dw, "dw", 128), (db, "db", 16)):
+        start = g.values.astype(np.float64)
+        g.check(start + want[name], rtol=(m + extra) * EPS, size=size[name] + np.abs(start))
+
+
 @pytest.mark.parametrize("shape", LAYER_NORM + DWDB_ALIGNED, ids=str)
 def test_layer_norm_dw_db(shape):
     m, n = shape
@@ -286,11 +295,7 @@ def test_layer_norm_dw_db(shape):
         # the kernel adds its column sums into DW and DB (atomic_add): they start at random values
         dw, db = Guarded("torch", (n,)), Guarded("torch", (n,))
         k(dy.view, x.view, mean.view, rstd.view, dw.view, db.view)
-        # a column sum of m terms (m ulps at worst, in any order of the row blocks), each from
-        # xhat's roundings, added to the starting value (one more rounding of its size)
-        for g, name, extra in ((dw, "dw", 128), (db, "db", 16)):
-            start = g.values.astype(np.float64)
-            g.check(start + want[name], rtol=(m + extra) * EPS, size=size[name] + np.abs(start))
+        _check_column_sums(dw, db, want, size, m)
 
     _failures([_run(cfg, lambda k=k: check(k)) for cfg, k in _kernels("05_layer_norm.layer_norm_bwd_dwdb")])
 
@@ -309,10 +314,7 @@ def test_layer_norm_fused_backward(shape):
         dw, db = Guarded("torch", (n,)), Guarded("torch", (n,))  # the kernel adds into them: random starts
         k(dy.view, x.view, w.view, mean.view, rstd.view, dx.view, dw.view, db.view)
         dx.check(want["dx"], rtol=4 * rows, size=size["dx"])
-        # each CTA's column sums of its rows, then the CTAs' sums added in any order: m ulps at worst
-        for g, name, extra in ((dw, "dw", 128), (db, "db", 16)):
-            start = g.values.astype(np.float64)
-            g.check(start + want[name], rtol=(m + extra) * EPS, size=size[name] + np.abs(start))
+        _check_column_sums(dw, db, want, size, m)
         for g in (x, w, dy, mean, rstd):
             g.unchanged()
 
