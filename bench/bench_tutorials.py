@@ -273,13 +273,22 @@ def layer_norm_backward(K, reps, n):
         ok &= torch.allclose(dw.double(), (dy64 * xhat).sum(0), rtol=1e-4, atol=1e-3)
         return bool(ok and torch.allclose(db.double(), dy64.sum(0), rtol=1e-4, atol=1e-3))
 
-    row = _pair(f"05 layer norm bwd ({m}x{n})", {"M": m, "N": n}, fused_fn, triton_fn,
-                lambda: check("fused") and check("triton"), reps)  # fmt: skip
+    if hasattr(fused_k, "autotune"):  # from a folder of every W: tune here, and show each candidate
+        dx, dw, db = outs["fused"]
+        print(fused_k.autotune(dy, x, w, mean, rstd, dx, dw, db).table(), flush=True)
+    row = _pair(f"05 layer norm bwd ({m}x{n})", {"M": m, "N": n}, fused_fn, triton_fn, lambda: check("fused"), reps)
     two_fn()
     torch.cuda.synchronize()
-    row["two_kernel_correct"] = check("two")
+    row["triton_correct"], row["two_kernel_correct"] = check("triton"), check("two")
+    for who in ("fused", "triton", "two"):
+        dx, dw, db = (t.double() for t in outs[who])
+        errors = [(dx - ref_dx).abs().max(), (dw - (dy64 * xhat).sum(0)).abs().max(), (db - dy64.sum(0)).abs().max()]
+        row[f"{who}_max_errors"] = [float(e) for e in errors]  # dx, dw, db against float64
     row["two_kernel_ms"], row["torch_ms"] = _time(two_fn, reps), _time(torch_fn, reps)
-    print(f"{'':44s} two kernels {row['two_kernel_ms']:8.4f} ms  torch {row['torch_ms']:8.4f} ms", flush=True)
+    print(f"{'':44s} two kernels {row['two_kernel_ms']:8.4f} ms  torch {row['torch_ms']:8.4f} ms"
+          f"  (triton {'ok' if row['triton_correct'] else 'WRONG'}, two kernels {'ok' if row['two_kernel_correct'] else 'WRONG'};"
+          f" max errors of dx, dw, db: {', '.join(f'{w} ' + ' '.join(f'{e:.1e}' for e in row[w + '_max_errors']) for w in ('fused', 'triton', 'two'))})",
+          flush=True)  # fmt: skip
     return row
 
 

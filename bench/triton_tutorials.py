@@ -107,6 +107,7 @@ def layer_norm_bwd_dx_kernel(DX, DY, PDW, PDB, X, W, Mean, Rstd, Lock, stride, N
         part_db += tl.load(PDB + g * N + cols, mask=mask, other=0.0)
     tl.store(PDW + g * N + cols, part_dw, mask=mask)
     tl.store(PDB + g * N + cols, part_db, mask=mask)
+    tl.debug_barrier()  # every thread's stores made before the lock is released (the tutorial's fix)
     tl.atomic_xchg(Lock + g, 0)
 
 

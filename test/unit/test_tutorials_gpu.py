@@ -35,7 +35,7 @@ MATMUL_ALIGNED = [(256, 384, 128)]
 LAYER_NORM = [(1, 1), (37, 300), (64, 1000), (5, 3001), (3, 8192), (3, 16000)]  # (M, N), N <= 16384 (one tile per row)
 DWDB_ALIGNED = [(256, 1024)]
 # the fused backward's resident grid walks several rows per CTA only where M exceeds it
-LAYER_NORM_FUSED = LAYER_NORM + [(5000, 300), (1030, 4100)]
+LAYER_NORM_FUSED = LAYER_NORM + [(5000, 300), (1030, 4100), (2000, 8192), (700, 16384)]
 ATTENTION = [(1, 1), (3, 100), (2, 1000)]  # (heads, sequence)
 ATTENTION_ALIGNED = [(2, 256)]
 ATTENTION_D = [64, 128]
