@@ -539,7 +539,9 @@ def tutorial_jobs():
     cols = b.SOFTMAX_COLS + b.LAYER_NORM_COLS + [n for _, n in t.SOFTMAX + t.LAYER_NORM_FUSED]
     softmax, layer_norm = b._tutorial("02_fused_softmax"), b._tutorial("05_layer_norm")
     for n in cols:  # the bench and the tests restate the tutorials' tile rule: it must not drift
-        assert b.row_tile(n) == t.softmax_defines(n) == softmax.for_columns(n).defines == layer_norm.tile_for(n), n
+        assert b.softmax_defines(n) == t.softmax_defines(n) == softmax.for_columns(n).defines, n
+        assert b.layer_norm_defines(n) == t.layer_norm_defines(n) == layer_norm.tile_for(n), n
+    assert b.FUSED_MAX_N == layer_norm.FUSED_MAX_N
     jobs = []
     jobs.append(("01_vector_add.add", {}, [(like("f32", (n,)),) * 3 for n in b.VECTOR_ADD + t.VECTOR_ADD_ALIGNED]))
     softmax = {}

@@ -41,9 +41,9 @@ for _path in (ROOT / "bench", ROOT / "python", ROOT / "test" / "unit"):
 VECTOR_ADD = [98432, 98432 * 1024, 1 << 27]  # the tutorial's example, its largest sizes
 SOFTMAX_ROWS = 4096
 SOFTMAX_COLS = [1024, 4096, 8192, 12288]  # the tutorial sweeps N = 256 .. 12544 (past 16384: the two-pass path)
-# Thread counts timed beside the tile rule's pick (row_tile: W = BN / 8, at most 1024), where Triton
-# runs 16 warps: the evidence for the rule at long rows.
-SOFTMAX_W = {8192: (512,), 12288: (256, 512)}
+# Thread counts timed beside the tile rule's pick (softmax_defines: W = BN / 8, at most 512), where
+# Triton runs 16 warps: the evidence for the rule at long rows.
+SOFTMAX_W = {8192: (1024,), 12288: (256, 1024)}
 MATMUL = [1024, 2048, 4096, 8192]  # square f16, M = N = K
 LAYER_NORM_ROWS = 4096
 # as far as the tutorial goes; the port takes rows of at most 16384 (N <= BN)
@@ -64,15 +64,23 @@ def _tutorial(name: str):
     return module
 
 
-def row_tile(n: int) -> dict:
+def row_tile(n: int, most_threads: int) -> dict:
     """The tile tutorials 02 and 05 size to a row of n columns (02's for_columns, 05's tile_for),
     restated so that launching from the folders needs no front end; bench/aot_build.py checks
-    that the two agree."""
+    that they agree."""
     bn = min(max(256, 1 << (n - 1).bit_length()), 16384)
-    return {"BN": bn, "W": min(max(bn // 8, 128), 1024)}
+    return {"BN": bn, "W": min(max(bn // 8, 128), most_threads)}
 
 
-softmax_defines = layer_norm_defines = row_tile
+def softmax_defines(n: int) -> dict:
+    return row_tile(n, 512)
+
+
+def layer_norm_defines(n: int) -> dict:
+    return row_tile(n, 1024)
+
+
+FUSED_MAX_N = 8192  # 05_layer_norm.FUSED_MAX_N: the fused backward up to it, the two kernels past it
 
 
 def compiler_available() -> bool:
@@ -220,11 +228,12 @@ def layer_norm(K, reps, n):
 
 
 def layer_norm_backward(K, reps, n):
-    """The fused backward (layer_norm_bwd: dx per row on a resident grid, each CTA's column sums of
-    dy * xhat and dy added into zeroed DW and DB at its end) beside the tutorial's own backward
+    """The port's backward (05_layer_norm.backward: up to FUSED_MAX_N columns the fused kernel,
+    layer_norm_bwd: dx per row on a resident grid, each CTA's column sums of dy * xhat and dy added
+    into zeroed DW and DB at its end; past it the two-kernel form, layer_norm_bwd_dx then
+    layer_norm_bwd_dwdb, which reads dy and x again) beside the tutorial's own backward
     (triton_tutorials.layer_norm_backward: lock-guarded partial sums, then their reduction). Also
-    timed, in the row: torch's backward and the two-kernel form (layer_norm_bwd_dx, then
-    layer_norm_bwd_dwdb, which reads dy and x again)."""
+    timed, in the row: torch's backward and the two-kernel form at every size."""
     import torch
     import triton_tutorials as tt
 
@@ -273,21 +282,25 @@ def layer_norm_backward(K, reps, n):
         ok &= torch.allclose(dw.double(), (dy64 * xhat).sum(0), rtol=1e-4, atol=1e-3)
         return bool(ok and torch.allclose(db.double(), dy64.sum(0), rtol=1e-4, atol=1e-3))
 
-    if hasattr(fused_k, "autotune"):  # from a folder of every W: tune here, and show each candidate
+    if n <= FUSED_MAX_N and hasattr(fused_k, "autotune"):  # a folder of every W: tune here, show each one
         dx, dw, db = outs["fused"]
         print(fused_k.autotune(dy, x, w, mean, rstd, dx, dw, db).table(), flush=True)
-    row = _pair(f"05 layer norm bwd ({m}x{n})", {"M": m, "N": n}, fused_fn, triton_fn, lambda: check("fused"), reps)
+    fused = n <= FUSED_MAX_N
+    row = _pair(f"05 layer norm bwd ({m}x{n})", {"M": m, "N": n}, fused_fn if fused else two_fn, triton_fn,
+                lambda: check("fused" if fused else "two"), reps)  # fmt: skip
+    row["form"] = "fused" if fused else "two kernels"
     two_fn()
     torch.cuda.synchronize()
     row["triton_correct"], row["two_kernel_correct"] = check("triton"), check("two")
-    for who in ("fused", "triton", "two"):
+    ran = ("fused", "triton", "two") if fused else ("triton", "two")
+    for who in ran:
         dx, dw, db = (t.double() for t in outs[who])
         errors = [(dx - ref_dx).abs().max(), (dw - (dy64 * xhat).sum(0)).abs().max(), (db - dy64.sum(0)).abs().max()]
         row[f"{who}_max_errors"] = [float(e) for e in errors]  # dx, dw, db against float64
     row["two_kernel_ms"], row["torch_ms"] = _time(two_fn, reps), _time(torch_fn, reps)
     print(f"{'':44s} two kernels {row['two_kernel_ms']:8.4f} ms  torch {row['torch_ms']:8.4f} ms"
           f"  (triton {'ok' if row['triton_correct'] else 'WRONG'}, two kernels {'ok' if row['two_kernel_correct'] else 'WRONG'};"
-          f" max errors of dx, dw, db: {', '.join(f'{w} ' + ' '.join(f'{e:.1e}' for e in row[w + '_max_errors']) for w in ('fused', 'triton', 'two'))})",
+          f" max errors of dx, dw, db: {', '.join(f'{w} ' + ' '.join(f'{e:.1e}' for e in row[w + '_max_errors']) for w in ran)})",
           flush=True)  # fmt: skip
     return row
 
