@@ -632,6 +632,11 @@ def is_op(op: ir.Operation | ir.OpView, *classes: type) -> bool:
     return isinstance(op.opview if isinstance(op, ir.Operation) else op, classes)
 
 
+def defining_op(v: ir.Value) -> ir.Operation | None:
+    """The op whose result `v` is; None for a block argument."""
+    return v.owner.operation if isinstance(v, ir.OpResult) else None
+
+
 def upstream_ops(*modules) -> tuple[type, ...]:
     """Every OpView class of upstream dialect modules (`upstream_ops(arith, index)`), for
     questions about a whole dialect ("is this an arith op?") asked by class."""

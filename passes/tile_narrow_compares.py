@@ -14,16 +14,12 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf, tensor
 
 from phobos.dialect import tile as T
-from phobos.dialect.tile import is_op
+from phobos.dialect.tile import defining_op, is_op
 from phobos.passes.registry import tile_pass
 
 _SIGNED = {"slt", "sle", "sgt", "sge"}
 _UNSIGNED = {"ult": "slt", "ule": "sle", "ugt": "sgt", "uge": "sge"}  # same as signed for non-negative sides
 _I32_MAX = (1 << 31) - 1
-
-
-def _owner(v: ir.Value) -> ir.Operation | None:
-    return v.owner.operation if isinstance(v, ir.OpResult) else None
 
 
 def _non_negative(v: ir.Value, depth: int = 0) -> bool:
@@ -33,7 +29,7 @@ def _non_negative(v: ir.Value, depth: int = 0) -> bool:
     products of those."""
     if depth > 8:
         return False
-    op = _owner(v)
+    op = defining_op(v)
     if op is None:  # a block argument: an scf.for induction variable from a non-negative start
         block = v.owner
         parent = block.owner.operation if block.owner is not None else None
@@ -50,7 +46,7 @@ def _non_negative(v: ir.Value, depth: int = 0) -> bool:
 
 
 def _constant(v: ir.Value, test) -> bool:
-    op = _owner(v)
+    op = defining_op(v)
     if op is None or not is_op(op, arith.ConstantOp):
         return False
     attr = op.attributes["value"]
@@ -59,14 +55,14 @@ def _constant(v: ir.Value, test) -> bool:
 
 def _range_plus(v: ir.Value):
     """(range op, index scalar a) when v is index_cast(tile.range) + splat(a), either order."""
-    add = _owner(v)
+    add = defining_op(v)
     if add is None or not is_op(add, arith.AddIOp):
         return None
     for x, y in (add.operands[0], add.operands[1]), (add.operands[1], add.operands[0]):
-        cast, splat = _owner(x), _owner(y)
+        cast, splat = defining_op(x), defining_op(y)
         if cast is None or splat is None or not is_op(cast, arith.IndexCastOp) or not is_op(splat, tensor.SplatOp):
             continue
-        rng = _owner(cast.operands[0])
+        rng = defining_op(cast.operands[0])
         if rng is not None and is_op(rng, T.RangeOp):
             return rng, splat.operands[0]
     return None
@@ -76,7 +72,7 @@ def _narrow(cmp: ir.Operation) -> bool:
     """Rewrites one arith.cmpi of the form (index_cast(range) + splat(a)) <pred> splat(b)."""
     pred = arith.CmpIPredicate(ir.IntegerAttr(cmp.attributes["predicate"]).value).name
     found = _range_plus(cmp.operands[0])
-    bound = _owner(cmp.operands[1])
+    bound = defining_op(cmp.operands[1])
     if found is None or bound is None or not is_op(bound, tensor.SplatOp):
         return False
     rng, a = found
@@ -100,11 +96,11 @@ def _narrow(cmp: ir.Operation) -> bool:
         splat = tensor.SplatOp(t, narrow, []).result
         new = arith.CmpIOp(getattr(arith.CmpIPredicate, pred), rng.results[0], splat).result
     cmp.results[0].replace_all_uses_with(new)
-    dead = [_owner(cmp.operands[0]), bound]
+    dead = [defining_op(cmp.operands[0]), bound]
     cmp.erase()
     for op in dead:  # the 64-bit sum and the splats, unless something else reads them
         if op is not None and all(len(list(r.uses)) == 0 for r in op.results):
-            inputs = [_owner(x) for x in op.operands]
+            inputs = [defining_op(x) for x in op.operands]
             op.erase()
             dead.extend(x for x in inputs if x is not None and is_op(x, arith.IndexCastOp, tensor.SplatOp))
     return True

@@ -19,7 +19,7 @@ from mlir import ir
 from mlir.dialects import arith, func, scf, tensor
 
 from phobos.dialect import tile as T
-from phobos.dialect.tile import is_op
+from phobos.dialect.tile import defining_op, is_op
 from phobos.passes.registry import tile_pass
 
 # Predicates whose positions all pass when the extreme one does: which end is extreme.
@@ -31,14 +31,10 @@ _SWAPPED = {a: b for pair in _OPPOSITE for a, b in (pair, pair[::-1])}  # x < y 
 _RESHAPES = (tensor.ExpandShapeOp, tensor.CollapseShapeOp, T.BroadcastOp, T.TransposeOp)
 
 
-def _owner(v: ir.Value) -> ir.Operation | None:
-    return v.owner.operation if isinstance(v, ir.OpResult) else None
-
-
 def _positions(v: ir.Value):
     """(range op, scalar offset or None, chain ops) when v is a tile.range, its index_cast, or
     either plus the splat of a scalar."""
-    op = _owner(v)
+    op = defining_op(v)
     if op is None:
         return None
     if is_op(op, T.RangeOp):
@@ -49,7 +45,7 @@ def _positions(v: ir.Value):
     if not is_op(op, arith.AddIOp):
         return None
     for x, y in (op.operands[0], op.operands[1]), (op.operands[1], op.operands[0]):
-        splat, inner = _owner(y), _positions(x)
+        splat, inner = defining_op(y), _positions(x)
         if splat is not None and is_op(splat, tensor.SplatOp) and inner is not None and inner[1] is None:
             return inner[0], splat.operands[0], inner[2] + [splat, op]
     return None
@@ -63,7 +59,7 @@ class _Mask:
         self.tests: list[tuple] = []  # (predicate, extreme position, its offset or None, bound)
 
     def read(self, v: ir.Value) -> bool:
-        op = _owner(v)
+        op = defining_op(v)
         if op is None or op in self.chain:
             return op is not None
         if is_op(op, *_RESHAPES):
@@ -81,9 +77,9 @@ class _Mask:
     def _compare(self, cmp: ir.Operation) -> bool:
         pred = arith.CmpIPredicate(ir.IntegerAttr(cmp.attributes["predicate"]).value).name
         lhs, rhs = cmp.operands[0], cmp.operands[1]
-        if _owner(lhs) is not None and is_op(_owner(lhs), tensor.SplatOp):  # b <pred> positions
+        if defining_op(lhs) is not None and is_op(defining_op(lhs), tensor.SplatOp):  # b <pred> positions
             lhs, rhs, pred = rhs, lhs, _SWAPPED.get(pred, pred)
-        found, bound = _positions(lhs), _owner(rhs)
+        found, bound = _positions(lhs), defining_op(rhs)
         if found is None or bound is None or not is_op(bound, tensor.SplatOp) or pred not in _LAST | _FIRST:
             return False
         rng, offset, chain = found

@@ -39,7 +39,7 @@ from mlir.dialects import scf, tensor
 
 from phobos.dialect import tile as T
 from phobos.dialect.kernel import kernels
-from phobos.dialect.tile import is_op, ops_of
+from phobos.dialect.tile import defining_op, is_op, ops_of
 from phobos.lowering.ir_helpers import where
 from phobos.lowering.plan_records import DOT_PATH, PIPELINE_STAGES, SHARED, SYNC, SYNC_PLANNED
 from phobos.lowering.widened_fragments import widens
@@ -260,26 +260,22 @@ def _only_use(v: ir.Value, user: ir.Operation) -> bool:
     return len(uses) == 1 and uses[0].owner == user
 
 
-def _owner(v: ir.Value) -> ir.Operation | None:
-    return v.owner if isinstance(v, ir.OpResult) else None
-
-
 def staged_load(dot: ir.Operation, role: str, value: ir.Value, taken: set) -> ir.Operation | None:
     """The tile.load_slice the lowering copies straight into the buffer of the dot operand
     `value` (seen through a transpose, a collapse of unit dimensions and, on the tensor cores, an
     8-bit to f16 conversion along k), or None when the dot stores the operand's registers itself."""
-    src, held, user = _owner(value), value, dot
+    src, held, user = defining_op(value), value, dot
     transposed = False
     if src is not None and is_op(src, T.TransposeOp) and _only_use(value, dot):
         held, user, transposed = src.operands[0], src, True
-        src = _owner(held)
+        src = defining_op(held)
     if src is not None and _widened(dot, role, transposed, src) and _only_use(held, user):
         held, user = src.operands[0], src
-        src = _owner(held)
+        src = defining_op(held)
     checked = held
     if src is not None and is_op(src, tensor.CollapseShapeOp) and _only_use(held, user):
         inner = src.operands[0]
-        loaded = _owner(inner)
+        loaded = defining_op(inner)
         shape = ir.RankedTensorType(inner.type).shape
         if loaded is not None and is_op(loaded, T.LoadSliceOp) and all(x == 1 for x in shape[:-2]):
             checked, user, src = inner, src, loaded
