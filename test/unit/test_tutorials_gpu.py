@@ -275,6 +275,16 @@ def test_layer_norm_forward_and_backward(shape):
         g.unchanged()
 
 
+def _backward_inputs(m, n):
+    """x, w, dy, and the float64 reference's mean and rstd rounded to f32 as the backward's inputs
+    (so that the outputs' own error is what is measured), with the reference and error sizes."""
+    x, w, b, dy = _layer_norm_data(m, n)
+    want, size = _layer_norm_ref(x, w, b, dy)
+    mean = Guarded("torch", (m, 1), values=want["mean"])
+    rstd = Guarded("torch", (m, 1), values=want["rstd"])
+    return x, w, dy, mean, rstd, want, size
+
+
 def _check_column_sums(dw, db, want, size, m):
     """DW and DB hold their random starting values plus dw and db: a column sum of m terms (m
     ulps at worst, in any order of the partial sums), each from xhat's roundings, added to the
@@ -287,11 +297,7 @@ def _check_column_sums(dw, db, want, size, m):
 @pytest.mark.parametrize("shape", LAYER_NORM + DWDB_ALIGNED, ids=str)
 def test_layer_norm_dw_db(shape):
     m, n = shape
-    x, w, b, dy = _layer_norm_data(m, n)
-    want, size = _layer_norm_ref(x, w, b, dy)
-    # exact float32 statistics as inputs: the column sums' own error is what is measured
-    mean = Guarded("torch", (m, 1), values=want["mean"])
-    rstd = Guarded("torch", (m, 1), values=want["rstd"])
+    x, w, dy, mean, rstd, want, size = _backward_inputs(m, n)
 
     def check(k):
         # the kernel adds its column sums into DW and DB (atomic_add): they start at random values
@@ -305,10 +311,7 @@ def test_layer_norm_dw_db(shape):
 @pytest.mark.parametrize("shape", LAYER_NORM_FUSED, ids=str)
 def test_layer_norm_fused_backward(shape):
     m, n = shape
-    x, w, b, dy = _layer_norm_data(m, n)
-    want, size = _layer_norm_ref(x, w, b, dy)
-    mean = Guarded("torch", (m, 1), values=want["mean"])
-    rstd = Guarded("torch", (m, 1), values=want["rstd"])
+    x, w, dy, mean, rstd, want, size = _backward_inputs(m, n)
     rows = (64 + 8 * np.log2(n + 1)) * EPS
 
     def check(k):  # every thread count (the resident grid's size follows it)
