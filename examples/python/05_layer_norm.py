@@ -42,6 +42,14 @@ def layer_norm_fwd(
     Y[span(r, 1), span(0, BN)] = d * rstd * Wt[span(0, BN)] + B[span(0, BN)]
 
 
+@phobos.fn
+def row_dx(xhat, wdy, rstd, n):
+    """dx of one row from its xhat, w * dy and rstd (n: the row's length): both backward forms'."""
+    c1 = rowsum(xhat * wdy) / n
+    c2 = rowsum(wdy) / n
+    return (wdy - (xhat * c1 + c2)) * rstd
+
+
 @phobos.kernel(autotune={"BN": [1024, 256, 512, 2048, 4096, 8192, 16384], "W": [256, 128, 512, 1024]}, launch="W")
 def layer_norm_bwd_dx(
     DY: tensor[f32, "M", "N"],
@@ -56,9 +64,7 @@ def layer_norm_bwd_dx(
     rstd = Rstd[span(r, 1), :]
     xhat = where(arange(BN) < N, (X[span(r, 1), span(0, BN)] - Mean[span(r, 1), :]) * rstd, 0.0)
     wdy = Wt[span(0, BN)] * DY[span(r, 1), span(0, BN)]
-    c1 = rowsum(xhat * wdy) / n
-    c2 = rowsum(wdy) / n
-    DX[span(r, 1), span(0, BN)] = (wdy - (xhat * c1 + c2)) * rstd
+    DX[span(r, 1), span(0, BN)] = row_dx(xhat, wdy, rstd, n)
 
 
 @phobos.kernel(autotune={"BM": [32, 16, 64], "BC": [256, 128, 512]}, launch=256)
@@ -101,10 +107,7 @@ def layer_norm_bwd(
         rstd = Rstd[span(r, 1), :]
         xhat = where(arange(BN) < N, (X[span(r, 1), span(0, BN)] - Mean[span(r, 1), :]) * rstd, 0.0)
         dy = DY[span(r, 1), span(0, BN)]
-        wdy = w * dy
-        c1 = rowsum(xhat * wdy) / n
-        c2 = rowsum(wdy) / n
-        DX[span(r, 1), span(0, BN)] = (wdy - (xhat * c1 + c2)) * rstd
+        DX[span(r, 1), span(0, BN)] = row_dx(xhat, w * dy, rstd, n)
         dw = dw + dy * xhat
         db = db + dy
     atomic_add(DW[span(0, BN)], sum(dw, 0))
