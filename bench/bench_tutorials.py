@@ -271,21 +271,20 @@ def layer_norm_backward(K, reps, n):
         backward(dy, x, [n], flat_mean, flat_rstd, w, bias, [True, True, True])
 
     x64, dy64, w64 = x.double(), dy.double(), w.double()
-    xhat = (x64 - x64.mean(1, keepdim=True)) * torch.rsqrt(x64.var(1, unbiased=False, keepdim=True) + 1e-5)
-    wdy = w64 * dy64
     rs = torch.rsqrt(x64.var(1, unbiased=False, keepdim=True) + 1e-5)
+    xhat = (x64 - x64.mean(1, keepdim=True)) * rs
+    wdy = w64 * dy64
     ref_dx = (wdy - (xhat * (xhat * wdy).mean(1, keepdim=True) + wdy.mean(1, keepdim=True))) * rs
+    refs = (ref_dx, (dy64 * xhat).sum(0), dy64.sum(0))  # dx, dw, db in float64
+    tolerances = ((1e-4, 1e-4), (1e-4, 1e-3), (1e-4, 1e-3))  # (rtol, atol) of each
 
     def check(who):
-        dx, dw, db = outs[who]
-        ok = torch.allclose(dx.double(), ref_dx, rtol=1e-4, atol=1e-4)
-        ok &= torch.allclose(dw.double(), (dy64 * xhat).sum(0), rtol=1e-4, atol=1e-3)
-        return bool(ok and torch.allclose(db.double(), dy64.sum(0), rtol=1e-4, atol=1e-3))
+        return all(torch.allclose(got.double(), ref, rtol=rtol, atol=atol)
+                   for got, ref, (rtol, atol) in zip(outs[who], refs, tolerances))  # fmt: skip
 
-    if n <= FUSED_MAX_N and hasattr(fused_k, "autotune"):  # a folder of every W: tune here, show each one
-        dx, dw, db = outs["fused"]
-        print(fused_k.autotune(dy, x, w, mean, rstd, dx, dw, db).table(), flush=True)
     fused = n <= FUSED_MAX_N
+    if fused and hasattr(fused_k, "autotune"):  # a folder of every W: tune here, show each one
+        print(fused_k.autotune(dy, x, w, mean, rstd, *outs["fused"]).table(), flush=True)
     row = _pair(f"05 layer norm bwd ({m}x{n})", {"M": m, "N": n}, fused_fn if fused else two_fn, triton_fn,
                 lambda: check("fused" if fused else "two"), reps)  # fmt: skip
     row["form"] = "fused" if fused else "two kernels"
@@ -293,14 +292,12 @@ def layer_norm_backward(K, reps, n):
     torch.cuda.synchronize()
     row["triton_correct"], row["two_kernel_correct"] = check("triton"), check("two")
     ran = ("fused", "triton", "two") if fused else ("triton", "two")
-    for who in ran:
-        dx, dw, db = (t.double() for t in outs[who])
-        errors = [(dx - ref_dx).abs().max(), (dw - (dy64 * xhat).sum(0)).abs().max(), (db - dy64.sum(0)).abs().max()]
-        row[f"{who}_max_errors"] = [float(e) for e in errors]  # dx, dw, db against float64
+    for who in ran:  # dx, dw, db against float64
+        row[f"{who}_max_errors"] = [float((got.double() - ref).abs().max()) for got, ref in zip(outs[who], refs)]
     row["two_kernel_ms"], row["torch_ms"] = _time(two_fn, reps), _time(torch_fn, reps)
     print(f"{'':44s} two kernels {row['two_kernel_ms']:8.4f} ms  torch {row['torch_ms']:8.4f} ms"
           f"  (triton {'ok' if row['triton_correct'] else 'WRONG'}, two kernels {'ok' if row['two_kernel_correct'] else 'WRONG'};"
-          f" max errors of dx, dw, db: {', '.join(f'{w} ' + ' '.join(f'{e:.1e}' for e in row[w + '_max_errors']) for w in ran)})",
+          f" max errors of dx, dw, db: {', '.join(f'{who} ' + ' '.join(f'{e:.1e}' for e in row[who + '_max_errors']) for who in ran)})",
           flush=True)  # fmt: skip
     return row
 
