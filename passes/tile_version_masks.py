@@ -77,7 +77,8 @@ class _Mask:
     def _compare(self, cmp: ir.Operation) -> bool:
         pred = arith.CmpIPredicate(ir.IntegerAttr(cmp.attributes["predicate"]).value).name
         lhs, rhs = cmp.operands[0], cmp.operands[1]
-        if defining_op(lhs) is not None and is_op(defining_op(lhs), tensor.SplatOp):  # b <pred> positions
+        left = defining_op(lhs)
+        if left is not None and is_op(left, tensor.SplatOp):  # b <pred> positions
             lhs, rhs, pred = rhs, lhs, _SWAPPED.get(pred, pred)
         found, bound = _positions(lhs), defining_op(rhs)
         if found is None or bound is None or not is_op(bound, tensor.SplatOp) or pred not in _LAST | _FIRST:
