@@ -564,9 +564,14 @@ def tutorial_jobs():
         bwd.setdefault(defines, []).append(t.layer_norm_bwd_dx_args(m, n))
         if (m, n) not in t.LAYER_NORM:  # tuned: the bench's layouts (the tests' ragged ones run generic variants)
             dwdb.append(t.layer_norm_dwdb_args(m, n))
+    for n, threads in b.LAYER_NORM_W.items():  # the forward's thread counts timed beside the rule's
+        for w in threads:
+            fwd_w = tuple(sorted({**b.layer_norm_defines(n), "W": w}.items()))
+            fwd.setdefault(fwd_w, []).append(t.layer_norm_fwd_args(b.LAYER_NORM_ROWS, n))
     for defines in sorted(fwd):
         jobs.append(("05_layer_norm.layer_norm_fwd", dict(defines), fwd[defines]))
-        jobs.append(("05_layer_norm.layer_norm_bwd_dx", dict(defines), bwd[defines]))
+        if defines in bwd:
+            jobs.append(("05_layer_norm.layer_norm_bwd_dx", dict(defines), bwd[defines]))
     jobs.append(("05_layer_norm.layer_norm_bwd_dwdb", {}, dwdb + [t.layer_norm_dwdb_args(*s) for s in t.DWDB_ALIGNED]))
     for bn in sorted(fused):
         jobs.append(("05_layer_norm.layer_norm_bwd", {"BN": bn}, fused[bn]))

@@ -48,6 +48,9 @@ MATMUL = [1024, 2048, 4096, 8192]  # square f16, M = N = K
 LAYER_NORM_ROWS = 4096
 # as far as the tutorial goes; the port takes rows of at most 16384 (N <= BN)
 LAYER_NORM_COLS = [1024, 4096, 8192, 16384]
+# Thread counts of the forward timed beside the rule's (layer_norm_defines: W = BN / 16, 128 to 1024):
+# the rule's earlier W = BN / 8 (512 at 4096, 1024 at 8192), and 512 at 16384.
+LAYER_NORM_W = {4096: (512,), 8192: (1024,), 16384: (512,)}
 ATTENTION_HEADS = 4 * 32  # Z * H: the tutorial's BATCH = 4, N_HEADS = 32
 ATTENTION_SEQ = [1024, 2048, 4096, 8192, 16384]  # N_CTX = 2**10 .. 2**14
 ATTENTION_D = [64, 128]
@@ -64,20 +67,20 @@ def _tutorial(name: str):
     return module
 
 
-def row_tile(n: int, most_threads: int) -> dict:
+def row_tile(n: int, per_thread: int, most_threads: int) -> dict:
     """The tile tutorials 02 and 05 size to a row of n columns (02's for_columns, 05's tile_for),
     restated so that launching from the folders needs no front end; bench/aot_build.py checks
     that they agree."""
     bn = min(max(256, 1 << (n - 1).bit_length()), 16384)
-    return {"BN": bn, "W": min(max(bn // 8, 128), most_threads)}
+    return {"BN": bn, "W": min(max(bn // per_thread, 128), most_threads)}
 
 
 def softmax_defines(n: int) -> dict:
-    return row_tile(n, 512)
+    return row_tile(n, 8, 512)
 
 
 def layer_norm_defines(n: int) -> dict:
-    return row_tile(n, 1024)
+    return row_tile(n, 16, 1024)
 
 
 FUSED_MAX_N = 8192  # 05_layer_norm.FUSED_MAX_N: the fused backward up to it, the two kernels past it
@@ -202,16 +205,20 @@ def matmul(K, reps, size):
         tt.matmul_kernel[grid](a, b, c2, size, size, size, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                                c2.stride(0), c2.stride(1), BM=128, BN=256, BK=64, GROUP_M=8, num_stages=3, num_warps=8)  # fmt: skip
 
+    if hasattr(k, "autotune"):  # from the folders: the tuner's table (its pick launches below)
+        print(k.autotune(a, b, c1).table(), flush=True)
     return _pair(f"03 matmul f16 ({size}^3)", {"M": size, "N": size, "K": size}, lambda: k(a, b, c1), tri,
                  lambda: torch.allclose(c1.float(), (a.float() @ b.float()), rtol=1e-2, atol=1e-1), reps)  # fmt: skip
 
 
-def layer_norm(K, reps, n):
+def layer_norm(K, reps, n, threads=None):
+    """Tutorial 05's forward at n columns, with the rule's tile, or with its BN and `threads`."""
     import torch
     import triton
     import triton_tutorials as tt
 
-    k = K("05_layer_norm.layer_norm_fwd", layer_norm_defines(n))
+    defines = layer_norm_defines(n) if threads is None else {**layer_norm_defines(n), "W": threads}
+    k = K("05_layer_norm.layer_norm_fwd", defines)
     m = LAYER_NORM_ROWS
     x = torch.randn(m, n, device="cuda")
     w, bias = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
@@ -221,7 +228,8 @@ def layer_norm(K, reps, n):
     block = min(65536 // x.element_size(), triton.next_power_of_2(n))
     warps = min(max(block // 256, 1), 8)
     ref = torch.nn.functional.layer_norm(x, (n,), w, bias, 1e-5)
-    return _pair(f"05 layer norm fwd ({m}x{n})", {"M": m, "N": n}, lambda: k(x, w, bias, y1, mean1, rstd1, 1e-5),
+    title = f"05 layer norm fwd ({m}x{n})" + ("" if threads is None else f" W={threads}")
+    return _pair(title, {"M": m, "N": n, **defines}, lambda: k(x, w, bias, y1, mean1, rstd1, 1e-5),
                  lambda: tt.layer_norm_fwd_kernel[(m,)](x, y2, w, bias, mean2, rstd2, x.stride(0), n, 1e-5,
                                                         BLOCK_SIZE=block, num_warps=warps),
                  lambda: torch.allclose(y1, ref, atol=1e-4), reps)  # fmt: skip
@@ -311,7 +319,8 @@ def attention(K, reps, causal, s, d, heads=ATTENTION_HEADS):
     q, kk, v = (torch.randn(heads, s, d, device="cuda", dtype=torch.float16) for _ in range(3))
     o1, o2 = torch.empty_like(q), torch.empty_like(q)
     scale = 1.0 / math.sqrt(d)
-    ref = torch.nn.functional.scaled_dot_product_attention(q, kk, v, is_causal=causal, scale=scale)
+    # (1, heads, S, D): SDPA's fused kernels take four dimensions; with three it materialises S x S
+    ref = torch.nn.functional.scaled_dot_product_attention(q[None], kk[None], v[None], is_causal=causal, scale=scale)[0]
     grid = (triton.cdiv(s, 128), heads)
     return _pair(f"06 attention fwd causal={causal} (Z*H={heads}, S={s}, D={d})",
                  {"heads": heads, "S": s, "D": d, "causal": causal}, lambda: k(q, kk, v, o1, scale),
@@ -352,6 +361,7 @@ def main(argv=None) -> int:
     rows += [softmax(K, args.reps, n, w) for n in sizes["softmax"] for w in SOFTMAX_W.get(n, ())]
     rows += [matmul(K, args.reps, n) for n in sizes["matmul"]]
     rows += [layer_norm(K, args.reps, n) for n in sizes["layer_norm"]]
+    rows += [layer_norm(K, args.reps, n, w) for n in sizes["layer_norm"] for w in LAYER_NORM_W.get(n, ())]
     rows += [layer_norm_backward(K, args.reps, n) for n in sizes["layer_norm"]]
     rows += [attention(K, args.reps, c, s, d) for c, s, d in sizes["attention"]]
     result = {
