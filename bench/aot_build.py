@@ -575,8 +575,9 @@ def tutorial_jobs():
     jobs.append(("05_layer_norm.layer_norm_bwd_dwdb", {}, dwdb + [t.layer_norm_dwdb_args(*s) for s in t.DWDB_ALIGNED]))
     for bn in sorted(fused):
         jobs.append(("05_layer_norm.layer_norm_bwd", {"BN": bn}, fused[bn]))
-    for d in b.ATTENTION_D:
-        heads = [(like("f16", (b.ATTENTION_HEADS, s, d)),) * 4 + (d**-0.5,) for s in b.ATTENTION_SEQ]
+    for d in sorted(set(b.ATTENTION_D + t.ATTENTION_D)):  # the tests' D = 256: bench_attention_configs --d 256
+        seqs = b.ATTENTION_SEQ if d in b.ATTENTION_D else [4096]
+        heads = [(like("f16", (b.ATTENTION_HEADS, s, d)),) * 4 + (d**-0.5,) for s in seqs]
         heads += [(like("f16", (h, s, d)),) * 4 + (d**-0.5,) for h, s in t.ATTENTION_ALIGNED]
         for kernel in ("attention_fwd", "attention_fwd_causal"):
             jobs.append((f"06_fused_attention.{kernel}", {"D": d}, heads))

@@ -33,7 +33,7 @@ from phobos.lang import (
 
 
 @phobos.kernel(
-    autotune={"BM": [128, 64, 32], "BN": [64, 128, 32], "D": [64, 128, 32], "W": [256, 128]},
+    autotune={"BM": [128, 64, 32], "BN": [64, 128, 32], "D": [64, 128, 32, 256], "W": [256, 128]},
     launch="W",
     fastmath=True,
     pipeline=True,
@@ -64,7 +64,7 @@ def attention_fwd(
 
 
 @phobos.kernel(
-    autotune={"BM": [128, 64, 32], "BN": [64, 128, 32], "D": [64, 128, 32], "W": [256, 128]},
+    autotune={"BM": [128, 64, 32], "BN": [64, 128, 32], "D": [64, 128, 32, 256], "W": [256, 128]},
     launch="W",
     fastmath=True,
     pipeline=True,

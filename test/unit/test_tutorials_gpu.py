@@ -38,7 +38,7 @@ DWDB_ALIGNED = [(256, 1024)]
 LAYER_NORM_FUSED = LAYER_NORM + [(5000, 300), (1030, 4100), (2000, 8192), (700, 16384)]
 ATTENTION = [(1, 1), (3, 100), (2, 1000)]  # (heads, sequence)
 ATTENTION_ALIGNED = [(2, 256)]
-ATTENTION_D = [64, 128]
+ATTENTION_D = [64, 128, 256]  # 256: beyond Triton's tutorial, FlashAttention-3's largest head
 
 
 def pad_of(n: int) -> int:
