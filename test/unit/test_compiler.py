@@ -362,3 +362,23 @@ def test_launch_order_follows_the_contiguous_dimension():
     assert fast(swapped.replace("{dim = 2 : i64}", "{dim = 1 : i64}")) is None  # x already walks the columns
     assert fast(SAXPY) is None  # 1-D
     assert fast(scale.replace("tile.kernel", "tile.kernel, tile.persistent")) is None
+
+
+def test_grouped_launch_order_only_where_ctas_of_different_columns_share_an_operand():
+    # ops/grid_index.py walks dot kernels in groups of GROUP_M row tiles by every column tile,
+    # which pays where CTAs of different block_id(1) share an operand (a GEMM's row of A). In
+    # attention block_id(1) is the head, read by Q, K and V alike: hardware order there keeps
+    # one head's K and V in L2 (the grouped order spread 132 resident CTAs over 16 heads).
+    from phobos.analysis.grid import dot_operands_shared_across_y
+    from phobos.dialect import kernel as K
+    from phobos.frontend import compile_to_tile_ir
+
+    def shared(path, defines):
+        module = compile_to_tile_ir((ROOT / "examples" / path).read_text(), path, defines=defines)
+        kernel = next(op.operation for op in module.body.operations if K.is_kernel(op.operation))
+        return dot_operands_shared_across_y(kernel)
+
+    gemm = {"TM": 128, "TN": 128, "TK": 32, "W": 256}
+    assert shared("tensorcore_f16.ph", gemm)  # A's row tile is the same for every column tile
+    assert not shared("attention_f16.ph", {"BM": 64, "BN": 64, "D": 64, "W": 128})
+    assert not shared("saxpy.ph", {"BLOCK": 1024})  # no dot

@@ -98,5 +98,8 @@ def test_fused_attention_causal_runs_the_full_kernels_schedule(tmp_path):
     assert causal_ptx.count("mbarrier.try_wait") == 2 and "setmaxnreg" not in causal_ptx
     assert "setp.gt.f32" not in causal_ptx  # no f32 mask tile compared with 0.5
     assert "ld.local" not in causal_ptx and "st.local" not in causal_ptx
+    # hardware launch order, not the grouped order of GEMMs: Q, K and V all read head block_id(1)
+    # (analysis/grid.dot_operands_shared_across_y), so one head's query blocks run together
+    assert "nctaid" not in full_ptx and "nctaid" not in causal_ptx
     regs = cubin_resources(causal.cubin, causal.contract["kernel"]).registers
     assert regs <= 128, regs  # 256 threads: two CTAs per SM fit in 128 registers

@@ -18,11 +18,11 @@ index casts and hints.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, memref
+from mlir.dialects import arith, memref, scf
 
 from phobos.analysis.abi import Param, TensorParam
 from phobos.dialect import tile as T
-from phobos.dialect.tile import is_op
+from phobos.dialect.tile import defining_op, is_op, ops_of
 
 Rule = None | int | dict[str, object]
 
@@ -211,3 +211,66 @@ def infer_grid(fn: ir.Operation, params: list[Param]) -> list[Rule]:
         distinct = {repr(r) for r in candidates}
         grid.append(candidates[0] if len(distinct) == 1 else None)
     return grid
+
+
+def dot_operands_shared_across_y(fn: ir.Operation) -> bool:
+    """Whether some dot operand is the same for CTAs that differ only in block_id(1), so that the
+    grouped launch order of dot kernels (ops/grid_index.py: GROUP_M row tiles by every column
+    tile) lets the CTAs resident at once share it in L2, as a GEMM's rows of A do.
+
+    False when block_id(1) feeds both operands of every dot: a head or batch index, as in
+    attention, where Q, K and V all read head ctx.block.y. CTAs of different heads then share
+    nothing, and the hardware order (all of one head's query blocks together) keeps that head's
+    K and V in L2, where the grouped order would spread the resident CTAs over a few query
+    blocks of every head (at 128 heads, S 8192 and D 128: 66 MB of K and V, past the L2)."""
+    dots = ops_of(fn, (T.DotOp,))
+    return any(not _reads_block_id(v, 1) for dot in dots for v in list(dot.operands)[:2])
+
+
+def _reads_block_id(value: ir.Value, d: int) -> bool:
+    """Whether block_id(d) is in the backward slice of `value` (_sources: through defining ops,
+    the values regions yield and loops' carried values)."""
+    seen: set[ir.Value] = set()
+    pending = [value]
+    while pending:
+        v = pending.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        op = defining_op(v)
+        if op is not None and is_op(op, T.BlockIdOp) and op.opview.dim == d:
+            return True
+        pending.extend(_sources(v, op))
+    return False
+
+
+def _sources(v: ir.Value, op: ir.Operation | None) -> list[ir.Value]:
+    """The values `v` is computed from. A loop's induction variable: its bounds and step; its
+    i-th carried value or result: the i-th initial value and the i-th value the body yields; an
+    scf.if's i-th result: the condition and each branch's i-th yield; another op's result: its
+    operands, and every value its regions yield."""
+    if op is None:  # a block argument
+        owner = v.owner.owner
+        if owner is None:
+            return []
+        owner = owner.operation
+        if not is_op(owner, scf.ForOp):
+            return list(owner.operands)
+        n = v.arg_number
+        return list(owner.operands)[:3] if n == 0 else _carried(owner, n - 1)
+    if is_op(op, scf.ForOp):
+        return _carried(op, v.result_number)
+    if is_op(op, scf.IfOp):
+        return [op.operands[0]] + [_yielded(block)[v.result_number] for r in op.regions for block in r.blocks]
+    return list(op.operands) + [y for r in op.regions for block in r.blocks for y in _yielded(block)]
+
+
+def _carried(loop: ir.Operation, i: int) -> list[ir.Value]:
+    """An scf.for's i-th carried value: its initial value, the value the body yields, the bounds."""
+    return list(loop.operands)[:3] + [loop.operands[3 + i], _yielded(loop.regions[0].blocks[0])[i]]
+
+
+def _yielded(block: ir.Block) -> list[ir.Value]:
+    """The operands of the block's terminator (none for an empty block)."""
+    ops = list(block.operations)
+    return list(ops[-1].operation.operands) if ops else []

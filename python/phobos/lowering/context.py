@@ -20,7 +20,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu
 
 from phobos.analysis.abi import TensorParam, describe_params
-from phobos.analysis.grid import contiguous_block_dim
+from phobos.analysis.grid import contiguous_block_dim, dot_operands_shared_across_y
 from phobos.dialect import kernel as K
 from phobos.dialect.tile import DotOp, TileOp
 from phobos.lowering.device_checks import CheckSites, in_check_mode
@@ -81,6 +81,7 @@ class LoweringContext:
             )
         self.values: dict[ir.Value, ir.Value] = {}
         self.fast_block_dim = contiguous_block_dim(fn, self.params)
+        self.grouped_order = dot_operands_shared_across_y(fn)  # ops/grid_index.py's order for dots
         self._const_cache: dict[tuple[str, str], ir.Value] = {}
         self._coord_cache: dict[tuple, ir.Value] = {}
         self.block_ids: dict[int, ir.Value] = {}  # tile.block_id(d), made once (ops/grid_index.py)

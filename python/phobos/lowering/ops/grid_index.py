@@ -5,7 +5,8 @@ renumber the CTAs (a bijection onto the same grid: only which CTAs run at the
 same time changes): kernels whose contiguous tiles are picked by block_id(1)
 take consecutive column tiles on consecutive CTAs, and dot kernels walk the
 grid in groups of GROUP_M row tiles (Triton's grouped order) so the CTAs
-resident at once share operand tiles in L2.
+resident at once share operand tiles in L2, unless block_id(1) feeds every
+dot operand (a head index: analysis/grid.dot_operands_shared_across_y).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def block_index(ctx: LoweringContext, d: int) -> ir.Value:
     bijection onto the same grid; only the launch order changes)."""
     if d in ctx.block_ids:
         return ctx.block_ids[d]
-    if ctx.smem is not None and ctx.smem.plan.has_dots and d < 2:
+    if ctx.smem is not None and ctx.smem.plan.has_dots and ctx.grouped_order and d < 2:
         return _grouped_block_index(ctx, d)
     if ctx.fast_block_dim != 1:
         value = ctx.at_entry(lambda: gpu.BlockIdOp(_DIMS[d]).result)
