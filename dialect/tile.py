@@ -637,6 +637,17 @@ def defining_op(v: ir.Value) -> ir.Operation | None:
     return v.owner.operation if isinstance(v, ir.OpResult) else None
 
 
+def yielded(block: ir.Block) -> list[ir.Value]:
+    """The operands of the block's terminator (what an scf region yields); none for an empty block."""
+    ops = list(block.operations)
+    return list(ops[-1].operation.operands) if ops else []
+
+
+def region_yields(op: ir.Operation) -> list[ir.Value]:
+    """Every value the regions of `op` yield (an scf.if's branches, a loop's carried values)."""
+    return [v for region in op.regions for block in region.blocks for v in yielded(block)]
+
+
 def upstream_ops(*modules) -> tuple[type, ...]:
     """Every OpView class of upstream dialect modules (`upstream_ops(arith, index)`), for
     questions about a whole dialect ("is this an arith op?") asked by class."""

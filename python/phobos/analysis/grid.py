@@ -22,7 +22,7 @@ from mlir.dialects import arith, memref, scf
 
 from phobos.analysis.abi import Param, TensorParam
 from phobos.dialect import tile as T
-from phobos.dialect.tile import defining_op, is_op, ops_of
+from phobos.dialect.tile import defining_op, is_op, ops_of, region_yields, yielded
 
 Rule = None | int | dict[str, object]
 
@@ -261,16 +261,10 @@ def _sources(v: ir.Value, op: ir.Operation | None) -> list[ir.Value]:
     if is_op(op, scf.ForOp):
         return _carried(op, v.result_number)
     if is_op(op, scf.IfOp):
-        return [op.operands[0]] + [_yielded(block)[v.result_number] for r in op.regions for block in r.blocks]
-    return list(op.operands) + [y for r in op.regions for block in r.blocks for y in _yielded(block)]
+        return [op.operands[0]] + [yielded(block)[v.result_number] for r in op.regions for block in r.blocks]
+    return list(op.operands) + region_yields(op)
 
 
 def _carried(loop: ir.Operation, i: int) -> list[ir.Value]:
     """An scf.for's i-th carried value: its initial value, the value the body yields, the bounds."""
-    return list(loop.operands)[:3] + [loop.operands[3 + i], _yielded(loop.regions[0].blocks[0])[i]]
-
-
-def _yielded(block: ir.Block) -> list[ir.Value]:
-    """The operands of the block's terminator (none for an empty block)."""
-    ops = list(block.operations)
-    return list(ops[-1].operation.operands) if ops else []
+    return list(loop.operands)[:3] + [loop.operands[3 + i], yielded(loop.regions[0].blocks[0])[i]]

@@ -26,7 +26,7 @@ from mlir.dialects import scf
 from phobos.analysis.abi import Param
 from phobos.analysis.grid import _block_times, infer_grid
 from phobos.dialect import tile as T
-from phobos.dialect.tile import is_op, ops_of
+from phobos.dialect.tile import is_op, ops_of, region_yields
 
 AXES = "xyz"
 
@@ -57,25 +57,14 @@ class _Dependence:
                 if is_op(op, T.BlockIdOp):
                     axes.add(op.opview.dim)
                 stack.extend(op.operands)
-                stack.extend(_yielded(op))
+                stack.extend(region_yields(op))
             else:
                 parent = ir.BlockArgument(value).owner.owner
                 stack.extend(parent.operands)
-                stack.extend(_yielded(parent))
+                stack.extend(region_yields(parent))
         result = frozenset(axes)
         self.memo[key] = result
         return result
-
-
-def _yielded(op) -> list[ir.Value]:
-    """The values the regions of `op` yield (scf.if/for/while results and carried values)."""
-    out: list[ir.Value] = []
-    for region in op.regions:
-        for block in region.blocks:
-            ops = list(block.operations)
-            if ops:
-                out.extend(ops[-1].operands)
-    return out
 
 
 def _deciding(op: ir.Operation) -> list[ir.Value]:
@@ -91,7 +80,7 @@ def _deciding(op: ir.Operation) -> list[ir.Value]:
         if is_op(parent, scf.IfOp, scf.ForOp, scf.WhileOp):
             values.extend(parent.operands)
             if is_op(parent, scf.WhileOp):
-                values.extend(_yielded(parent))
+                values.extend(region_yields(parent))
         parent = parent.parent
     return values
 
